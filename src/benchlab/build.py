@@ -1,0 +1,154 @@
+"""Compiling C benchmark sources per build target, with a content-addressed cache.
+
+The cache key is a hash of everything that can change the binary: the source, every
+header it could include, the compiler (path and full --version), the flags and the
+target. Same key, same file under .benchlab/build/: a second run compiles nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from benchlab.config import Config
+from benchlab.errors import UserError
+
+#: Bump to invalidate every cached binary when the way we build changes.
+CACHE_VERSION = "1"
+WASM_TARGET = "wasm32-wasi"
+
+
+class BuildFailed(Exception):
+    """A benchmark source that does not compile: a failure of that benchmark, not of benchlab."""
+
+    def __init__(self, source: Path, target: str, stderr: str):
+        super().__init__(f"{source.name} does not compile for {target}")
+        self.source = source
+        self.target = target
+        self.stderr = stderr
+
+
+@functools.cache
+def compiler_version(compiler: str) -> str:
+    """The compiler's first --version line, e.g. 'cc (Debian 12.2.0-14) 12.2.0'."""
+    try:
+        out = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return "unknown"
+    return (out.stdout.strip().splitlines() or ["unknown"])[0]
+
+
+@functools.cache
+def _compiler_identity(compiler: str) -> str:
+    path = shutil.which(compiler) or compiler
+    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    return f"{os.path.realpath(path)}\n{out.stdout}"
+
+
+@dataclasses.dataclass
+class Builder:
+    config: Config
+    #: Paths compiled and reused by this builder, for the summary and the tests.
+    compiled: list[Path] = dataclasses.field(default_factory=list)
+    reused: list[Path] = dataclasses.field(default_factory=list)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.config.state_dir / "build"
+
+    def include_dirs(self) -> list[Path]:
+        return [(self.config.root / d).resolve() for d in self.config.build.include]
+
+    def command(self, source: Path, target: str, output: Path) -> list[str]:
+        settings = self.config.build
+        includes = [f"-I{d}" for d in self.include_dirs()]
+        if target == WASM_TARGET:
+            flags = settings.wasm_cflags
+            return [settings.wasm_cc, f"--target={WASM_TARGET}", *flags, *includes,
+                    f"-DBL_CFLAGS={_c_string(' '.join(flags))}", str(source), "-o", str(output), "-lm"]
+        flags = settings.cflags
+        return [settings.cc, *flags, *includes, f"-DBL_CFLAGS={_c_string(' '.join(flags))}",
+                str(source), "-o", str(output), *settings.libs]
+
+    def compiler(self, target: str) -> str:
+        return self.config.build.wasm_cc if target == WASM_TARGET else self.config.build.cc
+
+    def check_toolchain(self, target: str) -> None:
+        compiler = self.compiler(target)
+        if not shutil.which(compiler):
+            if target == WASM_TARGET:
+                raise UserError(f"the {WASM_TARGET} compiler '{compiler}' is not on PATH",
+                                "apt-get install clang lld wasi-libc, or set build.wasm_cc in benchlab.toml")
+            raise UserError(f"the C compiler '{compiler}' is not on PATH",
+                            "apt-get install gcc, or set build.cc in benchlab.toml")
+        if target == WASM_TARGET and not shutil.which("wasm-ld"):
+            raise UserError("wasm-ld, the WebAssembly linker, is not on PATH", "apt-get install lld")
+
+    def cache_key(self, source: Path, target: str) -> str:
+        digest = hashlib.sha256()
+
+        def feed(label: str, data: bytes) -> None:
+            # Length-prefixed so that two inputs can never run together into one.
+            digest.update(f"{label}:{len(data)}:".encode())
+            digest.update(data)
+
+        feed("version", CACHE_VERSION.encode())
+        feed("target", target.encode())
+        feed("compiler", _compiler_identity(self.compiler(target)).encode())
+        feed("argv", "\0".join(self.command(Path("SRC"), target, Path("OUT"))).encode())
+        feed("source", source.read_bytes())
+        for header in self._headers(source):
+            feed(f"header {header}", header.read_bytes())
+        return digest.hexdigest()
+
+    def _headers(self, source: Path) -> list[Path]:
+        """Every header the source could include: the include dirs' and its own directory's."""
+        headers: set[Path] = set(source.resolve().parent.glob("*.h"))
+        for directory in self.include_dirs():
+            if directory.is_dir():
+                headers.update(directory.rglob("*.h"))
+        return sorted(headers)
+
+    def output_path(self, source: Path, target: str) -> Path:
+        suffix = ".wasm" if target == WASM_TARGET else ""
+        key = self.cache_key(source, target)[:16]
+        return self.cache_dir / target / f"{source.stem}-{key}{suffix}"
+
+    def build(self, source: Path, target: str) -> Path:
+        """The binary of `source` for `target`, compiled only if not cached."""
+        output = self.output_path(source, target)
+        if output.exists():
+            self.reused.append(output)
+            return output
+        self.check_toolchain(target)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        # Compile to a temporary name and rename: an interrupted build never leaves
+        # a truncated file under the final name, which the cache would then trust.
+        partial = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+        result = subprocess.run(self.command(source, target, partial), capture_output=True, text=True)
+        if result.returncode != 0:
+            partial.unlink(missing_ok=True)
+            self._explain_toolchain_failure(target, result.stderr)
+            raise BuildFailed(source, target, result.stderr)
+        os.replace(partial, output)
+        self.compiled.append(output)
+        return output
+
+    @staticmethod
+    def _explain_toolchain_failure(target: str, stderr: str) -> None:
+        if target != WASM_TARGET:
+            return
+        if "stdio.h' file not found" in stderr or "unable to find library -lc" in stderr:
+            raise UserError("wasi-libc (the C library for wasm32-wasi) is not installed", "apt-get install wasi-libc")
+        if "libclang_rt.builtins-wasm32" in stderr:
+            raise UserError("the compiler-rt builtins for wasm32 are missing",
+                            "apt-get install libclang-rt-dev-wasm32 (or the version matching clang)")
+
+
+def _c_string(text: str) -> str:
+    """`text` as a C string literal, for -DBL_CFLAGS (argv, so no shell quoting)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

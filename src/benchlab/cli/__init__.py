@@ -1,0 +1,59 @@
+"""The `benchlab` command. This module is its table of contents: the subcommands,
+and the one place where a user error becomes `error: <what> (<how to fix>)` and an
+exit code (see benchlab.errors.ExitCode and docs/cli.md).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from benchlab import __version__
+from benchlab.cli import run, runs, show
+from benchlab.errors import ExitCode, UserError
+
+#: Set to 1 to get Python tracebacks for user errors too.
+DEBUG_VARIABLE = "BENCHLAB_DEBUG"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="benchlab")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), envvar="BENCHLAB_CONFIG",
+              help="benchlab.toml to use (default: the nearest one from the current directory up).")
+@click.pass_context
+def cli(context: click.Context, config_path: str | None) -> None:
+    """Build, run and compare benchmarks of small costs across platforms."""
+    context.ensure_object(dict)["config_path"] = config_path
+
+
+cli.add_command(run.command)    # build and run targets on platforms, print the table, store the run
+cli.add_command(runs.command)   # list stored runs
+cli.add_command(show.command)   # print a stored run again
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the command, turn user errors into one line and an exit code."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        result = cli.main(args=args, prog_name="benchlab", standalone_mode=False, obj={"argv": ["benchlab", *args]})
+    except UserError as error:
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        click.echo(f"error: {error}", err=True)
+        return ExitCode.USAGE_ERROR
+    except click.UsageError as error:
+        command = error.ctx.command_path if error.ctx else "benchlab"
+        click.echo(f"error: {error.format_message()} (see '{command} --help')", err=True)
+        return ExitCode.USAGE_ERROR
+    except click.ClickException as error:
+        click.echo(f"error: {error.format_message()}", err=True)
+        return ExitCode.USAGE_ERROR
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("interrupted", err=True)
+        return ExitCode.INTERRUPTED
+    return int(result or 0)
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""Pieces shared by the subcommands: config, database, output."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from benchlab.config import Config, load_config
+from benchlab.errors import UserError
+from benchlab.exporters import EXPORTERS, FORMAT_BY_SUFFIX
+from benchlab.store import Store, database_url
+
+db_option = click.option("--db", "db_url", metavar="URL",
+                         help="Database URL (default: $BENCHLAB_DB, else run.db, else sqlite:///.benchlab/results.db).")
+format_option = click.option("--format", "output_format", type=click.Choice(list(EXPORTERS)),
+                             help="Output format (default: table, or guessed from --out's suffix).")
+out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
+                          help="Also write the results to FILE (format from --format or the suffix).")
+
+
+def config_of(context: click.Context) -> Config:
+    return load_config(context.obj.get("config_path") if context.obj else None)
+
+
+def open_store(config: Config, db_url: str | None) -> Store:
+    return Store(database_url(db_url, config.db, config.state_dir))
+
+
+def output_formats(output_format: str | None, out_path: str | None) -> tuple[str, str | None]:
+    """(what to print on stdout, what to write to --out)."""
+    if out_path is None:
+        return output_format or "table", None
+    file_format = output_format or FORMAT_BY_SUFFIX.get(Path(out_path).suffix.lower())
+    if file_format is None:
+        raise UserError(f"cannot tell the format of --out {out_path} from its suffix",
+                        "add --format json|csv|markdown|table, or name the file .json, .csv or .md")
+    return "table", file_format
+
+
+def write_output(report, output_format: str | None, out_path: str | None) -> None:
+    stdout_format, file_format = output_formats(output_format, out_path)
+    click.echo(EXPORTERS[stdout_format](report), nl=False)
+    if out_path is not None:
+        try:
+            Path(out_path).write_text(EXPORTERS[file_format](report))
+        except OSError as exc:
+            raise UserError(f"cannot write --out {out_path}: {exc.strerror}", "give a writable path") from None

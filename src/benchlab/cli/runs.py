@@ -1,0 +1,27 @@
+"""`benchlab runs`: the stored runs, newest first."""
+from __future__ import annotations
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from benchlab.cli.common import config_of, db_option, open_store
+
+
+@click.command("runs")
+@db_option
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many runs to list.")
+@click.pass_context
+def command(context: click.Context, db_url: str | None, limit: int) -> int:
+    """List stored runs, newest first."""
+    store = open_store(config_of(context), db_url)
+    table = Table("ID", "DATE", "STATUS", "PLATFORMS", "RECORDS", "FAILURES", "COMMIT", "COMMAND",
+                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for run in store.list_runs(limit):
+        git = (run.get("context") or {}).get("git") or {}
+        commit = (git.get("commit") or "")[:10] + ("+" if git.get("dirty") else "")
+        table.add_row(str(run["id"]), run["started_at"], run["status"], ",".join(run["platforms"] or []),
+                      str(run["records"]), str(run["faults"]), commit, " ".join(run["argv"] or []))
+    Console(highlight=False, width=200 if not click.get_text_stream("stdout").isatty() else None).print(table)
+    return 0

@@ -1,0 +1,25 @@
+"""`benchlab show RUN`: print a stored run again, in any output format."""
+from __future__ import annotations
+
+import click
+
+from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, write_output
+from benchlab.report import Report
+
+
+@click.command("show")
+@click.argument("run_id", metavar="RUN", default="latest")
+@db_option
+@format_option
+@out_option
+@click.pass_context
+def command(context: click.Context, run_id: str, db_url: str | None, output_format: str | None,
+            out_path: str | None) -> int:
+    """Print stored run RUN (an id from `benchlab runs`, 'latest', or -N for the N-th latest)."""
+    store = open_store(config_of(context), db_url)
+    run, records, faults = store.load_run(store.resolve_run_id(run_id))
+    report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
+                    run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
+                         "context": run["context"]})
+    write_output(report, output_format, out_path)
+    return 0

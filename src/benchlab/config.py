@@ -1,0 +1,237 @@
+"""`benchlab.toml`: the project's suites, platforms, build settings and workloads.
+
+Read with tomllib and checked key by key, so that a typo is one clear error that
+names the file, the key and the fix, instead of a setting silently ignored.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from benchlab.errors import UserError
+
+CONFIG_NAME = "benchlab.toml"
+BUILD_TARGETS = ("native", "wasm32-wasi")
+DEFAULT_TIMEOUT_S = 300.0
+DEFAULT_WORKLOAD_RUNS = 3
+DEFAULT_WORKLOAD_WARMUPS = 1
+
+
+@dataclasses.dataclass
+class BuildSettings:
+    cc: str = "cc"
+    cflags: list[str] = dataclasses.field(default_factory=lambda: ["-O2"])
+    wasm_cc: str = "clang"
+    wasm_cflags: list[str] = dataclasses.field(default_factory=lambda: ["-O2"])
+    #: Include directories, relative to the project root.
+    include: list[str] = dataclasses.field(default_factory=lambda: ["include"])
+    #: Libraries for native links (the threaded mode needs pthreads).
+    libs: list[str] = dataclasses.field(default_factory=lambda: ["-lm", "-lpthread"])
+
+
+@dataclasses.dataclass
+class PlatformSpec:
+    """How to launch a binary: an argv template, never a shell string."""
+
+    name: str
+    command: list[str]
+    build: str = "native"
+    env: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Layers in front of `command`, outermost first, e.g. a sandbox then a grate.
+    launchers: list[list[str]] = dataclasses.field(default_factory=list)
+    description: str = ""
+
+
+@dataclasses.dataclass
+class Workload:
+    """A whole command timed from the outside, like hyperfine or the hot-path pipeline."""
+
+    name: str
+    command: list[str]
+    runs: int = DEFAULT_WORKLOAD_RUNS
+    warmups: int = DEFAULT_WORKLOAD_WARMUPS
+
+
+@dataclasses.dataclass
+class Config:
+    root: Path
+    path: Path | None = None
+    suites: list[str] = dataclasses.field(default_factory=list)
+    platforms: list[str] = dataclasses.field(default_factory=list)
+    timeout: float = DEFAULT_TIMEOUT_S
+    samples: int | None = None
+    time_limit: float | None = None
+    seed: int | None = None
+    db: str | None = None
+    build: BuildSettings = dataclasses.field(default_factory=BuildSettings)
+    user_platforms: dict[str, PlatformSpec] = dataclasses.field(default_factory=dict)
+    workloads: dict[str, Workload] = dataclasses.field(default_factory=dict)
+
+    @property
+    def state_dir(self) -> Path:
+        """Where builds, scratch files and the default database live."""
+        return self.root / ".benchlab"
+
+
+# -- validation helpers -------------------------------------------------------------------
+
+class _Checker:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, key: str, what: str, fix: str) -> UserError:
+        return UserError(f"{self.path.name}: {key}: {what}", fix)
+
+    def known_keys(self, table: dict, allowed: tuple[str, ...], prefix: str) -> None:
+        for key in table:
+            if key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f"did you mean '{prefix}{close[0]}'?" if close else ""
+                valid = ", ".join(allowed)
+                fix = f"{hint + ' ' if hint else ''}valid keys in [{prefix.rstrip('.') or 'top level'}]: {valid}"
+                raise self.fail(f"{prefix}{key}", "unknown key", fix)
+
+    def table(self, value: Any, key: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(key, f"must be a table, got {_kind(value)}", f"write it as [{key}]")
+        return value
+
+    def string(self, value: Any, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be a string, got {_kind(value)}", f'write {key.rsplit(".", 1)[-1]} = "..."')
+        return value
+
+    def strings(self, value: Any, key: str) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(key, f"must be a list of strings, got {_kind(value)}",
+                            f'write {key.rsplit(".", 1)[-1]} = ["...", "..."]')
+        return value
+
+    def number(self, value: Any, key: str, *, integer: bool = False, minimum: float = 0) -> float:
+        ok = isinstance(value, int) if integer else isinstance(value, (int, float))
+        if isinstance(value, bool) or not ok or value < minimum:
+            kind = "a whole number" if integer else "a number"
+            raise self.fail(key, f"must be {kind} >= {minimum:g}, got {value!r}", f"write {key.rsplit('.', 1)[-1]} = {max(minimum, 1):g}")
+        return value
+
+
+def _kind(value: Any) -> str:
+    return {str: "a string", int: "an integer", float: "a number", bool: "a boolean",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+# -- loading --------------------------------------------------------------------------------
+
+def find_config(start: Path) -> Path | None:
+    """benchlab.toml in `start` or the nearest parent directory, like git finds .git."""
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
+    """The config at `path`, or found from `cwd`; defaults when there is none."""
+    cwd = (cwd or Path.cwd()).resolve()
+    if path is None:
+        path = find_config(cwd)
+        if path is None:
+            return Config(root=cwd)
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise UserError(f"config file {path} does not exist", "give an existing file to --config")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path.name}: invalid TOML: {exc}", "fix the syntax at that line") from None
+    return _parse(data, path)
+
+
+def _parse(data: dict, path: Path) -> Config:
+    check = _Checker(path)
+    config = Config(root=path.parent, path=path)
+    check.known_keys(data, ("run", "build", "platforms", "workloads"), "")
+
+    run = check.table(data.get("run", {}), "run")
+    check.known_keys(run, ("suites", "platforms", "timeout", "samples", "time_limit", "seed", "db"), "run.")
+    if "suites" in run:
+        config.suites = check.strings(run["suites"], "run.suites")
+    if "platforms" in run:
+        config.platforms = check.strings(run["platforms"], "run.platforms")
+    if "timeout" in run:
+        config.timeout = float(check.number(run["timeout"], "run.timeout", minimum=0.001))
+    if "samples" in run:
+        config.samples = int(check.number(run["samples"], "run.samples", integer=True, minimum=1))
+    if "time_limit" in run:
+        config.time_limit = float(check.number(run["time_limit"], "run.time_limit", minimum=0))
+    if "seed" in run:
+        config.seed = int(check.number(run["seed"], "run.seed", integer=True))
+    if "db" in run:
+        config.db = check.string(run["db"], "run.db")
+
+    build = check.table(data.get("build", {}), "build")
+    check.known_keys(build, tuple(f.name for f in dataclasses.fields(BuildSettings)), "build.")
+    for key in ("cc", "wasm_cc"):
+        if key in build:
+            setattr(config.build, key, check.string(build[key], f"build.{key}"))
+    for key in ("cflags", "wasm_cflags", "include", "libs"):
+        if key in build:
+            setattr(config.build, key, check.strings(build[key], f"build.{key}"))
+
+    platforms = check.table(data.get("platforms", {}), "platforms")
+    for name, spec in platforms.items():
+        config.user_platforms[name] = _parse_platform(check, name, spec)
+
+    workloads = check.table(data.get("workloads", {}), "workloads")
+    for name, spec in workloads.items():
+        config.workloads[name] = _parse_workload(check, name, spec)
+    return config
+
+
+def _parse_platform(check: _Checker, name: str, spec: Any) -> PlatformSpec:
+    key = f"platforms.{name}"
+    spec = check.table(spec, key)
+    check.known_keys(spec, ("command", "build", "env", "launchers", "description"), f"{key}.")
+    if "command" not in spec:
+        raise check.fail(f"{key}.command", "missing",
+                         f'add command = ["{{exe}}", "{{args}}"], with a launcher in front if needed')
+    command = check.strings(spec["command"], f"{key}.command")
+    if "{exe}" not in command:
+        raise check.fail(f"{key}.command", "has no \"{exe}\" element",
+                         'add "{exe}" where the benchmark binary goes, e.g. ["qemu-aarch64", "{exe}", "{args}"]')
+    build = check.string(spec.get("build", "native"), f"{key}.build")
+    if build not in BUILD_TARGETS:
+        raise check.fail(f"{key}.build", f"unknown build target {build!r}", f"use one of: {', '.join(BUILD_TARGETS)}")
+    env = check.table(spec.get("env", {}), f"{key}.env")
+    for env_key, value in env.items():
+        check.string(value, f"{key}.env.{env_key}")
+    launchers = spec.get("launchers", [])
+    if not isinstance(launchers, list):
+        raise check.fail(f"{key}.launchers", f"must be a list of argv lists, got {_kind(launchers)}",
+                         'write launchers = [["sudo"], ["lind-boot", "grate.cwasm"]]')
+    for index, launcher in enumerate(launchers):
+        check.strings(launcher, f"{key}.launchers[{index}]")
+    return PlatformSpec(name=name, command=command, build=build, env=dict(env), launchers=launchers,
+                        description=check.string(spec.get("description", ""), f"{key}.description"))
+
+
+def _parse_workload(check: _Checker, name: str, spec: Any) -> Workload:
+    key = f"workloads.{name}"
+    if isinstance(spec, list):
+        spec = {"command": spec}
+    spec = check.table(spec, key)
+    check.known_keys(spec, ("command", "runs", "warmups"), f"{key}.")
+    if "command" not in spec:
+        raise check.fail(f"{key}.command", "missing", 'add command = ["program", "arg", ...]')
+    command = check.strings(spec["command"], f"{key}.command")
+    if not command:
+        raise check.fail(f"{key}.command", "is empty", 'add command = ["program", "arg", ...]')
+    return Workload(
+        name=name, command=command,
+        runs=int(check.number(spec.get("runs", DEFAULT_WORKLOAD_RUNS), f"{key}.runs", integer=True, minimum=1)),
+        warmups=int(check.number(spec.get("warmups", DEFAULT_WORKLOAD_WARMUPS), f"{key}.warmups", integer=True)),
+    )

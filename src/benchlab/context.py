@@ -1,0 +1,65 @@
+"""The run's context: enough to know, a year later, what produced a number."""
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import platform as host_platform
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchlab import __version__
+from benchlab.build import compiler_version
+from benchlab.config import Config
+from benchlab.platforms import Platform
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return host_platform.processor() or "unknown"
+
+
+def git_commit(root: Path) -> dict[str, Any] | None:
+    """The commit of the working directory, and whether it has uncommitted changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                                capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
+
+
+def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str]) -> dict[str, Any]:
+    compilers = {"native": compiler_version(config.build.cc)}
+    if any(p.build == "wasm32-wasi" for p in platforms):
+        compilers["wasm32-wasi"] = compiler_version(config.build.wasm_cc)
+    return {
+        "benchlab": __version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "host": socket.gethostname(),
+        "cpu": cpu_model(),
+        "os": host_platform.system(),
+        "kernel": host_platform.release(),
+        "arch": host_platform.machine(),
+        "python": sys.version.split()[0],
+        "numpy": importlib.metadata.version("numpy"),
+        "compilers": compilers,
+        "cflags": {"native": config.build.cflags, "wasm32-wasi": config.build.wasm_cflags},
+        "git": git_commit(config.root),
+        "seed": seed,
+        "argv": argv,
+        "platforms": {p.name: {"command": p.spec.command, "launchers": p.spec.launchers, "build": p.build,
+                               "version": p.version()} for p in platforms},
+        # Filled in as binaries report their own context records (timer, overhead, ...).
+        "binaries": {},
+    }

@@ -1,0 +1,35 @@
+"""The one user-error type and the exit codes of the `benchlab` command.
+
+Every mistake a user can fix (a bad flag, a config key, a missing toolchain) is
+raised as `UserError` and printed once, at the entry point, as
+`error: <what> (<how to fix>)`. Anything else is a bug and keeps its traceback.
+"""
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Exit statuses, distinct so that scripts and CI can tell them apart."""
+
+    OK = 0
+    #: A benchmark crashed, exited non-zero, timed out, failed to build, or printed nothing.
+    BENCHMARK_FAILURE = 1
+    #: Bad command line, bad `benchlab.toml`, missing toolchain, unknown run id.
+    USAGE_ERROR = 2
+    #: Reserved for `benchlab gate`: a regression beyond the threshold.
+    REGRESSION = 3
+    #: Interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+    INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """A problem the user can fix; `what` says what is wrong, `fix` how to fix it."""
+
+    def __init__(self, what: str, fix: str | None = None):
+        super().__init__(what)
+        self.what = what
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return f"{self.what} ({self.fix})" if self.fix else self.what

@@ -1,0 +1,34 @@
+"""One CSV row per table cell (test, param, platform), for spreadsheets and scripts."""
+from __future__ import annotations
+
+import csv
+import io
+
+from benchlab.report import Report
+
+COLUMNS = ["test", "param", "counter", "unit", "sweep", "platform", "binary", "status", "median", "ci_low",
+           "ci_high", "ratio", "marks", "iterations", "samples", "min", "max", "mean", "stddev", "p75", "p90",
+           "p99", "reason"]
+
+
+def render(report: Report) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in report.rows:
+        for platform in report.platforms:
+            cell = row.cells[platform]
+            base = {"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
+                    "sweep": row.sweep_value, "platform": platform}
+            if cell.fault is not None:
+                writer.writerow({**base, "binary": cell.fault.binary, "status": "failed", "reason": cell.fault.reason})
+            elif cell.record is not None:
+                summary = cell.record.summary
+                ci = summary.get("median_ci") or [None, None]
+                writer.writerow({
+                    **base, "binary": cell.record.binary, "status": "ok", "median": summary.get("median"),
+                    "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio, "marks": cell.marks,
+                    "iterations": cell.record.iterations, "samples": summary.get("n"),
+                    **{k: summary.get(k) for k in ("min", "max", "mean", "stddev", "p75", "p90", "p99")},
+                })
+    return buffer.getvalue()

@@ -1,0 +1,46 @@
+"""Everything, for machines: the run, the table, and every record with its samples."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from benchlab.report import Report
+
+#: Version of this document's layout; bumped when a field is removed or renamed.
+SCHEMA = 1
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: write them as null, as formats.md does."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def render(report: Report) -> str:
+    rows = []
+    for row in report.rows:
+        cells = {}
+        for platform, cell in row.cells.items():
+            if cell.fault is not None:
+                cells[platform] = {"status": "failed", "reason": cell.fault.reason}
+            elif cell.record is not None:
+                cells[platform] = {"status": "ok", "median": cell.record.median,
+                                   "median_ci": cell.record.summary.get("median_ci"),
+                                   "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
+        rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
+                     "sweep": row.sweep_value, "cells": cells})
+    document = {
+        "schema": SCHEMA,
+        "run": report.run,
+        "platforms": report.platforms,
+        "rows": rows,
+        "records": [r.to_dict() for r in report.records],
+        "faults": [f.to_dict() for f in report.faults],
+    }
+    return json.dumps(_finite(document), indent=2, default=str) + "\n"

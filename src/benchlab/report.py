@@ -1,0 +1,220 @@
+"""The cross-platform table as data: one row per (test, param), one cell per platform.
+
+Every exporter (table, markdown, csv, json) renders this same model, so the
+formats can never disagree about a number or a mark.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from benchlab.records import Fault, Record
+
+#: Below this many samples the 99% median interval is just [min, max] (formats.md), so
+#: it bounds nothing: such a value is marked uncertain.
+MIN_SAMPLES_FOR_CI = 8
+#: A median whose 99% CI half-width exceeds this fraction of it is marked noisy.
+NOISE_THRESHOLD = 0.05
+
+MARK_OVERLAP = "~"
+MARK_NOISY = "?"
+LEGEND = {
+    MARK_OVERLAP: "99% CIs of the median overlap with the first platform's: the difference is not significant",
+    MARK_NOISY: (f"uncertain: fewer than {MIN_SAMPLES_FOR_CI} samples, or a 99% CI half-width over "
+                 f"{NOISE_THRESHOLD:.0%} of the median"),
+}
+
+
+def format_value(value: float | None) -> str:
+    """Integers from 100 up (as the cross-platform runner prints ns), else 3 significant digits."""
+    if value is None:
+        return "-"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.3g}"
+
+
+@dataclasses.dataclass
+class Cell:
+    platform: str
+    record: Record | None = None
+    fault: Fault | None = None
+    ratio: float | None = None  # to the first platform's median
+    marks: str = ""
+
+    @property
+    def text(self) -> str:
+        if self.fault is not None:
+            return f"FAILED: {self.fault.reason}"
+        if self.record is None:
+            return "-"
+        value = format_value(self.record.median)
+        ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
+        return f"{value}{ratio}{self.marks}"
+
+
+@dataclasses.dataclass
+class Row:
+    test: str
+    param: int | None
+    counter: str
+    unit: str
+    sweep_value: Any
+    cells: dict[str, Cell]
+    iterations: int | None = None
+    failed: bool = False
+
+
+@dataclasses.dataclass
+class Report:
+    platforms: list[str]
+    records: list[Record]
+    faults: list[Fault]
+    run: dict[str, Any] = dataclasses.field(default_factory=dict)
+    rows: list[Row] = dataclasses.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.rows:
+            self.rows = build_rows(self.platforms, self.records, self.faults)
+
+    @property
+    def sweep_flag(self) -> str | None:
+        for item in (*self.records, *self.faults):
+            if item.sweep:
+                return item.sweep["flag"]
+        return None
+
+    @property
+    def show_counter(self) -> bool:
+        return any(row.counter != "time" for row in self.rows if not row.failed)
+
+    @property
+    def common_unit(self) -> str | None:
+        units = {row.unit for row in self.rows if not row.failed}
+        return units.pop() if len(units) == 1 else None
+
+    @property
+    def marks_used(self) -> list[str]:
+        used = {mark for row in self.rows for cell in row.cells.values() for mark in cell.marks}
+        return [mark for mark in LEGEND if mark in used]
+
+
+def _interval(record: Record) -> tuple[float, float] | None:
+    ci = record.summary.get("median_ci")
+    if record.summary.get("n", 0) < MIN_SAMPLES_FOR_CI or not ci:
+        return None
+    return float(ci[0]), float(ci[1])
+
+
+def _is_noisy(record: Record) -> bool:
+    interval = _interval(record)
+    median = record.median
+    if interval is None or median is None:
+        return True
+    if median == 0:
+        return interval[1] != interval[0]
+    return (interval[1] - interval[0]) / 2 > NOISE_THRESHOLD * abs(median)
+
+
+def _overlaps(a: Record, b: Record) -> bool:
+    first, second = _interval(a), _interval(b)
+    if first is None or second is None:
+        return False  # no interval to compare: the noisy mark already says so
+    return first[0] <= second[1] and second[0] <= first[1]
+
+
+def build_rows(platforms: list[str], records: list[Record], faults: list[Fault]) -> list[Row]:
+    rows: dict[tuple, Row] = {}
+    for record in records:
+        row = rows.get(record.key)
+        if row is None:
+            row = rows[record.key] = Row(
+                test=record.bench, param=record.param, counter=record.counter, unit=record.unit,
+                sweep_value=record.sweep["value"] if record.sweep else None,
+                cells={p: Cell(p) for p in platforms})
+        if record.platform in row.cells and row.cells[record.platform].record is None:
+            row.cells[record.platform].record = record
+    for row in rows.values():
+        first = row.cells[platforms[0]].record if platforms else None
+        for index, platform in enumerate(platforms):
+            cell = row.cells[platform]
+            if cell.record is None:
+                continue
+            if row.iterations is None:
+                row.iterations = cell.record.iterations
+            if index > 0 and first is not None and first.median:
+                cell.ratio = cell.record.median / first.median
+                if _overlaps(first, cell.record):
+                    cell.marks += MARK_OVERLAP
+            if _is_noisy(cell.record):
+                cell.marks += MARK_NOISY
+    result = list(rows.values())
+    for fault in faults:
+        cells = {p: Cell(p) for p in platforms}
+        if fault.platform in cells:
+            cells[fault.platform].fault = fault
+        result.append(Row(test=fault.binary, param=None, counter="", unit="",
+                          sweep_value=fault.sweep["value"] if fault.sweep else None, cells=cells, failed=True))
+    return result
+
+
+# -- sweeps -------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class ScalingPoint:
+    value: float
+    throughput: float
+    linearity: float
+
+
+def throughput_of(record: Record) -> tuple[float, str] | None:
+    """Operations per unit of time: a throughput counter as is, a time per operation inverted."""
+    median = record.median
+    if not median:
+        return None
+    if record.counter == "throughput":
+        return median, record.unit
+    if record.unit == "ns":
+        return 1e9 / median, "ops/s"
+    return None
+
+
+def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoint]]]]:
+    """Per (test, param, counter): per platform, throughput and linearity against the swept value.
+
+    Linearity is throughput(N) / ((N / N0) * throughput(N0)), N0 the smallest value
+    swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling.
+    """
+    groups: dict[tuple, dict[str, dict[float, Record]]] = {}
+    for record in report.records:
+        if not record.sweep:
+            continue
+        try:
+            value = float(record.sweep["value"])
+        except (TypeError, ValueError):
+            continue
+        # A threaded record's param is its thread count, i.e. the swept value itself.
+        param = None if record.param_name == "threads" else record.param
+        key = (record.bench, param, record.counter)
+        groups.setdefault(key, {}).setdefault(record.platform, {})[value] = record
+    result = []
+    for key, per_platform in groups.items():
+        unit = ""
+        curves: dict[str, list[ScalingPoint]] = {}
+        for platform, by_value in per_platform.items():
+            values = sorted(by_value)
+            base = throughput_of(by_value[values[0]])
+            if base is None:
+                continue
+            unit = base[1]
+            points = []
+            for value in values:
+                measured = throughput_of(by_value[value])
+                if measured is None:
+                    continue
+                linearity = measured[0] / ((value / values[0]) * base[0]) if values[0] else float("nan")
+                points.append(ScalingPoint(value, measured[0], linearity))
+            curves[platform] = points
+        if curves:
+            result.append((key, unit, curves))
+    return result

@@ -1,0 +1,191 @@
+"""One run: every target on every platform (and every sweep value), as a matrix.
+
+Targets are the outer loop and platforms the inner one, so that one binary's runs
+on all platforms are close together in time and machine drift hits them alike.
+Each finished (target, platform, sweep value) unit is handed to `on_unit`
+at once, which is how storage commits completed benchmarks one by one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from benchlab.build import BuildFailed, Builder
+from benchlab.config import Config
+from benchlab.errors import UserError
+from benchlab.parsers import parse_output
+from benchlab.platforms import Platform
+from benchlab.process import STDERR_TAIL_LINES, run_process
+from benchlab.records import Fault, Record
+from benchlab.targets import Target
+from benchlab.workloads import run_workload
+
+#: A binary's own median may differ from ours by its print precision, not more.
+MEDIAN_AGREEMENT_REL = 1e-4
+MEDIAN_AGREEMENT_ABS = 1e-3
+
+#: Sweep names that mean a flag other than --NAME=V. `threads` is the threaded
+#: mode's thread count, spelled -t=T as in the scalability skeleton.
+SWEEP_ALIASES = {"threads": "-t"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Sweep:
+    name: str
+    values: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> "Sweep":
+        name, sep, values = text.partition("=")
+        items = tuple(v.strip() for v in values.split(",") if v.strip())
+        if not sep or not name.strip() or not items:
+            raise UserError(f"--sweep {text!r} is not FLAG=V1,V2,...", "write e.g. --sweep threads=1,2,4")
+        return cls(name.strip(), items)
+
+    def argument(self, value: str) -> str:
+        flag = self.name if self.name.startswith("-") else SWEEP_ALIASES.get(self.name, f"--{self.name}")
+        return f"{flag}={value}"
+
+
+@dataclasses.dataclass
+class RunOptions:
+    timeout: float
+    seed: int
+    samples: int | None = None
+    time_limit: float | None = None
+    filters: tuple[str, ...] = ()
+    extra_args: tuple[str, ...] = ()
+    sweep: Sweep | None = None
+
+
+@dataclasses.dataclass
+class Unit:
+    target: Target
+    platform: Platform
+    sweep_value: str | None = None
+
+    @property
+    def label(self) -> str:
+        suffix = f" {self.sweep_value}" if self.sweep_value is not None else ""
+        return f"{self.target.name} on {self.platform.name}{suffix}"
+
+
+@dataclasses.dataclass
+class UnitResult:
+    unit: Unit
+    records: list[Record] = dataclasses.field(default_factory=list)
+    faults: list[Fault] = dataclasses.field(default_factory=list)
+    context: dict[str, Any] | None = None
+
+
+def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
+    """Flags for a binary that speaks `flavor`; a foreign binary gets only the user's."""
+    args: list[str] = []
+    if flavor == "benchlab":
+        args.append("--format=jsonl")
+        if options.samples is not None:
+            args.append(f"--samples={options.samples}")
+        if options.time_limit is not None:
+            args.append(f"--time-limit={options.time_limit:g}")
+        args.append(f"--seed={options.seed}")
+        args.extend(f"--filter={f}" for f in options.filters)
+    elif flavor == "gbench":
+        args.append("--benchmark_format=json")
+        if options.samples is not None:
+            args.append(f"--benchmark_repetitions={options.samples}")
+        if options.filters:
+            args.append("--benchmark_filter=" + "|".join(options.filters))
+    return [*args, *options.extra_args]
+
+
+class Runner:
+    def __init__(self, config: Config, platforms: list[Platform], options: RunOptions, builder: Builder,
+                 warn: Callable[[str], None]):
+        self.config = config
+        self.platforms = platforms
+        self.options = options
+        self.builder = builder
+        self.warn = warn
+        self._builds: dict[tuple[Path, str], Path | BuildFailed] = {}
+
+    def plan(self, targets: list[Target]) -> list[Unit]:
+        sweep_values: list[str | None] = list(self.options.sweep.values) if self.options.sweep else [None]
+        units = []
+        for target in targets:
+            for platform in self.platforms:
+                if not target.runs_on(platform.build):
+                    continue
+                values = [None] if target.kind == "workload" else sweep_values
+                units.extend(Unit(target, platform, value) for value in values)
+        return units
+
+    def run_unit(self, unit: Unit) -> UnitResult:
+        result = UnitResult(unit)
+        scratch_root = self.config.state_dir / "scratch"
+        scratch_root.mkdir(parents=True, exist_ok=True)
+        scratch = tempfile.mkdtemp(prefix=f"{unit.target.name}-", dir=scratch_root)
+        try:
+            if unit.target.kind == "workload":
+                result.records, result.faults = run_workload(
+                    unit.target.workload, unit.platform, timeout=self.options.timeout,
+                    scratch=scratch, root=str(self.config.root))
+            else:
+                self._run_binary(unit, result, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        sweep = {"flag": self.options.sweep.name, "value": unit.sweep_value} if unit.sweep_value is not None else None
+        for item in (*result.records, *result.faults):
+            item.platform = unit.platform.name
+            item.binary = unit.target.name
+            item.sweep = sweep
+        return result
+
+    def executable(self, unit: Unit) -> Path | BuildFailed:
+        target = unit.target
+        if target.kind == "executable":
+            return target.path
+        key = (target.path, unit.platform.build)
+        if key not in self._builds:
+            try:
+                self._builds[key] = self.builder.build(target.path, unit.platform.build)
+            except BuildFailed as failure:
+                self._builds[key] = failure
+        return self._builds[key]
+
+    def _run_binary(self, unit: Unit, result: UnitResult, scratch: str) -> None:
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed):
+            tail = [line for line in exe.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
+            result.faults.append(Fault(unit.target.name, unit.platform.name,
+                                       f"does not compile for {exe.target}", tail))
+            return
+        args = benchmark_arguments(unit.target.flavor, self.options)
+        if unit.sweep_value is not None:
+            args.append(self.options.sweep.argument(unit.sweep_value))
+        argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
+        outcome = run_process(argv, env=unit.platform.environment(), cwd=scratch, timeout=self.options.timeout)
+        binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
+        parsed = parse_output(outcome.stdout, binary)
+        for warning in parsed.warnings:
+            self.warn(warning)
+        self._check_reported_medians(binary, parsed.records)
+        result.records = parsed.records
+        result.context = parsed.context
+        if not outcome.ok:
+            result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
+        elif not parsed.records:
+            tail = outcome.stderr_tail() or outcome.stdout.strip().splitlines()[:STDERR_TAIL_LINES]
+            result.faults.append(Fault(unit.target.name, unit.platform.name, "printed no results", tail))
+
+    def _check_reported_medians(self, binary: str, records: list[Record]) -> None:
+        """Warn when the binary's median is not the median of the samples it printed."""
+        for record in records:
+            theirs, ours = record.reported.get("median"), record.median
+            if theirs is None or ours is None:
+                continue
+            if abs(theirs - ours) > max(MEDIAN_AGREEMENT_ABS, MEDIAN_AGREEMENT_REL * abs(ours)):
+                self.warn(f"{binary}: {record.bench}: the binary reports median {theirs:g} but its samples "
+                          f"give {ours:g}; using {ours:g} (a header/Python statistics mismatch: please report it)")
