@@ -176,7 +176,10 @@ class Runner:
         result.context = parsed.context
         if not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
-        elif not parsed.records:
+        elif not parsed.records and parsed.context is None:
+            # Nothing we understand at all. (A benchlab binary that prints only its
+            # context defines no benchmark for this platform, e.g. geteuid on WASI:
+            # that is not a failure, its row just stays empty.)
             tail = outcome.stderr_tail() or outcome.stdout.strip().splitlines()[:STDERR_TAIL_LINES]
             result.faults.append(Fault(unit.target.name, unit.platform.name, "printed no results", tail))
 

@@ -1,0 +1,96 @@
+"""Shared fixtures: a throw-away project with the real header, compiled test programs,
+and a way to run the `benchlab` command in-process with exact stdout/stderr."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchlab.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+HEADER = REPO / "include" / "benchlab.h"
+
+#: Flags that keep every benchlab binary in the tests to a fraction of a second.
+FAST = ["--samples=8", "--time-limit=0.05"]
+
+#: A small benchlab program: a baseline, a plain benchmark and a parameterised one.
+SMALL_BENCH = textwrap.dedent("""\
+    #include "benchlab.h"
+    #include <string.h>
+    static char src[4096], dst[4096];
+    BL_BASELINE(empty, n) { for (uint64_t i = 0; i < n; i++) BL_CLOBBER(); }
+    BL_BENCH(spin, n) { uint64_t x = 0; for (uint64_t i = 0; i < n; i++) { x += i * i; BL_KEEP(x); } }
+    BL_BENCH_ARGS(copy, n, size, 16, 1024) {
+        for (uint64_t i = 0; i < n; i++) { memcpy(dst, src, (size_t)size); BL_CLOBBER(); }
+    }
+    BL_MAIN()
+""")
+
+needs_header = pytest.mark.skipif(not HEADER.exists(), reason="include/benchlab.h is not written yet")
+
+
+@dataclasses.dataclass
+class Result:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """An empty project directory with the repository's include/, as the cwd."""
+    root = tmp_path / "project"
+    root.mkdir()
+    if HEADER.exists():
+        (root / "include").mkdir()
+        shutil.copy(HEADER, root / "include" / "benchlab.h")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("BENCHLAB_DB", raising=False)
+    monkeypatch.delenv("BENCHLAB_CONFIG", raising=False)
+    return root
+
+
+@pytest.fixture
+def benchlab(capsys):
+    """Run `benchlab ARGS...` in-process; returns exit code, stdout and stderr."""
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Result(int(code), out, err)
+    return run
+
+
+def write(path: Path, text: str, executable: bool = False) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    if executable:
+        path.chmod(0o755)
+    return path
+
+
+def compile_c(source: Path, output: Path, *, wasm: bool = False) -> Path:
+    compiler = ["clang", "--target=wasm32-wasi"] if wasm else ["cc"]
+    subprocess.run([*compiler, "-O2", f"-I{REPO / 'include'}", str(source), "-o", str(output)],
+                   check=True, capture_output=True)
+    return output
+
+
+@pytest.fixture(scope="session")
+def small_bench_binary(tmp_path_factory) -> Path:
+    if not HEADER.exists():
+        pytest.skip("include/benchlab.h is not written yet")
+    directory = tmp_path_factory.mktemp("small_bench")
+    source = write(directory / "small.c", SMALL_BENCH)
+    return compile_c(source, directory / "small")
+
+
+def run_binary(binary: Path, *args: str) -> str:
+    return subprocess.run([str(binary), *args], check=True, capture_output=True, text=True,
+                          env={**os.environ, "BL_NO_WARN": "1"}).stdout
