@@ -14,7 +14,7 @@ SUPPORTED_SCHEMA = 1
 _REPORTED_FIELDS = (
     "median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "median_ci",
     "ci_level", "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
-    "ratio", "ratio_ci", "significant",
+    "ratio", "ratio_ci", "ratio_of_medians", "significant",
 )
 
 
