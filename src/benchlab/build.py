@@ -120,11 +120,11 @@ class Builder:
 
     def build(self, source: Path, target: str) -> Path:
         """The binary of `source` for `target`, compiled only if not cached."""
+        self.check_toolchain(target)  # the cache key needs the compiler's identity too
         output = self.output_path(source, target)
         if output.exists():
             self.reused.append(output)
             return output
-        self.check_toolchain(target)
         output.parent.mkdir(parents=True, exist_ok=True)
         # Compile to a temporary name and rename: an interrupted build never leaves
         # a truncated file under the final name, which the cache would then trust.

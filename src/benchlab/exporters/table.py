@@ -26,11 +26,11 @@ def build(report: Report) -> list:
         main.add_row(*values)
     parts: list = [main]
     for title, heads, rows in scaling_tables(report):
-        scaling = Table(*heads, title=title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                        title_justify="left")
+        scaling = Table(*heads, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         for values in rows:
             scaling.add_row(*values)
-        parts.append(scaling)
+        # The title as its own line: a table title would wrap to the (narrow) table's width.
+        parts.extend([Text(""), Text(title, style="bold"), scaling])
     parts.extend(Text(line, style="dim") for line in legend_lines(report))
     failures = failure_lines(report)
     if failures:

@@ -1,0 +1,171 @@
+"""`benchlab run` end to end: exact output, errors and exit codes."""
+import json
+
+import pytest
+
+from conftest import SMALL_BENCH, needs_header, write
+
+FAST = ("--samples", "8", "--time-limit", "0.05")
+
+CRASHER = """\
+    #include <signal.h>
+    #include <stdio.h>
+    int main(void) {
+        printf("Getpid\\t0\\t1000\\t50\\n");   /* one result, then a crash */
+        fflush(stdout);
+        fprintf(stderr, "about to crash\\n");
+        raise(SIGSEGV);
+        return 0;
+    }
+"""
+HANGER = """\
+    #include <stdio.h>
+    #include <unistd.h>
+    int main(void) { fprintf(stderr, "waiting forever\\n"); for (;;) pause(); }
+"""
+
+
+@needs_header
+def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab):
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    first = benchlab("run", "suite", *FAST)
+    assert first.exit_code == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0].split() == ["TEST", "PARAM", "native", "(ns)", "ITERATIONS"]
+    rows = {tuple(line.split()[:2]) for line in lines[2:]}
+    assert {("copy", "16"), ("copy", "1024")} <= rows
+    assert first.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+
+    second = benchlab("run", "suite", *FAST)
+    assert second.exit_code == 0
+    assert second.stderr == "saved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
+
+
+@needs_header
+def test_native_and_wasm_columns_with_ratio_to_the_first(project, benchlab):
+    write(project / "small.c", SMALL_BENCH)
+    result = benchlab("run", "small.c", "--platform", "native", "--platform", "wasm", *FAST, "--filter", "copy")
+    assert result.exit_code == 0, result.stderr
+    header, _, *rows = result.stdout.splitlines()
+    assert header.split()[2:6] == ["native", "(ns)", "wasm", "(ns)"]
+    copy_1024 = next(row for row in rows if row.split()[:2] == ["copy", "1024"])
+    # the wasm cell is "median (ratio)" with the ratio to native printed to 3 decimals
+    assert "(" in copy_1024 and copy_1024.count(".") >= 1
+
+
+def test_crash_and_hang_are_reported_in_their_rows_and_other_results_kept(project, benchlab):
+    write(project / "suite" / "crash.c", CRASHER)
+    write(project / "suite" / "hang.c", HANGER)
+    write(project / "suite" / "ok.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "suite", "--timeout", "1")
+    assert result.exit_code == 1
+    out = result.stdout
+    assert "Getpid" in out and "50" in out          # the crasher's result before the crash is kept
+    assert "Read" in out and "240" in out           # the healthy binary is untouched
+    assert "FAILED: killed by SIGSEGV" in out
+    assert "FAILED: timed out after 1 s" in out
+    failures = out[out.index("failures:"):].splitlines()
+    assert failures[1:] == [
+        "crash on native: killed by SIGSEGV", "    about to crash",
+        "hang on native: timed out after 1 s", "    waiting forever"]
+
+
+def test_json_out_keeps_every_record_with_samples(project, benchlab):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'x,time,10,100\\nx,time,10,120\\nx,time,10,110\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--out", "result.json")
+    assert result.exit_code == 0
+    document = json.loads((project / "result.json").read_text())
+    [record] = document["records"]
+    assert record["samples"] == [10.0, 12.0, 11.0] and record["format"] == "b63csv"
+    assert record["summary"]["median"] == 11.0
+    assert document["rows"][0]["cells"]["native"]["median"] == 11.0
+    assert document["run"]["context"]["seed"] >= 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "nothing_like_this"],
+     "error: no benchmark matches 'nothing_like_this' (give a suite directory, a C file, an executable, "
+     "a workload name, or a prefix of a file in the current directory)\n"),
+    (["run", "b.sh", "--platform", "jvm"],
+     "error: unknown platform 'jvm' (from --platform) (use one of: native, wasm, qemu, valgrind, "
+     "or define [platforms.jvm] in benchlab.toml)\n"),
+    (["run", "b.sh", "--format", "xml"],
+     "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'csv', 'markdown'. "
+     "(see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--out", "result.xyz"],
+     "error: cannot tell the format of --out result.xyz from its suffix "
+     "(add --format json|csv|markdown|table, or name the file .json, .csv or .md)\n"),
+    (["run", "b.sh", "--sweep", "threads"],
+     "error: --sweep 'threads' is not FLAG=V1,V2,... (write e.g. --sweep threads=1,2,4)\n"),
+    (["show", "7"], None),
+])
+def test_usage_errors_are_one_line_and_exit_2(project, benchlab, args, message):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab(*args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    if message is None:
+        message = (f"error: no run with id 7 in sqlite:///{project}/.benchlab/results.db "
+                   "(list runs with: benchlab runs)\n")
+    assert result.stderr == message
+
+
+def test_bad_config_is_one_line_naming_file_key_and_fix(project, benchlab):
+    write(project / "benchlab.toml", '[platforms.remote]\ncommand = ["ssh", "box"]\n')
+    result = benchlab("run")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        'error: benchlab.toml: platforms.remote.command: has no "{exe}" element (add "{exe}" where the '
+        'benchmark binary goes, e.g. ["qemu-aarch64", "{exe}", "{args}"])\n')
+
+
+def test_unparseable_line_is_a_warning_naming_binary_and_line(project, benchlab):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\nRead one hundred\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--no-store")
+    assert result.exit_code == 0
+    assert result.stderr == ("warning: b.sh: line 2 is not valid lind output (want test<TAB>param<TAB>loops<TAB>avg_ns), "
+                             "ignored: 'Read one hundred'\n")
+
+
+def test_prefix_targets_pick_files_in_the_suites(project, benchlab):
+    for name in ("fs_read", "fs_write", "ipc_pipe"):
+        write(project / "suites" / "sys" / f"{name}.sh", f"#!/bin/sh\nprintf '{name}\\t1\\t100\\t240\\n'\n",
+              executable=True)
+    result = benchlab("run", "fs_", "--no-store")
+    assert result.exit_code == 0
+    tests = [line.split()[0] for line in result.stdout.splitlines()[2:] if line.strip() and line[0] not in "?~"]
+    assert tests == ["fs_read", "fs_write"]
+
+
+def test_sweep_reports_throughput_and_linearity(project, benchlab):
+    # A stand-in for a threaded CSB-style binary: -t=N threads give 100*N ops/ms up to 2, then 300.
+    write(project / "scale.sh", """\
+        #!/bin/sh
+        n=${1#-t=}
+        if [ "$n" -le 2 ]; then t=$((100 * n)); else t=300; fi
+        printf 'num_threads=%s;algo_name=scale;throughput_min=%s;throughput_max=%s;\\n' "$n" "$t" "$t"
+        """, executable=True)
+    result = benchlab("run", "scale.sh", "--sweep", "threads=1,2,4", "--no-store")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "scale throughput: throughput (ops/ms) and linearity vs THREADS" in out
+    scaling = out[out.index("linearity vs THREADS"):].splitlines()
+    body = [line.split() for line in scaling[3:6]]
+    assert body == [["1", "100", "(1.000)"], ["2", "200", "(1.000)"], ["4", "300", "(0.750)"]]
+
+
+def test_workloads_are_timed_from_outside(project, benchlab):
+    write(project / "benchlab.toml", """\
+        [workloads.nap]
+        command = ["sleep", "0.2"]
+        runs = 3
+        warmups = 1
+        """)
+    result = benchlab("run", "nap", "--format", "json", "--no-store")
+    assert result.exit_code == 0, result.stderr
+    records = {r["counter"]: r for r in json.loads(result.stdout)["records"]}
+    assert set(records) == {"user", "sys", "wall", "max_rss"}
+    assert len(records["wall"]["samples"]) == 3
+    assert all(0.2 <= wall < 1.0 for wall in records["wall"]["samples"])
+    assert all(user < 0.1 for user in records["user"]["samples"])  # sleeping is not computing
+    assert records["max_rss"]["unit"] == "KiB" and records["max_rss"]["summary"]["median"] > 0
