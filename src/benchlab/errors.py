@@ -33,3 +33,7 @@ class UserError(Exception):
 
     def __str__(self) -> str:
         return f"{self.what} ({self.fix})" if self.fix else self.what
+
+
+class Interrupted(Exception):
+    """Ctrl-C or SIGTERM during a run, after the run was closed cleanly; the message says what was kept."""

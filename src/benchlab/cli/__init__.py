@@ -11,7 +11,7 @@ import click
 
 from benchlab import __version__
 from benchlab.cli import run, runs, show
-from benchlab.errors import ExitCode, UserError
+from benchlab.errors import ExitCode, Interrupted, UserError
 
 #: Set to 1 to get Python tracebacks for user errors too.
 DEBUG_VARIABLE = "BENCHLAB_DEBUG"
@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as error:
         click.echo(f"error: {error.format_message()}", err=True)
         return ExitCode.USAGE_ERROR
+    except Interrupted as interrupted:
+        click.echo(str(interrupted), err=True)
+        return ExitCode.INTERRUPTED
     except (KeyboardInterrupt, click.Abort):
         click.echo("interrupted", err=True)
         return ExitCode.INTERRUPTED

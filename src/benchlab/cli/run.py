@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchlab import context as run_context
 from benchlab.build import Builder
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, output_formats, write_output
-from benchlab.errors import ExitCode, UserError
+from benchlab.errors import ExitCode, Interrupted, UserError
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
 from benchlab.runner import RunOptions, Runner, Sweep
@@ -92,11 +92,11 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
                     store.add_unit(run_id, result.records, result.faults)
                 progress.advance(task)
     except KeyboardInterrupt:
-        if store:
-            store.update_context(run_id, info)
-            store.finish_run(run_id, "interrupted", ExitCode.INTERRUPTED)
-            stderr.print(f"interrupted: run {run_id} keeps the {len(records)} records completed so far", highlight=False)
-        raise
+        if not store:
+            raise Interrupted("interrupted: nothing stored (--no-store)") from None
+        store.update_context(run_id, info)
+        store.finish_run(run_id, "interrupted", ExitCode.INTERRUPTED)
+        raise Interrupted(f"interrupted: run {run_id} keeps the {len(records)} records completed so far") from None
     exit_code = ExitCode.BENCHMARK_FAILURE if faults else ExitCode.OK
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
                     run={"id": run_id, "status": "failed" if faults else "complete", "context": info})

@@ -1,6 +1,8 @@
 """`benchlab runs`: the stored runs, newest first."""
 from __future__ import annotations
 
+import sys
+
 import click
 from rich import box
 from rich.console import Console
@@ -23,5 +25,5 @@ def command(context: click.Context, db_url: str | None, limit: int) -> int:
         commit = (git.get("commit") or "")[:10] + ("+" if git.get("dirty") else "")
         table.add_row(str(run["id"]), run["started_at"], run["status"], ",".join(run["platforms"] or []),
                       str(run["records"]), str(run["faults"]), commit, " ".join(run["argv"] or []))
-    Console(highlight=False, width=200 if not click.get_text_stream("stdout").isatty() else None).print(table)
+    Console(highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
     return 0

@@ -7,7 +7,8 @@ from benchlab.cli.common import config_of, db_option, format_option, open_store,
 from benchlab.report import Report
 
 
-@click.command("show")
+# ignore_unknown_options: so that `show -1` is the latest run, not an unknown option "-1".
+@click.command("show", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
 @db_option
 @format_option
