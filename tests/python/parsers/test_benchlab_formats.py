@@ -43,7 +43,7 @@ def test_compared_benchmarks_keep_the_binarys_ratio(jsonl_text):
     assert records[("spin", None)].reported["compared_to"] == "empty"
 
 
-def test_csv_output_gives_the_same_samples_as_jsonl(small_bench_binary, jsonl_text):
+def test_csv_lines_are_per_sample_totals(small_bench_binary):
     csv_text = run_binary(small_bench_binary, "--format=csv", "--samples=5", "--time-limit=0.05",
                           "--filter=copy")
     assert csv_text.startswith("name,param,counter,iterations,value\n")
@@ -55,8 +55,12 @@ def test_csv_output_gives_the_same_samples_as_jsonl(small_bench_binary, jsonl_te
     for record in parsed.records:
         # at most --samples; the time limit may stop a benchmark earlier
         assert 1 <= len(record.samples) == len(record.sample_iterations) <= 5
-        # value / iterations is the per-iteration sample: same order of magnitude as jsonl's median
-        assert 0 <= record.median < 10_000
+    by_key = {(r.bench, r.param): r for r in parsed.records}
+    # value / iterations is the per-iteration sample: copying 1 KiB costs more than 16 bytes
+    assert by_key[("copy", 1024)].median > by_key[("copy", 16)].median > 0
+    first = csv_text.splitlines()[1].split(",")
+    record = by_key[(first[0], int(first[1]) if first[1] else None)]
+    assert record.samples[0] == pytest.approx(float(first[4]) / int(first[3]))
 
 
 def test_lind_output_is_the_rounded_median(small_bench_binary):
