@@ -1,0 +1,93 @@
+#!/bin/sh
+# The command line of every benchmark binary: exact messages and exit status for bad
+# flags (one stderr line, status 2, nothing on stdout), and the shape of each format.
+# usage: cli_test.sh PROGRAM   (a program with a baseline and a BL_BENCH_ARGS sweep)
+set -u
+prog=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+checks=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect_error "expected stderr line" ARGS...
+expect_error() {
+    want=$1; shift
+    checks=$((checks + 1))
+    "$prog" "$@" >"$work/out" 2>"$work/err"
+    status=$?
+    [ "$status" -eq 2 ] || fail "$* exited $status, want 2"
+    [ ! -s "$work/out" ] || fail "$* printed on stdout: $(head -c 200 "$work/out")"
+    [ "$(wc -l <"$work/err")" -eq 1 ] || fail "$* printed $(wc -l <"$work/err") lines on stderr, want 1"
+    [ "$(cat "$work/err")" = "$want" ] || fail "$*: stderr is '$(cat "$work/err")', want '$want'"
+}
+
+expect_error 'benchlab: --samples must be a whole number from 3 to 1000000 (got "abc")' --samples=abc
+expect_error 'benchlab: --samples must be a whole number from 3 to 1000000 (got "2")' --samples=2
+expect_error 'benchlab: --samples must be a whole number from 3 to 1000000 (got "-5")' --samples=-5
+expect_error 'benchlab: --time-limit must be a number of seconds > 0 and <= 1000000 (got "0")' --time-limit=0
+expect_error 'benchlab: --time-limit must be a number of seconds > 0 and <= 1000000 (got "1s")' --time-limit=1s
+expect_error 'benchlab: --seed must be a whole number from 0 to 18446744073709551615 (got "18446744073709551616")' --seed=18446744073709551616
+expect_error 'benchlab: --format must be one of table, csv, jsonl, lind (got "xml")' --format=xml
+expect_error 'benchlab: unknown flag "--sample" (see --help)' --sample=3
+expect_error 'benchlab: unexpected argument "fast" (flags start with --; see --help)' fast
+expect_error 'benchlab: --filter needs a non-empty substring (got "")' --filter=
+expect_error 'benchlab: --samples needs a value' --samples
+expect_error 'benchlab: no benchmark matches --filter=nothing_like_this (see --list)' --filter=nothing_like_this
+expect_error "benchlab: --out cannot open \"$work/no/such/dir/x\" for writing: No such file or directory" --out="$work/no/such/dir/x"
+# A bad flag after good ones still stops before anything runs.
+expect_error 'benchlab: --format must be one of table, csv, jsonl, lind (got "")' --samples=5 --format=
+
+run() { "$prog" --time-limit=0.05 --samples=5 "$@"; }
+
+# --list: one name per line, the baseline marked, params spelled name/arg=value.
+checks=$((checks + 1))
+list=$("$prog" --list) || fail "--list failed"
+echo "$list" | grep -q ' (baseline)$' || fail "--list marks no baseline: $list"
+echo "$list" | grep -Eq '^[a-z0-9_]+/[a-z_]+=[0-9]+$' || fail "--list shows no parameter instance: $list"
+
+# --filter keeps matching instances (and the baseline, the reference of the others).
+checks=$((checks + 1))
+n_all=$(run --format=lind | wc -l)
+n_one=$(run --format=lind --filter="$(echo "$list" | grep '/' | head -1)" | wc -l)
+[ "$n_one" -eq 2 ] || fail "--filter on one instance gave $n_one lind lines, want 2 (it and the baseline)"
+[ "$n_all" -eq "$(echo "$list" | wc -l)" ] || fail "lind gave $n_all lines for $(echo "$list" | wc -l) benchmarks"
+
+# lind: exactly test<TAB>param<TAB>loops<TAB>avg_ns, integers.
+checks=$((checks + 1))
+run --format=lind >"$work/lind" || fail "--format=lind failed"
+bad=$(grep -Ev "^[A-Za-z0-9_]+	-?[0-9]+	[0-9]+	-?[0-9]+$" "$work/lind")
+[ -z "$bad" ] || fail "lind lines not test<TAB>param<TAB>loops<TAB>avg_ns: $bad"
+
+# csv: header, then name,param,counter,iterations,value per sample (5 samples each).
+checks=$((checks + 1))
+run --format=csv >"$work/csv" || fail "--format=csv failed"
+[ "$(head -1 "$work/csv")" = "name,param,counter,iterations,value" ] || fail "csv header is $(head -1 "$work/csv")"
+bad=$(tail -n +2 "$work/csv" | grep -Ev '^[A-Za-z0-9_]+,-?[0-9]*,time,[0-9]+,-?[0-9]+\.[0-9]$')
+[ -z "$bad" ] || fail "csv lines malformed: $bad"
+[ "$(tail -n +2 "$work/csv" | wc -l)" -le $((5 * n_all)) ] || fail "csv has more than 5 samples per benchmark"
+
+# jsonl: context first, then one result per instance, with samples and statistics.
+checks=$((checks + 1))
+run --format=jsonl --seed=7 --out="$work/jsonl" >"$work/stdout" || fail "--format=jsonl --out failed"
+[ ! -s "$work/stdout" ] || fail "--out still printed on stdout"
+head -1 "$work/jsonl" | grep -q '^{"type":"context","schema":1,' || fail "first jsonl line is not the context"
+head -1 "$work/jsonl" | grep -q '"seed":7,' || fail "context does not carry --seed=7"
+[ "$(grep -c '"type":"result"' "$work/jsonl")" -eq "$n_all" ] || fail "jsonl result count differs from lind"
+for key in bench param counter unit iterations sample_iterations samples median min max mean stddev p75 p90 p99 mad median_ci overhead baseline ratio ratio_ci significant; do
+    [ "$(grep -c "\"$key\":" "$work/jsonl")" -ge "$n_all" ] || fail "jsonl results lack \"$key\""
+done
+
+# table: the context line, then one line per instance with median and lowest.
+checks=$((checks + 1))
+run --format=table >"$work/table" || fail "--format=table failed"
+head -1 "$work/table" | grep -q '^benchlab ' || fail "table has no context line"
+[ "$(grep -c 'median: .*lowest: .*p99: ' "$work/table")" -eq "$n_all" ] || fail "table rows differ from lind"
+
+# --help: usage on stdout, status 0.
+checks=$((checks + 1))
+"$prog" --help | grep -q -- '--time-limit=SECONDS' || fail "--help lacks --time-limit"
+
+echo "cli_test: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]
