@@ -169,3 +169,13 @@ def test_workloads_are_timed_from_outside(project, benchlab):
     assert all(0.2 <= wall < 1.0 for wall in records["wall"]["samples"])
     assert all(user < 0.1 for user in records["user"]["samples"])  # sleeping is not computing
     assert records["max_rss"]["unit"] == "KiB" and records["max_rss"]["summary"]["median"] > 0
+
+
+def test_prebuilt_wasm_module_runs_only_on_wasm_platforms(project, benchlab):
+    from conftest import compile_c
+    source = write(project / "src" / "w.c", '#include <stdio.h>\nint main(void){printf("W\\t1\\t10\\t5\\n");return 0;}\n')
+    compile_c(source, project / "w.wasm", wasm=True)
+    result = benchlab("run", "w.wasm", "--platform", "native", "--platform", "wasm", "--no-store")
+    assert result.exit_code == 0, result.stderr
+    [row] = [line.split() for line in result.stdout.splitlines()[2:3]]
+    assert row == ["W", "1", "-", "5?", "10"]  # no native cell: a .wasm file has no native build
