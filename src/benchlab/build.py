@@ -63,16 +63,17 @@ class Builder:
     def include_dirs(self) -> list[Path]:
         return [(self.config.root / d).resolve() for d in self.config.build.include]
 
-    def command(self, source: Path, target: str, output: Path) -> list[str]:
+    def command(self, source: Path, target: str, output: Path, companions: tuple[Path, ...] = ()) -> list[str]:
         settings = self.config.build
+        sources = [str(source), *map(str, companions)]
         includes = [f"-I{d}" for d in self.include_dirs()]
         if target == WASM_TARGET:
             flags = settings.wasm_cflags
             return [settings.wasm_cc, f"--target={WASM_TARGET}", *flags, *includes,
-                    f"-DBL_CFLAGS={_c_string(' '.join(flags))}", str(source), "-o", str(output), "-lm"]
+                    f"-DBL_CFLAGS={_c_string(' '.join(flags))}", *sources, "-o", str(output), "-lm"]
         flags = settings.cflags
         return [settings.cc, *flags, *includes, f"-DBL_CFLAGS={_c_string(' '.join(flags))}",
-                str(source), "-o", str(output), *settings.libs]
+                *sources, "-o", str(output), *settings.libs]
 
     def compiler(self, target: str) -> str:
         return self.config.build.wasm_cc if target == WASM_TARGET else self.config.build.cc
@@ -88,7 +89,7 @@ class Builder:
         if target == WASM_TARGET and not shutil.which("wasm-ld"):
             raise UserError("wasm-ld, the WebAssembly linker, is not on PATH", "apt-get install lld")
 
-    def cache_key(self, source: Path, target: str) -> str:
+    def cache_key(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> str:
         digest = hashlib.sha256()
 
         def feed(label: str, data: bytes) -> None:
@@ -101,6 +102,8 @@ class Builder:
         feed("compiler", _compiler_identity(self.compiler(target)).encode())
         feed("argv", "\0".join(self.command(Path("SRC"), target, Path("OUT"))).encode())
         feed("source", source.read_bytes())
+        for companion in companions:
+            feed(f"companion {companion.name}", companion.read_bytes())
         for header in self._headers(source):
             feed(f"header {header}", header.read_bytes())
         return digest.hexdigest()
@@ -113,15 +116,15 @@ class Builder:
                 headers.update(directory.rglob("*.h"))
         return sorted(headers)
 
-    def output_path(self, source: Path, target: str) -> Path:
+    def output_path(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
         suffix = ".wasm" if target == WASM_TARGET else ""
-        key = self.cache_key(source, target)[:16]
+        key = self.cache_key(source, target, companions)[:16]
         return self.cache_dir / target / f"{source.stem}-{key}{suffix}"
 
-    def build(self, source: Path, target: str) -> Path:
-        """The binary of `source` for `target`, compiled only if not cached."""
+    def build(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
+        """The binary of `source` (+ `companions`, the other files of its program) for `target`."""
         self.check_toolchain(target)  # the cache key needs the compiler's identity too
-        output = self.output_path(source, target)
+        output = self.output_path(source, target, companions)
         if output.exists():
             self.reused.append(output)
             return output
@@ -129,7 +132,7 @@ class Builder:
         # Compile to a temporary name and rename: an interrupted build never leaves
         # a truncated file under the final name, which the cache would then trust.
         partial = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-        result = subprocess.run(self.command(source, target, partial), capture_output=True, text=True)
+        result = subprocess.run(self.command(source, target, partial, companions), capture_output=True, text=True)
         if result.returncode != 0:
             partial.unlink(missing_ok=True)
             self._explain_toolchain_failure(target, result.stderr)

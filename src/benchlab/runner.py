@@ -150,7 +150,7 @@ class Runner:
         key = (target.path, unit.platform.build)
         if key not in self._builds:
             try:
-                self._builds[key] = self.builder.build(target.path, unit.platform.build)
+                self._builds[key] = self.builder.build(target.path, unit.platform.build, target.companions)
             except BuildFailed as failure:
                 self._builds[key] = failure
         return self._builds[key]

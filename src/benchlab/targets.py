@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 from benchlab.build import WASM_TARGET
@@ -23,6 +24,8 @@ class Target:
     kind: str  # "source" | "executable" | "workload"
     path: Path | None = None
     workload: Workload | None = None
+    #: Other C files of the same program (see _attach_companions).
+    companions: tuple[Path, ...] = ()
 
     @property
     def flavor(self) -> str:
@@ -65,9 +68,37 @@ def _from_file(path: Path) -> Target | None:
     return None
 
 
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_MAIN = re.compile(r"\bmain\s*\(|\bBL_MAIN\s*\(")
+
+
+def _defines_main(source: Path) -> bool:
+    return bool(_MAIN.search(_COMMENTS.sub("", source.read_text(errors="replace"))))
+
+
 def _from_directory(directory: Path) -> list[Target]:
     found = [_from_file(path) for path in sorted(directory.iterdir()) if path.is_file()]
-    return [target for target in found if target is not None]
+    return _attach_companions([target for target in found if target is not None])
+
+
+def _attach_companions(targets: list[Target]) -> list[Target]:
+    """Fold C files without main() into the program they belong to.
+
+    A multi-file program is named by a shared stem: two_files_b.c (no main) joins
+    every program of its directory whose name starts with "two_files" (two_files_a.c).
+    """
+    sources = [t for t in targets if t.kind == "source"]
+    companions = [t for t in sources if not _defines_main(t.path)]
+    result = []
+    for target in targets:
+        if target in companions:
+            continue
+        if target.kind == "source":
+            joined = tuple(c.path for c in companions
+                           if target.name.startswith(c.name.rpartition("_")[0] or c.name))
+            target = dataclasses.replace(target, companions=joined)
+        result.append(target)
+    return result
 
 
 def suite_directories(config: Config) -> list[Path]:
@@ -121,6 +152,9 @@ def _resolve_one(argument: str, config: Config) -> list[Target]:
         target = _from_file(path)
         if target is None:
             raise UserError(f"{argument} is neither a C source (.c) nor an executable", "chmod +x it, or give a .c file")
+        if target.kind == "source":
+            # its companions, if it is the main file of a multi-file program
+            target = next((t for t in _from_directory(path.parent) if t.path == target.path), target)
         return [target]
     found = _by_prefix(argument, config)
     if not found:
@@ -139,7 +173,7 @@ def _by_prefix(prefix: str, config: Config) -> list[Target]:
         directories = [d for d in suite_directories(config) if d.is_dir()] or [Path(".")]
     found = []
     for directory in directories:
-        found.extend(t for t in _from_directory(directory) if t.path.name.startswith(prefix))
+        found.extend(t for t in _from_directory(directory) if t.path and t.path.name.startswith(prefix))
     return found
 
 
