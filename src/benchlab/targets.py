@@ -49,7 +49,9 @@ def _executable_flavor(path: Path) -> str:
     # The binary's own strings tell us which command line it speaks. Reading a
     # few megabytes once per run is cheaper than a probe run of an unknown program.
     data = path.read_bytes()[: 64 * 1024 * 1024]
-    if b"benchmark_format" in data:
+    # Statically linked Google Benchmark has its flag names inside; a dynamically
+    # linked one names its library (DT_NEEDED libbenchmark.so.N).
+    if b"benchmark_format" in data or b"libbenchmark.so" in data:
         return "gbench"
     if b"--time-limit" in data and b"benchlab" in data:
         return "benchlab"

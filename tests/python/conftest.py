@@ -94,3 +94,30 @@ def small_bench_binary(tmp_path_factory) -> Path:
 def run_binary(binary: Path, *args: str) -> str:
     return subprocess.run([str(binary), *args], check=True, capture_output=True, text=True,
                           env={**os.environ, "BL_NO_WARN": "1"}).stdout
+
+
+GBENCH_SOURCE = textwrap.dedent("""\
+    #include <benchmark/benchmark.h>
+    #include <cstring>
+    static void BM_memset(benchmark::State& state) {
+      char buf[4096];
+      for (auto _ : state) { memset(buf, 1, state.range(0)); benchmark::DoNotOptimize(buf); }
+    }
+    BENCHMARK(BM_memset)->Arg(64)->Arg(1024);
+    static void BM_empty(benchmark::State& state) { for (auto _ : state) benchmark::ClobberMemory(); }
+    BENCHMARK(BM_empty);
+    BENCHMARK_MAIN();
+""")
+
+
+@pytest.fixture(scope="session")
+def gbench_binary(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("gbench")
+    source = directory / "gb.cc"
+    source.write_text(GBENCH_SOURCE)
+    binary = directory / "gb"
+    built = subprocess.run(["g++", "-O2", str(source), "-o", str(binary), "-lbenchmark", "-lpthread"],
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        pytest.skip(f"Google Benchmark (libbenchmark-dev) not available: {built.stderr[-200:]}")
+    return binary

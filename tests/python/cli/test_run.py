@@ -179,3 +179,24 @@ def test_prebuilt_wasm_module_runs_only_on_wasm_platforms(project, benchlab):
     assert result.exit_code == 0, result.stderr
     [row] = [line.split() for line in result.stdout.splitlines()[2:3]]
     assert row == ["W", "1", "-", "5?", "10"]  # no native cell: a .wasm file has no native build
+
+
+def test_google_benchmark_executable_is_asked_for_json(project, benchlab, gbench_binary):
+    result = benchlab("run", str(gbench_binary), "--samples", "3", "--filter", "BM_memset", "--format", "json",
+                      "--no-store", "--arg", "--benchmark_min_time=0.01")
+    assert result.exit_code == 0, result.stderr
+    records = json.loads(result.stdout)["records"]
+    assert {(r["bench"], r["param"], r["counter"]) for r in records} == {
+        ("BM_memset", 64, "time"), ("BM_memset", 1024, "time"),
+        ("BM_memset", 64, "cpu_time"), ("BM_memset", 1024, "cpu_time")}
+    assert all(r["format"] == "gbench" and len(r["samples"]) == 3 for r in records)
+
+
+def test_a_binary_whose_median_disagrees_with_its_samples_is_flagged(project, benchlab):
+    line = '{"type":"result","bench":"odd","param":null,"samples":[1.0,2.0,3.0],"median":7.5}'
+    write(project / "odd.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
+    result = benchlab("run", "odd.sh", "--no-store")
+    assert result.exit_code == 0
+    assert result.stderr == ("warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
+                             "using 2 (a header/Python statistics mismatch: please report it)\n")
+    assert result.stdout.splitlines()[2].split()[:2] == ["odd", "2?"]
