@@ -22,7 +22,7 @@ from benchlab.targets import resolve_targets
 DEFAULT_PLATFORMS = ["native"]
 
 
-@click.command("run")
+@click.command("run", short_help="Build and run benchmarks on platforms; print the table; store the run.")
 @click.argument("targets", nargs=-1, metavar="[TARGET]...")
 @click.option("--platform", "-p", "platform_names", multiple=True, metavar="NAME",
               help="Platform to run on; repeat for several, the first is the reference (default: run.platforms, else native).")
