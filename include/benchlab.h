@@ -574,7 +574,8 @@ typedef struct bl__options {
 static const char *const bl__usage =
     "usage: %s [flags]\n"
     "  --list                 list the benchmarks and exit\n"
-    "  --filter=SUBSTRING     run benchmarks whose name contains SUBSTRING (repeatable: any matches)\n"
+    "  --filter=SUBSTRING     run benchmarks whose name contains SUBSTRING (repeatable: any matches);\n"
+    "                         the baseline always runs, as the reference of the others\n"
     "  --samples=N            samples per benchmark, N >= 3 (default 50)\n"
     "  --time-limit=SECONDS   time limit per benchmark (default 1); at most one sample goes past it\n"
     "  --seed=N               seed of bl_seed() and of the iteration jitter, to reproduce a run\n"
@@ -705,6 +706,7 @@ typedef struct bl__result {
     const char *compared_to;      /* the baseline's name, or NULL */
     double ratio, ratio_low, ratio_high; /* median of per-round ratios and its interval */
     double ratio_of_medians;             /* median(this) / median(baseline), for reference */
+    double *baseline_samples;            /* the baseline's sample of each round, when compared */
 } bl__result;
 
 static int64_t bl__param(const bl__instance *in) {
@@ -829,6 +831,7 @@ static int bl__measure_paired(bl_body_fn body, int64_t arg, bl_body_fn base_body
     }
     bl_compute_stats(r->samples, r->count, &r->stats);
     bl_compute_stats(base, r->count, &base_stats);
+    r->baseline_samples = base; /* printed with the result, so a reader can redo the comparison */
     if (base_stats.median_ci_low > 0) {
         bl_ratio_ci(r->samples, base, r->count, &r->ratio, &r->ratio_low, &r->ratio_high);
         r->ratio_of_medians = r->stats.median / base_stats.median;
@@ -836,7 +839,6 @@ static int bl__measure_paired(bl_body_fn body, int64_t arg, bl_body_fn base_body
         /* A baseline indistinguishable from zero (an empty body) has no meaningful ratio. */
         r->ratio = r->ratio_low = r->ratio_high = r->ratio_of_medians = bl__nan();
     }
-    free(base);
     return 1;
 }
 
@@ -1069,7 +1071,13 @@ static void bl__print_result(FILE *f, const bl__options *o, const bl__result *r)
         for (i = 0; i < r->count; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)r->sample_iterations[i]);
         fputs("],\"samples\":[", f);
         for (i = 0; i < r->count; i++) { if (i) fputc(',', f); bl__json_number(f, r->samples[i]); }
-        fputs("],\"median\":", f); bl__json_number(f, s->median);
+        fputs("]", f);
+        if (r->baseline_samples) {
+            fputs(",\"baseline_samples\":[", f);
+            for (i = 0; i < r->count; i++) { if (i) fputc(',', f); bl__json_number(f, r->baseline_samples[i]); }
+            fputs("]", f);
+        }
+        fputs(",\"median\":", f); bl__json_number(f, s->median);
         fputs(",\"min\":", f); bl__json_number(f, s->min);
         fputs(",\"max\":", f); bl__json_number(f, s->max);
         fputs(",\"mean\":", f); bl__json_number(f, s->mean);
@@ -1149,8 +1157,10 @@ static int bl__matches(const bl__options *o, const char *display) {
 static void bl__free_result(bl__result *r) {
     free(r->samples);
     free(r->sample_iterations);
+    free(r->baseline_samples);
     r->samples = NULL;
     r->sample_iterations = NULL;
+    r->baseline_samples = NULL;
 }
 
 BL__DEF int bl_main(int argc, char **argv) {
