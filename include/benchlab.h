@@ -315,7 +315,7 @@ BL__DEF void bl__register(const char *name, bl_body_fn body, int is_baseline,
    Two sources. clock_gettime(CLOCK_MONOTONIC) everywhere (on wasm32-wasi it is WASI's
    clock_time_get). On x86-64 the TSC when the CPU says it is invariant (constant rate
    across P-states and C-states): it is cheaper to read and finer, so shorter samples
-   are long enough. We measure both and use the TSC only when it is finer. */
+   are long enough. We measure both and use the TSC unless the clock is finer. */
 
 typedef struct bl__timer {
     int use_tsc;
@@ -399,7 +399,7 @@ static void bl__setup_timer(void) {
         bl__probe_timer(&tsc_res, &tsc_cost);
         tsc_res *= ns_per_tick;
         tsc_cost *= ns_per_tick;
-        if (tsc_res < res || (forced && strcmp(forced, "tsc") == 0)) {
+        if (tsc_res <= res || (forced && strcmp(forced, "tsc") == 0)) {
             bl__clock.ns_per_tick = ns_per_tick;
             bl__clock.resolution_ns = tsc_res;
             bl__clock.cost_ns = tsc_cost;
