@@ -10,8 +10,10 @@
  * args (nargs = 0..8)
  *     The same call to functions that take nargs integer arguments (they ignore
  *     them). The caller still has to put every argument where the ABI says; on
- *     x86-64 System V the first six go in registers and the rest on the stack,
- *     so expect a step after 6. args/0 is the same code as the baseline: its
+ *     x86-64 System V the first six go in registers and the rest on the stack.
+ *     Whether that shows depends on the machine: an out-of-order core often
+ *     hides the moves behind the call, a JIT-compiled sandbox (wasm) less so
+ *     (docs/suites.md has both). args/0 is the same code as the baseline: its
  *     ratio should come out close to 1 and not significant, a built-in check of
  *     the comparison.
  *
