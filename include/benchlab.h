@@ -195,6 +195,71 @@ double bl_quantile_sorted(const double *sorted, size_t n, double p);
 void bl_ratio_ci(const double *a, const double *b, size_t m, double *ratio, double *low,
                  double *high);
 
+/* ---- 8. Counters -----------------------------------------------------------------------
+   Every benchmark can be measured with a list of counters besides time, chosen with
+   --counters=time,instructions,allocs,... or in code with bl_set_counters() before
+   bl_main() (the flag wins). Names are spelled as `perf list` spells them; see
+   docs/counters.md for the full list, units, and the pass each one is measured in.
+   Time is always measured in its own pass without instrumentation; the others come
+   from further passes over the same benchmark, so they cannot inflate the time.
+
+   A user counter is any additive, monotonic count (hash collisions, calls, bytes
+   written) with a function that reads its current total:
+
+       static uint64_t collisions;
+       static uint64_t read_collisions(void) { return collisions; }
+       BL_COUNTER(collisions, "collisions", read_collisions)
+
+   and is then asked for by name: --counters=time,collisions. */
+typedef uint64_t (*bl_counter_read_fn)(void);
+void bl_counter_define(const char *name, const char *unit, bl_counter_read_fn read);
+void bl_set_counters(const char *comma_separated_names);
+#define BL_COUNTER(name, unit, read) \
+    BL__CONSTRUCTOR(bl__define_counter_##name) { bl_counter_define(#name, unit, read); }
+/* main() with a default counter list: BL_MAIN_COUNTERS("time,allocs,alloc-bytes") */
+#define BL_MAIN_COUNTERS(list) \
+    int main(int argc, char **argv) { bl_set_counters(list); return bl_main(argc, argv); }
+
+/* ---- 9. Threaded targets (throughput under concurrency) --------------------------------
+   The model of the CSB scalability skeleton. A target is a shared object (a counter,
+   a map) and a set of operations on it. The harness calls init(size) once, starts
+   --threads threads, each calls register_thread(index) for its private context, waits
+   at a start barrier, then loops: pick an operation at random with the frequencies of
+   -opK=F (per 1024), spin 0..-n nops, call dispatch(op, context) and time it, until the
+   stop signal after --duration seconds. dispatch returns BL_OP_OK (1) when the
+   operation succeeded, BL_OP_FAILED (0) when it ran but failed (a lookup that missed),
+   BL_OP_SKIPPED (-1) when it did not apply. Then deregister_thread(context) in each
+   thread and destroy() once. Any function but dispatch may be NULL.
+
+       static int inc(size_t op, void *ctx) { (void)op; (void)ctx; __atomic_fetch_add(&n, 1, __ATOMIC_RELAXED); return BL_OP_OK; }
+       BL_TARGET(atomic_counter, NULL, NULL, inc, NULL, NULL, "inc")
+
+   Flags: -t=T (--threads) -n=N (--nops) -d=D (--duration, default --time-limit)
+   -s=S (--size) -opK=F (--opK); docs/threads.md. Threads are not available on
+   wasm32-wasi: there a target prints its record with the reason instead. */
+enum { BL_OP_SKIPPED = -1, BL_OP_FAILED = 0, BL_OP_OK = 1 };
+typedef struct bl_target {
+    const char *name;
+    const char *const *ops;                      /* operation names */
+    size_t op_count;                             /* 1..64 */
+    void (*init)(uint64_t size);                 /* once, before the threads */
+    void *(*register_thread)(size_t thread_index); /* in each thread: its context */
+    int (*dispatch)(size_t op, void *thread_context);
+    void (*deregister_thread)(void *thread_context);
+    void (*destroy)(void);                       /* once, after the threads */
+    const char *file;
+    int line;
+} bl_target;
+void bl_register_target(const bl_target *target);
+#define BL_TARGET(name, init, register_thread, dispatch, deregister_thread, destroy, ...)  \
+    static const char *const bl__ops_##name[] = {__VA_ARGS__};                             \
+    BL__CONSTRUCTOR(bl__register_target_##name) {                                          \
+        static bl_target bl__target = {#name, bl__ops_##name,                              \
+            sizeof(bl__ops_##name) / sizeof(bl__ops_##name[0]), init, register_thread,     \
+            dispatch, deregister_thread, destroy, __FILE__, __LINE__};                     \
+        bl_register_target(&bl__target);                                                   \
+    }
+
 /* ---- 7. Command line -------------------------------------------------------------------
    Runs the registered benchmarks as the flags say; returns the exit status
    (0 ok, 2 bad flags or a program that defines two baselines). */
@@ -229,6 +294,28 @@ int bl_main(int argc, char **argv);
 #include <unistd.h>
 #if !defined(__wasi__)
 #include <sys/utsname.h>
+#include <sys/resource.h>
+#include <pthread.h>
+#include <sched.h>
+#define BL__HAVE_THREADS 1
+#else
+#define BL__HAVE_THREADS 0
+#endif
+#if defined(__linux__)
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#if !defined(__cplusplus) && defined(__GLIBC__) && !defined(__USE_MISC)
+/* Strict ISO modes hide syscall(); it is in libc all the same. */
+extern long syscall(long number, ...);
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(__wasi__)
+#include <dlfcn.h>
+#ifdef RTLD_NEXT
+#define BL__RTLD_NEXT RTLD_NEXT
+#else
+#define BL__RTLD_NEXT ((void *)-1L) /* glibc's value; <dlfcn.h> shows it only with _GNU_SOURCE */
+#endif
 #endif
 #if !defined(CLOCK_MONOTONIC)
 #error "benchlab.h: clock_gettime is not declared: include benchlab.h before other headers, or build with -std=gnu99 or -D_POSIX_C_SOURCE=200809L"
@@ -323,6 +410,9 @@ typedef struct bl__timer {
     double resolution_ns;     /* smallest non-zero step seen between two reads */
     double cost_ns;           /* cost of one read */
     const char *name;
+    double tsc_ns_per_tick;   /* the invariant TSC's rate, 0 without one: the threaded
+                                 mode times single operations with it whichever timer
+                                 the samples use, as it costs a fraction of a clock read */
 } bl__timer;
 
 BL__DEF bl__timer bl__clock;
@@ -349,6 +439,25 @@ static int bl__tsc_invariant(void) {
     return (edx >> 8) & 1u; /* CPUID.80000007H:EDX[8], "invariant TSC" */
 }
 #endif
+
+/* The threaded mode's clock, read twice per operation, so the cheapest good one: rdtsc
+   without fences. The fences would keep the operation's first and last instructions
+   from overlapping the reads, which matters only for operations of a few ns, and they
+   double the cost of a read (20 ns against 10 ns for the pair on this project's AMD
+   EPYC VM, where rdtsc alone takes about 10 ns). */
+static inline uint64_t bl__op_now(void) {
+#if BL__HAVE_TSC
+    if (bl__clock.tsc_ns_per_tick > 0) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+        return ((uint64_t)hi << 32) | lo;
+    }
+#endif
+    return bl__clock_ns();
+}
+static double bl__op_ns_per_tick(void) {
+    return bl__clock.tsc_ns_per_tick > 0 ? bl__clock.tsc_ns_per_tick : 1.0;
+}
 
 static inline uint64_t bl__now(void) {
 #if BL__HAVE_TSC
@@ -381,6 +490,7 @@ static void bl__setup_timer(void) {
     const char *forced = getenv("BL_TIMER");
     double res, cost;
     bl__clock.use_tsc = 0;
+    bl__clock.tsc_ns_per_tick = 0;
     bl__clock.ns_per_tick = 1.0;
     bl__clock.name = "clock_gettime(CLOCK_MONOTONIC)";
     bl__probe_timer(&res, &cost);
@@ -395,6 +505,7 @@ static void bl__setup_timer(void) {
         do { c1 = bl__clock_ns(); } while (c1 - c0 < 20000000u);
         t1 = bl__rdtsc();
         ns_per_tick = (double)(c1 - c0) / (double)(t1 - t0);
+        bl__clock.tsc_ns_per_tick = ns_per_tick;
         bl__clock.use_tsc = 1;
         bl__probe_timer(&tsc_res, &tsc_cost);
         tsc_res *= ns_per_tick;
@@ -538,26 +649,813 @@ BL__DEF void bl_ratio_ci(const double *a, const double *b, size_t m, double *rat
     free(r);
 }
 
+/* ---- Allocation tracking ---------------------------------------------------------------
+   glibc has no malloc hooks any more (removed in 2.34), and we want `allocs` to work
+   without relinking or LD_PRELOAD. So the header defines malloc, calloc, realloc, free,
+   posix_memalign and aligned_alloc itself: a definition in the executable comes first
+   in the dynamic linker's search order, so it also receives the calls libc and other
+   libraries make. Each wrapper forwards to the next definition (dlsym(RTLD_NEXT): libc's,
+   or jemalloc's when the program is linked with it). They are weak, so an allocator
+   or sanitizer that defines malloc in the program itself wins and nothing clashes.
+   Counting is off unless an allocation pass runs: the cost outside it is one
+   predictable branch and one indirect call, as a PLT call already was.
+   Compiled only on glibc (dlsym is in libc.so itself since 2.34, so no -ldl), and not
+   under sanitizers, which replace malloc themselves. BL_NO_ALLOC_HOOK turns it off. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define BL__SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BL__SANITIZED 1
+#endif
+#if defined(__GLIBC__) && defined(__linux__) && !defined(BL_NO_ALLOC_HOOK) && !defined(BL__SANITIZED) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define BL__ALLOC_HOOK 1
+#else
+#define BL__ALLOC_HOOK 0
+#endif
+
+BL__DEF int bl__alloc_tracking;            /* set only during an allocation pass */
+#if !defined(__wasi__)
+BL__DEF __thread uint64_t bl__alloc_calls; /* per thread: the measured thread's own */
+BL__DEF __thread uint64_t bl__alloc_bytes;
+#else
+BL__DEF uint64_t bl__alloc_calls, bl__alloc_bytes;
+#endif
+
+#if BL__ALLOC_HOOK
+#ifdef __cplusplus
+#define BL__NOTHROW throw()
+#else
+#define BL__NOTHROW
+#endif
+typedef struct bl__allocator {
+    void *(*malloc_fn)(size_t);
+    void (*free_fn)(void *);
+    void *(*calloc_fn)(size_t, size_t);
+    void *(*realloc_fn)(void *, size_t);
+    int (*posix_memalign_fn)(void **, size_t, size_t);
+    void *(*aligned_alloc_fn)(size_t, size_t);
+} bl__allocator;
+BL__DEF bl__allocator bl__next_alloc;
+BL__DEF int bl__alloc_resolving;
+/* dlsym itself may allocate; those few early blocks come from here and are never freed. */
+BL__DEF unsigned char bl__alloc_boot[16384] __attribute__((aligned(16)));
+BL__DEF size_t bl__alloc_boot_used;
+
+static void *bl__boot_alloc(size_t size) {
+    size_t need = (size + 16 + 15) & ~(size_t)15;
+    size_t at = __atomic_fetch_add(&bl__alloc_boot_used, need, __ATOMIC_RELAXED);
+    if (at + need > sizeof bl__alloc_boot) return NULL;
+    memcpy(bl__alloc_boot + at, &size, sizeof size); /* the size, for realloc */
+    return bl__alloc_boot + at + 16;
+}
+static int bl__in_boot(const void *p) {
+    return (const unsigned char *)p >= bl__alloc_boot && (const unsigned char *)p < bl__alloc_boot + sizeof bl__alloc_boot;
+}
+static void bl__alloc_sym(void *slot, const char *name) {
+    void *sym = dlsym(BL__RTLD_NEXT, name);
+    memcpy(slot, &sym, sizeof sym); /* ISO C has no object-to-function pointer cast */
+}
+static void bl__alloc_resolve(void) {
+    bl__allocator a;
+    __atomic_store_n(&bl__alloc_resolving, 1, __ATOMIC_RELAXED);
+    bl__alloc_sym(&a.free_fn, "free");
+    bl__alloc_sym(&a.calloc_fn, "calloc");
+    bl__alloc_sym(&a.realloc_fn, "realloc");
+    bl__alloc_sym(&a.posix_memalign_fn, "posix_memalign");
+    bl__alloc_sym(&a.aligned_alloc_fn, "aligned_alloc");
+    bl__alloc_sym(&a.malloc_fn, "malloc");
+    if (!a.malloc_fn || !a.free_fn || !a.calloc_fn || !a.realloc_fn) abort();
+    bl__next_alloc = a;
+    __atomic_store_n(&bl__alloc_resolving, 0, __ATOMIC_RELAXED);
+}
+#define BL__COUNT_ALLOC(size)                                              \
+    do {                                                                   \
+        if (__builtin_expect(bl__alloc_tracking, 0)) {                     \
+            bl__alloc_calls++;                                             \
+            bl__alloc_bytes += (size);                                     \
+        }                                                                  \
+    } while (0)
+#define BL__NEED_ALLOC(boot)                                               \
+    do {                                                                   \
+        if (__builtin_expect(!__atomic_load_n(&bl__next_alloc.malloc_fn, __ATOMIC_ACQUIRE), 0)) { \
+            if (__atomic_load_n(&bl__alloc_resolving, __ATOMIC_RELAXED)) return boot; \
+            bl__alloc_resolve();                                           \
+        }                                                                  \
+    } while (0)
+
+__attribute__((weak)) void *malloc(size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    BL__NEED_ALLOC(bl__boot_alloc(size));
+    return bl__next_alloc.malloc_fn(size);
+}
+__attribute__((weak)) void *calloc(size_t count, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(count * size);
+    BL__NEED_ALLOC(bl__boot_alloc(count * size)); /* static memory: already zero */
+    return bl__next_alloc.calloc_fn(count, size);
+}
+__attribute__((weak)) void *realloc(void *p, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    if (p && bl__in_boot(p)) {
+        size_t old;
+        void *q = malloc(size);
+        memcpy(&old, (unsigned char *)p - 16, sizeof old);
+        if (q) memcpy(q, p, old < size ? old : size);
+        if (bl__alloc_tracking) { bl__alloc_calls--; bl__alloc_bytes -= size; } /* counted once */
+        return q;
+    }
+    BL__NEED_ALLOC(bl__boot_alloc(size));
+    return bl__next_alloc.realloc_fn(p, size);
+}
+__attribute__((weak)) void free(void *p) BL__NOTHROW {
+    if (!p || bl__in_boot(p)) return;
+    if (__builtin_expect(!__atomic_load_n(&bl__next_alloc.malloc_fn, __ATOMIC_ACQUIRE), 0)) {
+        if (__atomic_load_n(&bl__alloc_resolving, __ATOMIC_RELAXED)) return; /* leak, once */
+        bl__alloc_resolve();
+    }
+    bl__next_alloc.free_fn(p);
+}
+__attribute__((weak)) int posix_memalign(void **out, size_t align, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    BL__NEED_ALLOC(ENOMEM);
+    return bl__next_alloc.posix_memalign_fn(out, align, size);
+}
+__attribute__((weak)) void *aligned_alloc(size_t align, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    BL__NEED_ALLOC(NULL);
+    return bl__next_alloc.aligned_alloc_fn(align, size);
+}
+#endif /* BL__ALLOC_HOOK */
+
+/* jemalloc, when the program is linked with it: a weak reference is NULL otherwise,
+   so there is no link dependency. */
+#if defined(__linux__) || defined(__APPLE__) || defined(__FreeBSD__)
+#define BL__HAVE_MALLCTL 1
+int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) __attribute__((weak));
+#else
+#define BL__HAVE_MALLCTL 0
+#endif
+
+/* ---- Counters ----------------------------------------------------------------------------- */
+
+#define BL__MAX_COUNTERS 32
+#define BL__MAX_USER_COUNTERS 32
+
+enum bl__ckind { BL__C_TIME, BL__C_TSC, BL__C_PERF_HW, BL__C_PERF_SW, BL__C_RUSAGE, BL__C_ALLOC, BL__C_USER, BL__C_KINDS };
+
+/* The passes, in the order they run. Each kind is one pass: a perf group is read with
+   one system call; allocation tracking and perf counting are switched on only in their
+   own pass, so they perturb no other figure. */
+static const char *const bl__pass_names[BL__C_KINDS] = {
+    "time", "tsc", "perf-hardware", "perf-software", "rusage", "alloc", "user"};
+
+typedef struct bl__user_counter {
+    const char *name, *unit;
+    bl_counter_read_fn read;
+} bl__user_counter;
+
+BL__DEF bl__user_counter bl__user_counters[BL__MAX_USER_COUNTERS];
+BL__DEF size_t bl__user_counter_count;
+BL__DEF const char *bl__code_counters; /* from bl_set_counters() */
+
+BL__DEF void bl_counter_define(const char *name, const char *unit, bl_counter_read_fn read) {
+    if (bl__user_counter_count < BL__MAX_USER_COUNTERS) {
+        bl__user_counters[bl__user_counter_count].name = name;
+        bl__user_counters[bl__user_counter_count].unit = unit;
+        bl__user_counters[bl__user_counter_count].read = read;
+        bl__user_counter_count++;
+    }
+}
+
+BL__DEF void bl_set_counters(const char *names) { bl__code_counters = names; }
+
+typedef struct bl__counter {
+    char name[64];
+    const char *unit;
+    enum bl__ckind kind;
+    uint32_t perf_type;
+    uint64_t perf_config;
+    int exclude_user, exclude_kernel;
+    int which;               /* rusage field, alloc field, user counter index */
+    int level;               /* a level (max RSS), not a count: reported as is, not per iteration */
+    int supported;
+    char reason[240];
+    const char *source;      /* where the figure comes from, reported in the record */
+    int fd;                  /* perf */
+    int leader;              /* perf: fd of the group it is read through (its own when alone) */
+} bl__counter;
+
+typedef struct bl__counter_set {
+    bl__counter items[BL__MAX_COUNTERS];
+    size_t count;
+    int want_time;
+    int perf_hw_grouped;     /* the hardware events were opened as one group */
+} bl__counter_set;
+
+/* Values of every counter of a pass at one instant; for perf also the times the
+   event was enabled and running (they differ when the PMU multiplexes). */
+typedef struct bl__snap {
+    uint64_t v[BL__MAX_COUNTERS], enabled[BL__MAX_COUNTERS], running[BL__MAX_COUNTERS];
+} bl__snap;
+
+typedef struct bl__pass {
+    const bl__counter_set *set;
+    enum bl__ckind kind;
+    size_t idx[BL__MAX_COUNTERS]; /* indices into set->items */
+    size_t count;
+} bl__pass;
+
+/* ---- perf_event_open, without <linux/perf_event.h>: its bit-fields of __u64 are a GCC
+   extension that -std=c99 -pedantic rejects. The first 64 bytes of the attribute
+   (PERF_ATTR_SIZE_VER0) are all we set; the kernel accepts that size. */
+#if defined(__linux__)
+#define BL__HAVE_PERF 1
+typedef struct bl__perf_attr {
+    uint32_t type, size;
+    uint64_t config, sample_period, sample_type, read_format;
+    uint64_t flags;          /* bit 0 disabled, 4 exclude_user, 5 exclude_kernel, 6 exclude_hv */
+    uint32_t wakeup_events, bp_type;
+    uint64_t config1;
+} bl__perf_attr;
+#define BL__PERF_FMT_ENABLED 1u
+#define BL__PERF_FMT_RUNNING 2u
+#define BL__PERF_FMT_GROUP 8u
+#define BL__PERF_IOC_ENABLE 0x2400
+#define BL__PERF_IOC_DISABLE 0x2401
+#define BL__PERF_IOC_FLAG_GROUP 1
+#else
+#define BL__HAVE_PERF 0
+#endif
+
+typedef struct bl__name_code { const char *name; uint32_t code; const char *unit; } bl__name_code;
+static const bl__name_code bl__perf_hw_names[] = {
+    {"cpu-cycles", 0, "cycles"}, {"instructions", 1, "instructions"}, {"cache-references", 2, "events"},
+    {"cache-misses", 3, "events"}, {"branches", 4, "branches"}, {"branch-instructions", 4, "branches"},
+    {"branch-misses", 5, "branches"}, {"bus-cycles", 6, "cycles"}, {"stalled-cycles-frontend", 7, "cycles"},
+    {"idle-cycles-frontend", 7, "cycles"}, {"stalled-cycles-backend", 8, "cycles"},
+    {"idle-cycles-backend", 8, "cycles"}, {"ref-cycles", 9, "cycles"}, {NULL, 0, NULL}};
+static const bl__name_code bl__perf_sw_names[] = {
+    {"cpu-clock", 0, "ns"}, {"task-clock", 1, "ns"}, {"page-faults", 2, "events"}, {"faults", 2, "events"},
+    {"context-switches", 3, "events"}, {"cs", 3, "events"}, {"cpu-migrations", 4, "events"},
+    {"migrations", 4, "events"}, {"minor-faults", 5, "events"}, {"major-faults", 6, "events"},
+    {"alignment-faults", 7, "events"}, {"emulation-faults", 8, "events"}, {NULL, 0, NULL}};
+static const bl__name_code bl__cache_names[] = {
+    {"L1-dcache", 0, NULL}, {"L1-icache", 1, NULL}, {"LLC", 2, NULL}, {"dTLB", 3, NULL},
+    {"iTLB", 4, NULL}, {"branch", 5, NULL}, {"node", 6, NULL}, {NULL, 0, NULL}};
+static const bl__name_code bl__cache_ops[] = {
+    {"-loads", 0x0, NULL}, {"-load-misses", 0x10000, NULL}, {"-stores", 0x100, NULL},
+    {"-store-misses", 0x10100, NULL}, {"-prefetches", 0x200, NULL}, {"-prefetch-misses", 0x10200, NULL},
+    {NULL, 0, NULL}};
+static const bl__name_code bl__rusage_names[] = {
+    {"rusage-minor-faults", 0, "faults"}, {"rusage-major-faults", 1, "faults"},
+    {"rusage-voluntary-cs", 2, "switches"}, {"rusage-involuntary-cs", 3, "switches"},
+    {"rusage-max-rss", 4, "KiB"}, {NULL, 0, NULL}};
+
+static const bl__name_code *bl__find_name(const bl__name_code *table, const char *name) {
+    for (; table->name; table++)
+        if (strcmp(table->name, name) == 0) return table;
+    return NULL;
+}
+
+/* Parse one counter name into c. Returns 0 for a name we do not know. */
+static int bl__parse_counter(const char *spec, bl__counter *c) {
+    char name[64];
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    const bl__name_code *nc;
+    size_t i;
+    if (len == 0 || len >= sizeof name) return 0;
+    memcpy(name, spec, len);
+    name[len] = 0;
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", spec);
+    c->supported = 1;
+    c->fd = -1;
+    /* perf's modifiers: u (user only, our default: the kernel's work is not the
+       benchmark's, and counting it needs perf_event_paranoid <= 1), k, uk. */
+    c->exclude_kernel = 1;
+    if (colon) {
+        const char *m = colon + 1;
+        if (strcmp(m, "u") == 0) c->exclude_kernel = 1;
+        else if (strcmp(m, "k") == 0) { c->exclude_kernel = 0; c->exclude_user = 1; }
+        else if (strcmp(m, "uk") == 0 || strcmp(m, "ku") == 0) c->exclude_kernel = 0;
+        else return 0;
+    }
+    if (!colon && strcmp(name, "time") == 0) { c->kind = BL__C_TIME; c->unit = "ns"; c->source = "timer"; return 1; }
+    if (!colon && strcmp(name, "cycles") == 0) {
+#if BL__HAVE_TSC
+        c->kind = BL__C_TSC; c->unit = "cycles"; c->source = "rdtsc (reference cycles at the TSC rate)";
+        return 1;
+#else
+        c->kind = BL__C_PERF_HW; c->perf_type = 0; c->perf_config = 0; c->unit = "cycles";
+        c->source = "perf_event_open";
+        return 1;
+#endif
+    }
+    if ((nc = bl__find_name(bl__perf_hw_names, name)) != NULL) {
+        c->kind = BL__C_PERF_HW; c->perf_type = 0; c->perf_config = nc->code; c->unit = nc->unit;
+        c->source = "perf_event_open";
+        return 1;
+    }
+    if ((nc = bl__find_name(bl__perf_sw_names, name)) != NULL) {
+        c->kind = BL__C_PERF_SW; c->perf_type = 1; c->perf_config = nc->code; c->unit = nc->unit;
+        c->source = "perf_event_open";
+        return 1;
+    }
+    for (nc = bl__cache_names; nc->name; nc++) {
+        size_t n = strlen(nc->name);
+        const bl__name_code *op;
+        if (strncmp(name, nc->name, n) != 0) continue;
+        for (op = bl__cache_ops; op->name; op++)
+            if (strcmp(name + n, op->name) == 0) {
+                c->kind = BL__C_PERF_HW; c->perf_type = 3; c->perf_config = nc->code | op->code;
+                c->unit = "events"; c->source = "perf_event_open";
+                return 1;
+            }
+    }
+    if (name[0] == 'r' && name[1]) { /* raw: r<umask><event> in hex, as perf writes it */
+        uint64_t v = 0;
+        for (i = 1; name[i]; i++) {
+            char ch = name[i];
+            int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                  : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+            if (d < 0 || i > 16) break;
+            v = v * 16 + (uint64_t)d;
+        }
+        if (!name[i]) {
+            c->kind = BL__C_PERF_HW; c->perf_type = 4; c->perf_config = v; c->unit = "events";
+            c->source = "perf_event_open";
+            return 1;
+        }
+    }
+    if (colon) return 0; /* modifiers belong to perf events only */
+    if ((nc = bl__find_name(bl__rusage_names, name)) != NULL) {
+        c->kind = BL__C_RUSAGE; c->which = (int)nc->code; c->unit = nc->unit; c->level = nc->code == 4;
+        c->source = "getrusage(RUSAGE_SELF)";
+        return 1;
+    }
+    if (strcmp(name, "allocs") == 0 || strcmp(name, "alloc-bytes") == 0 || strcmp(name, "jemalloc-allocated") == 0) {
+        c->kind = BL__C_ALLOC;
+        c->which = name[0] == 'j' ? 2 : name[5] == '-' ? 1 : 0;
+        c->unit = c->which == 0 ? "calls" : "bytes";
+        c->source = "malloc wrapper";
+        return 1;
+    }
+    for (i = 0; i < bl__user_counter_count; i++)
+        if (strcmp(bl__user_counters[i].name, name) == 0) {
+            c->kind = BL__C_USER; c->which = (int)i; c->unit = bl__user_counters[i].unit;
+            c->source = "user";
+            return 1;
+        }
+    return 0;
+}
+
+/* Parse a comma-separated list ("rusage" expands to its five fields). Returns 0, or 2
+   after printing the one-line error. */
+static int bl__parse_counter_list(const char *list, const char *flag, bl__counter_set *set) {
+    const char *p = list;
+    memset(set, 0, sizeof *set);
+    if (!*list) {
+        fprintf(stderr, "benchlab: %s needs at least one counter name (got \"\")\n", flag);
+        return 2;
+    }
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char spec[64];
+        bl__counter c;
+        size_t i;
+        if (len == 0 || len >= sizeof spec) {
+            fprintf(stderr, "benchlab: %s must be a comma-separated list of counter names (got \"%s\")\n", flag, list);
+            return 2;
+        }
+        memcpy(spec, p, len);
+        spec[len] = 0;
+        if (strcmp(spec, "rusage") == 0) {
+            const bl__name_code *nc;
+            for (nc = bl__rusage_names; nc->name; nc++) {
+                if (set->count == BL__MAX_COUNTERS) break;
+                bl__parse_counter(nc->name, &set->items[set->count++]);
+            }
+        } else if (!bl__parse_counter(spec, &c)) {
+            fprintf(stderr, "benchlab: %s has no counter \"%s\" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)\n", flag, spec);
+            return 2;
+        } else if (c.kind == BL__C_TIME) {
+            set->want_time = 1;
+        } else {
+            for (i = 0; i < set->count; i++)
+                if (strcmp(set->items[i].name, c.name) == 0) break;
+            if (i == set->count) {
+                if (set->count == BL__MAX_COUNTERS) {
+                    fprintf(stderr, "benchlab: %s names more than %d counters\n", flag, BL__MAX_COUNTERS);
+                    return 2;
+                }
+                set->items[set->count++] = c;
+            }
+        }
+        p = comma ? comma + 1 : p + len;
+    }
+    return 0;
+}
+
+#if BL__HAVE_PERF
+static const char *bl__perf_reason(int err, char *buf, size_t size) {
+    int paranoid = -9;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) { if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9; fclose(f); }
+    if (err == ENOENT)
+        snprintf(buf, size, "perf_event_open: ENOENT, this CPU or kernel has no such event (virtual machines often expose no hardware PMU)");
+    else if (err == EACCES || err == EPERM)
+        snprintf(buf, size, "perf_event_open: %s, perf_event_paranoid is %d (fix: sysctl kernel.perf_event_paranoid=1, or CAP_PERFMON)", err == EACCES ? "EACCES" : "EPERM", paranoid);
+    else if (err == ENOSYS)
+        snprintf(buf, size, "perf_event_open: ENOSYS, the kernel has no perf events or a seccomp filter blocks them");
+    else if (err == EOPNOTSUPP)
+        snprintf(buf, size, "perf_event_open: EOPNOTSUPP, the PMU cannot count this event with these settings");
+    else if (err == EINVAL)
+        snprintf(buf, size, "perf_event_open: EINVAL, the kernel rejected the event (a raw code this CPU does not know?)");
+    else
+        snprintf(buf, size, "perf_event_open: %s", strerror(err));
+    return buf;
+}
+
+static int bl__perf_open(bl__counter *c, int group_fd) {
+    bl__perf_attr a;
+    memset(&a, 0, sizeof a);
+    a.type = c->perf_type;
+    a.size = sizeof a;
+    a.config = c->perf_config;
+    a.read_format = BL__PERF_FMT_ENABLED | BL__PERF_FMT_RUNNING | BL__PERF_FMT_GROUP;
+    /* Opened disabled: counting starts when the pass starts, so the time pass and the
+       other passes run without it. */
+    a.flags = (group_fd < 0 ? 1u : 0u) | (c->exclude_user ? 1u << 4 : 0u) |
+              (c->exclude_kernel ? 1u << 5 : 0u) | (1u << 6);
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, group_fd, 0);
+}
+
+/* A group of n members read at once: nr, time_enabled, time_running, value[nr]. */
+static int bl__perf_read_group(int fd, size_t n, uint64_t *values, uint64_t *enabled, uint64_t *running) {
+    uint64_t buf[3 + BL__MAX_COUNTERS];
+    ssize_t got = read(fd, buf, sizeof buf);
+    size_t i;
+    if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != n) return 0;
+    *enabled = buf[1];
+    *running = buf[2];
+    for (i = 0; i < n; i++) values[i] = buf[3 + i];
+    return 1;
+}
+#endif
+
+/* Open what the counters need and decide, for each, whether it is supported and why
+   not. Called once before any measurement. */
+static void bl__counters_open(bl__counter_set *set) {
+    size_t i;
+    int alloc_active = 0;
+#if BL__ALLOC_HOOK
+    {   /* Is malloc really our wrapper? An allocator linked into the program defines its
+           own, and its strong definition beats our weak one. */
+        void *(*volatile m)(size_t) = malloc;
+        void (*volatile f)(void *) = free;
+        uint64_t before = bl__alloc_calls;
+        void *p;
+        bl__alloc_tracking = 1;
+        p = m(24);
+        bl__alloc_tracking = 0;
+        f(p);
+        alloc_active = bl__alloc_calls == before + 1;
+    }
+#endif
+    for (i = 0; i < set->count; i++) {
+        bl__counter *c = &set->items[i];
+        switch (c->kind) {
+        case BL__C_TSC:
+        case BL__C_TIME:
+        case BL__C_USER:
+            break;
+        case BL__C_RUSAGE:
+#if defined(__wasi__)
+            c->supported = 0;
+            snprintf(c->reason, sizeof c->reason, "getrusage is not available on wasm32-wasi");
+#endif
+            break;
+        case BL__C_ALLOC:
+            if (c->which == 2 || (c->which == 1 && !alloc_active)) {
+#if BL__HAVE_MALLCTL
+                if (mallctl) {
+                    uint64_t v;
+                    size_t len = sizeof v;
+                    if (mallctl("thread.allocated", &v, &len, NULL, 0) == 0) {
+                        c->source = "jemalloc thread.allocated";
+                        c->which = 2;
+                        break;
+                    }
+                    c->supported = 0;
+                    snprintf(c->reason, sizeof c->reason, "jemalloc has no thread.allocated (built without --enable-stats?)");
+                    break;
+                }
+#endif
+                if (c->which == 2) {
+                    c->supported = 0;
+                    snprintf(c->reason, sizeof c->reason, "the program is not linked with jemalloc (mallctl not found)");
+                    break;
+                }
+            }
+            if (!alloc_active) {
+                c->supported = 0;
+#if BL__ALLOC_HOOK
+                snprintf(c->reason, sizeof c->reason, "malloc is not the header's wrapper: an allocator linked into the program defines it");
+#elif defined(BL__SANITIZED)
+                snprintf(c->reason, sizeof c->reason, "built with a sanitizer, which replaces malloc");
+#elif defined(BL_NO_ALLOC_HOOK)
+                snprintf(c->reason, sizeof c->reason, "built with BL_NO_ALLOC_HOOK");
+#else
+                snprintf(c->reason, sizeof c->reason, "allocation counting needs glibc 2.34 or later on Linux");
+#endif
+            }
+            break;
+        case BL__C_PERF_HW:
+        case BL__C_PERF_SW:
+#if BL__HAVE_PERF
+        {
+            /* Hardware events go into one group (counted together, so ratios between
+               them are exact); software events into another: a software event in a
+               hardware group would share its fate when the PMU is missing. */
+            int leader = -1;
+            size_t j;
+            for (j = 0; j < i; j++)
+                if (set->items[j].kind == c->kind && set->items[j].fd >= 0) { leader = set->items[j].fd; break; }
+            c->fd = bl__perf_open(c, leader);
+            c->leader = c->fd >= 0 && leader >= 0 ? leader : c->fd;
+            if (c->fd < 0 && leader >= 0) {
+                /* The PMU may refuse the group but take the event alone; it is then
+                   multiplexed with the group and scaled. */
+                int err = errno;
+                c->fd = c->leader = bl__perf_open(c, -1);
+                if (c->fd < 0) errno = err;
+            }
+            if (c->fd < 0) {
+                char buf[200];
+                c->supported = 0;
+                snprintf(c->reason, sizeof c->reason, "%s", bl__perf_reason(errno, buf, sizeof buf));
+            }
+        }
+#else
+            c->supported = 0;
+#if defined(__wasi__)
+            snprintf(c->reason, sizeof c->reason, "perf events are not available on wasm32-wasi");
+#else
+            snprintf(c->reason, sizeof c->reason, "perf events need Linux (perf_event_open)");
+#endif
+#endif
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void bl__counters_close(bl__counter_set *set) {
+#if BL__HAVE_PERF
+    size_t i;
+    for (i = 0; i < set->count; i++)
+        if (set->items[i].fd >= 0) { close(set->items[i].fd); set->items[i].fd = -1; }
+#else
+    (void)set;
+#endif
+}
+
+static void bl__pass_read(const bl__pass *p, bl__snap *s) {
+    const bl__counter_set *set = p->set;
+    size_t j;
+    switch (p->kind) {
+    case BL__C_TSC:
+#if BL__HAVE_TSC
+        s->v[0] = bl__rdtsc();
+#endif
+        break;
+    case BL__C_PERF_HW:
+    case BL__C_PERF_SW:
+#if BL__HAVE_PERF
+    {
+        /* One read per group: a leader's read returns its members in the order they
+           were opened, which is the order of the counter list. */
+        size_t k;
+        for (j = 0; j < p->count; j++) {
+            const bl__counter *c = &set->items[p->idx[j]];
+            uint64_t vals[BL__MAX_COUNTERS], en = 0, run = 0;
+            size_t n = 0, at = 0;
+            if (c->leader != c->fd) continue; /* read with its leader */
+            for (k = 0; k < p->count; k++) n += set->items[p->idx[k]].leader == c->fd;
+            if (!bl__perf_read_group(c->fd, n, vals, &en, &run)) en = run = 0;
+            for (k = 0; k < p->count; k++)
+                if (set->items[p->idx[k]].leader == c->fd) {
+                    s->v[k] = run ? vals[at] : 0;
+                    s->enabled[k] = en;
+                    s->running[k] = run;
+                    at++;
+                }
+        }
+    }
+#endif
+        break;
+    case BL__C_RUSAGE:
+#if !defined(__wasi__)
+    {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        for (j = 0; j < p->count; j++) {
+            int w = set->items[p->idx[j]].which;
+            s->v[j] = (uint64_t)(w == 0 ? ru.ru_minflt : w == 1 ? ru.ru_majflt : w == 2 ? ru.ru_nvcsw
+                               : w == 3 ? ru.ru_nivcsw : ru.ru_maxrss);
+        }
+    }
+#endif
+        break;
+    case BL__C_ALLOC:
+        for (j = 0; j < p->count; j++) {
+            int w = set->items[p->idx[j]].which;
+            if (w == 0) s->v[j] = bl__alloc_calls;
+            else if (w == 1) s->v[j] = bl__alloc_bytes;
+            else {
+                s->v[j] = 0;
+#if BL__HAVE_MALLCTL
+                if (mallctl) {
+                    size_t len = sizeof s->v[j];
+                    mallctl("thread.allocated", &s->v[j], &len, NULL, 0);
+                }
+#endif
+            }
+        }
+        break;
+    case BL__C_USER:
+        for (j = 0; j < p->count; j++) s->v[j] = bl__user_counters[set->items[p->idx[j]].which].read();
+        break;
+    default:
+        break;
+    }
+}
+
+static void bl__pass_switch(const bl__pass *p, int on) {
+    if (p->kind == BL__C_ALLOC) __atomic_store_n(&bl__alloc_tracking, on, __ATOMIC_RELAXED);
+#if BL__HAVE_PERF
+    if (p->kind == BL__C_PERF_HW || p->kind == BL__C_PERF_SW) {
+        size_t j;
+        for (j = 0; j < p->count; j++) {
+            const bl__counter *c = &p->set->items[p->idx[j]];
+            if (c->fd >= 0 && c->leader == c->fd)
+                ioctl(c->fd, on ? BL__PERF_IOC_ENABLE : BL__PERF_IOC_DISABLE, BL__PERF_IOC_FLAG_GROUP);
+        }
+    }
+#endif
+}
+
+/* ---- Latency histogram -----------------------------------------------------------------
+   Log-linear buckets, as HdrHistogram: values below 64 ticks have a bucket each; above,
+   every power of two [2^e, 2^(e+1)) is cut into 32 equal buckets. A bucket's width is
+   then at most 1/32 of its lower bound, and reporting its midpoint is off by at most
+   1/64 (1.6%) of the true value, at any magnitude. 1920 buckets cover all of uint64. */
+#define BL__HIST_LINEAR 64
+#define BL__HIST_SUB 32
+#define BL__HIST_BUCKETS (BL__HIST_LINEAR + (64 - 6) * BL__HIST_SUB)
+#define BL__HIST_MAX_ERROR (1.0 / (2.0 * BL__HIST_SUB))
+
+static inline unsigned bl__hist_index(uint64_t v) {
+    unsigned e;
+    if (v < BL__HIST_LINEAR) return (unsigned)v;
+    e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
+    return BL__HIST_LINEAR + (e - 6u) * BL__HIST_SUB + (unsigned)((v >> (e - 5u)) - BL__HIST_SUB);
+}
+static uint64_t bl__hist_low(unsigned i) {
+    unsigned e, sub;
+    if (i < BL__HIST_LINEAR) return i;
+    e = 6u + (i - BL__HIST_LINEAR) / BL__HIST_SUB;
+    sub = (i - BL__HIST_LINEAR) % BL__HIST_SUB;
+    return (uint64_t)(BL__HIST_SUB + sub) << (e - 5u);
+}
+static uint64_t bl__hist_high(unsigned i) { /* inclusive */
+    unsigned e;
+    if (i < BL__HIST_LINEAR) return i;
+    e = 6u + (i - BL__HIST_LINEAR) / BL__HIST_SUB;
+    return bl__hist_low(i) + (((uint64_t)1 << (e - 5u)) - 1u);
+}
+static double bl__hist_mid(unsigned i) {
+    return ((double)bl__hist_low(i) + (double)bl__hist_high(i)) / 2;
+}
+/* Nearest-rank quantile (the value at rank ceil(p*count)), as HdrHistogram reports it;
+   the bucket's midpoint, kept inside the exact [min, max]. */
+static double bl__hist_quantile(const uint64_t *h, uint64_t count, double p, uint64_t min, uint64_t max) {
+    uint64_t rank = (uint64_t)(p * (double)count), seen = 0;
+    unsigned i;
+    double v;
+    if (count == 0) return 0;
+    if ((double)rank < p * (double)count) rank++;
+    if (rank < 1) rank = 1;
+    for (i = 0; i < BL__HIST_BUCKETS; i++) {
+        seen += h[i];
+        if (seen >= rank) break;
+    }
+    if (i == BL__HIST_BUCKETS) i--;
+    v = bl__hist_mid(i);
+    if (v < (double)min) v = (double)min;
+    if (v > (double)max) v = (double)max;
+    return v;
+}
+
+typedef struct bl__opstats {
+    uint64_t count, succ, skipped, timed, sum, min, max; /* sum, min, max over the timed */
+    uint64_t hist[BL__HIST_BUCKETS];
+} bl__opstats;
+
+static void bl__opstats_init(bl__opstats *s) {
+    memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
+}
+static inline void bl__opstats_count(bl__opstats *s, int result) {
+    s->count++;
+    s->succ += result > 0;
+    s->skipped += result < 0;
+}
+static inline void bl__opstats_add(bl__opstats *s, int result, uint64_t ticks) {
+    bl__opstats_count(s, result);
+    s->timed++;
+    s->sum += ticks;
+    if (ticks < s->min) s->min = ticks;
+    if (ticks > s->max) s->max = ticks;
+    s->hist[bl__hist_index(ticks)]++;
+}
+BL__UNUSED static void bl__opstats_merge(bl__opstats *into, const bl__opstats *s) {
+    unsigned i;
+    into->count += s->count;
+    into->succ += s->succ;
+    into->skipped += s->skipped;
+    into->timed += s->timed;
+    into->sum += s->sum;
+    if (s->min < into->min) into->min = s->min;
+    if (s->max > into->max) into->max = s->max;
+    for (i = 0; i < BL__HIST_BUCKETS; i++) into->hist[i] += s->hist[i];
+}
+
+/* ---- Target registry ------------------------------------------------------------------ */
+
+typedef struct bl__target_registry {
+    const bl_target **items;
+    size_t count, capacity;
+    int out_of_memory;
+} bl__target_registry;
+
+BL__DEF bl__target_registry bl__targets;
+
+BL__DEF void bl_register_target(const bl_target *t) {
+    bl__target_registry *r = &bl__targets;
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? 2 * r->capacity : 8;
+        const bl_target **items = BL__CAST(const bl_target **, realloc(BL__CAST(void *, r->items), capacity * sizeof *items));
+        if (!items) { r->out_of_memory = 1; return; }
+        r->items = items;
+        r->capacity = capacity;
+    }
+    r->items[r->count++] = t;
+}
+
 /* ---- Suspend ------------------------------------------------------------------------------ */
 
 struct bl_state {
     uint64_t suspend_start;
     uint64_t suspended_ticks; /* time inside BL_SUSPEND blocks during this sample */
+    const bl__pass *pass;     /* NULL in the time pass; else the counters being read */
+    bl__snap pass_start, pass_suspended;
 };
 
 BL__DEF int bl__suspend_begin(bl_state *state) {
-    state->suspend_start = bl__now();
+    if (state->pass) bl__pass_read(state->pass, &state->pass_start);
+    else state->suspend_start = bl__now();
     return 1;
 }
 
 BL__DEF int bl__suspend_end(bl_state *state) {
-    state->suspended_ticks += bl__now() - state->suspend_start;
+    if (state->pass) {
+        bl__snap now;
+        size_t j;
+        bl__pass_read(state->pass, &now);
+        for (j = 0; j < state->pass->count; j++) {
+            state->pass_suspended.v[j] += now.v[j] - state->pass_start.v[j];
+            state->pass_suspended.enabled[j] += now.enabled[j] - state->pass_start.enabled[j];
+            state->pass_suspended.running[j] += now.running[j] - state->pass_start.running[j];
+        }
+    } else {
+        state->suspended_ticks += bl__now() - state->suspend_start;
+    }
     return 0;
 }
 
 /* ---- Options ------------------------------------------------------------------------------- */
 
-enum bl__format { BL__TABLE, BL__CSV, BL__JSONL, BL__LIND };
+enum bl__format { BL__TABLE, BL__CSV, BL__JSONL, BL__LIND, BL__CSB };
+
+#define BL__MAX_OPS 64
+#define BL__MAX_THREADS 1024
+#define BL__MAX_NOPS 1000000u
 
 typedef struct bl__options {
     int list;
@@ -569,6 +1467,15 @@ typedef struct bl__options {
     int seed_given;
     enum bl__format format;
     const char *out_path;
+    const char *counters;          /* --counters, else bl_set_counters(), else "time" */
+    const char *counters_flag;     /* how it was given, for messages */
+    /* threaded mode */
+    uint64_t threads, nops, init_size, latency_every;
+    double duration_s;
+    int duration_given;
+    uint64_t op_freq[BL__MAX_OPS];
+    int op_given[BL__MAX_OPS];
+    int any_op_given;
 } bl__options;
 
 static const char *const bl__usage =
@@ -579,8 +1486,18 @@ static const char *const bl__usage =
     "  --samples=N            samples per benchmark, N >= 3 (default 50)\n"
     "  --time-limit=SECONDS   time limit per benchmark (default 1); at most one sample goes past it\n"
     "  --seed=N               seed of bl_seed() and of the iteration jitter, to reproduce a run\n"
-    "  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind\n"
+    "  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind;\n"
+    "                         csb for threaded targets\n"
     "  --out=FILE             write the results to FILE instead of standard output\n"
+    "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
+    "threaded targets (docs/threads.md):\n"
+    "  -t=T, --threads=T      threads (default 1)\n"
+    "  -n=N, --nops=N         at most N nops between operations, random 0..N (default 0)\n"
+    "  -d=D, --duration=D     seconds to run (default: --time-limit)\n"
+    "  -s=S, --size=S         initial size passed to the target's init (default 0)\n"
+    "  -opK=F, --opK=F        operation K runs F times in 1024 (all given must sum to 1024;\n"
+    "                         default: an equal share each)\n"
+    "  --latency-every=K      time one operation in K (default 1: all; 0: none)\n"
     "  --help                 show this help\n"
     "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1\n";
 
@@ -615,6 +1532,73 @@ static int bl__parse_seconds(const char *text, double *out) {
     return 1;
 }
 
+/* --threads, --nops, --duration, --size, --opK */
+static int bl__is_thread_flag(const char *flag) {
+    const char *k;
+    if (!strcmp(flag, "--threads") || !strcmp(flag, "--nops") || !strcmp(flag, "--duration") || !strcmp(flag, "--size") ||
+        !strcmp(flag, "--latency-every"))
+        return 1;
+    if (strncmp(flag, "--op", 4) != 0 || !flag[4]) return 0;
+    for (k = flag + 4; *k; k++)
+        if (*k < '0' || *k > '9') return 0;
+    return 1;
+}
+
+/* One threaded-mode value. `shown` is the flag as the user wrote it (-t or --threads),
+   `name` the part after the dashes. */
+static int bl__parse_thread_value(const char *shown, const char *name, const char *value, bl__options *o) {
+    uint64_t v;
+    if (!strcmp(name, "t") || !strcmp(name, "threads")) {
+        if (!bl__parse_u64(value, &v) || v < 1 || v > BL__MAX_THREADS)
+            return bl__flag_error(NULL, shown, "must be a whole number of threads from 1 to 1024", value);
+        o->threads = v;
+    } else if (!strcmp(name, "n") || !strcmp(name, "nops")) {
+        if (!bl__parse_u64(value, &v) || v > BL__MAX_NOPS)
+            return bl__flag_error(NULL, shown, "must be a whole number of nops from 0 to 1000000", value);
+        o->nops = v;
+    } else if (!strcmp(name, "d") || !strcmp(name, "duration")) {
+        if (!bl__parse_seconds(value, &o->duration_s))
+            return bl__flag_error(NULL, shown, "must be a number of seconds > 0 and <= 1000000", value);
+        o->duration_given = 1;
+    } else if (!strcmp(name, "s") || !strcmp(name, "size")) {
+        if (!bl__parse_u64(value, &o->init_size))
+            return bl__flag_error(NULL, shown, "must be a whole number from 0 to 18446744073709551615", value);
+    } else if (!strcmp(name, "latency-every")) {
+        if (!bl__parse_u64(value, &o->latency_every) || o->latency_every > 1000000)
+            return bl__flag_error(NULL, shown, "must be a whole number from 0 (time no operation) to 1000000", value);
+    } else if (!strncmp(name, "op", 2)) {
+        uint64_t k;
+        if (!bl__parse_u64(name + 2, &k) || k >= BL__MAX_OPS)
+            return bl__flag_error(NULL, shown, "names no operation: K in -opK goes from 0 to 63", NULL);
+        if (!bl__parse_u64(value, &v) || v > 1024)
+            return bl__flag_error(NULL, shown, "must be a whole number of operations per 1024, from 0 to 1024", value);
+        o->op_freq[k] = v;
+        o->op_given[k] = 1;
+        o->any_op_given = 1;
+    } else {
+        fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", shown);
+        return 2;
+    }
+    return 0;
+}
+
+/* -t=T -n=N -d=D -s=S -opK=F: always with "=", as CSB writes them. */
+static int bl__parse_short(const char *arg, bl__options *o) {
+    const char *eq = strchr(arg, '=');
+    char flag[32];
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len >= sizeof flag) len = sizeof flag - 1;
+    memcpy(flag, arg, len);
+    flag[len] = 0;
+    if (strcmp(flag, "-t") && strcmp(flag, "-n") && strcmp(flag, "-d") && strcmp(flag, "-s") &&
+        strncmp(flag, "-op", 3)) {
+        fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", flag);
+        return 2;
+    }
+    if (!eq) return bl__flag_error(NULL, flag, "needs a value, written as flag=value (e.g. -t=4)", NULL);
+    return bl__parse_thread_value(flag, flag + 1, eq + 1, o);
+}
+
 /* Returns 0 to go on, or the exit status to stop with (--help gives 0 through -1). */
 static int bl__parse_options(int argc, char **argv, bl__options *o) {
     const char *program = argc > 0 ? argv[0] : "benchmark";
@@ -622,6 +1606,10 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
     memset(o, 0, sizeof *o);
     o->samples = BL__DEFAULT_SAMPLES;
     o->time_limit_s = BL__DEFAULT_TIME_LIMIT_S;
+    o->threads = 1;
+    o->latency_every = 1;
+    o->counters = bl__code_counters;
+    o->counters_flag = "bl_set_counters()";
     o->format = isatty(fileno(stdout)) ? BL__TABLE : BL__JSONL;
     o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
     if (!o->filters) return bl__flag_error(program, "benchlab:", "out of memory", NULL);
@@ -629,6 +1617,12 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
         const char *arg = argv[i], *value = NULL, *eq;
         char flag[64];
         size_t len;
+        if (arg[0] == '-' && arg[1] && arg[1] != '-') {
+            /* The threaded mode's short flags, spelled as the CSB skeleton spells them. */
+            int status = bl__parse_short(arg, o);
+            if (status) return status;
+            continue;
+        }
         if (strncmp(arg, "--", 2) != 0) {
             fprintf(stderr, "benchlab: unexpected argument \"%s\" (flags start with --; see --help)\n", arg);
             return 2;
@@ -648,7 +1642,8 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
             continue;
         }
         if (strcmp(flag, "--filter") && strcmp(flag, "--samples") && strcmp(flag, "--time-limit") &&
-            strcmp(flag, "--seed") && strcmp(flag, "--format") && strcmp(flag, "--out")) {
+            strcmp(flag, "--seed") && strcmp(flag, "--format") && strcmp(flag, "--out") &&
+            strcmp(flag, "--counters") && !bl__is_thread_flag(flag)) {
             fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", flag);
             return 2;
         }
@@ -677,7 +1672,14 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
             else if (strcmp(value, "csv") == 0) o->format = BL__CSV;
             else if (strcmp(value, "jsonl") == 0) o->format = BL__JSONL;
             else if (strcmp(value, "lind") == 0) o->format = BL__LIND;
+            else if (strcmp(value, "csb") == 0) o->format = BL__CSB;
             else return bl__flag_error(program, "--format", "must be one of table, csv, jsonl, lind", value);
+        } else if (strcmp(flag, "--counters") == 0) {
+            o->counters = value;
+            o->counters_flag = "--counters";
+        } else if (bl__is_thread_flag(flag)) {
+            int status = bl__parse_thread_value(flag, flag + 2, value, o);
+            if (status) return status;
         } else {
             if (!*value) return bl__flag_error(program, "--out", "needs a file name", value);
             o->out_path = value;
@@ -707,6 +1709,10 @@ typedef struct bl__result {
     double ratio, ratio_low, ratio_high; /* median of per-round ratios and its interval */
     double ratio_of_medians;             /* median(this) / median(baseline), for reference */
     double *baseline_samples;            /* the baseline's sample of each round, when compared */
+    uint64_t baseline_iterations;        /* the baseline's calibrated iterations, when compared */
+    const bl__counter *counter;          /* NULL for time */
+    double running_fraction;             /* perf: mean share of each sample the event was counted */
+    const char *problem;                 /* a counter that gave no figure for this benchmark */
 } bl__result;
 
 static int64_t bl__param(const bl__instance *in) {
@@ -721,6 +1727,7 @@ static double bl__sample_ns(bl_body_fn body, uint64_t n, int64_t arg) {
     uint64_t start, end;
     state.suspend_start = 0;
     state.suspended_ticks = 0;
+    state.pass = NULL;
     start = bl__now();
     body(&state, n, arg);
     end = bl__now();
@@ -832,6 +1839,7 @@ static int bl__measure_paired(bl_body_fn body, int64_t arg, bl_body_fn base_body
     bl_compute_stats(r->samples, r->count, &r->stats);
     bl_compute_stats(base, r->count, &base_stats);
     r->baseline_samples = base; /* printed with the result, so a reader can redo the comparison */
+    r->baseline_iterations = base_n;
     if (base_stats.median_ci_low > 0) {
         bl_ratio_ci(r->samples, base, r->count, &r->ratio, &r->ratio_low, &r->ratio_high);
         r->ratio_of_medians = r->stats.median / base_stats.median;
@@ -863,6 +1871,119 @@ static double bl__measure_overhead(const bl__options *o, uint64_t *rng) {
     free(r.samples);
     free(r.sample_iterations);
     return overhead;
+}
+
+/* ---- Counter passes -----------------------------------------------------------------------
+   Each pass reruns the benchmark with one kind of counter switched on, at the iteration
+   count the time pass calibrated, for the same number of samples and time limit; with
+   a baseline, in the same alternating rounds, so every counter gets its ratio too. */
+
+/* One sample: per-iteration values of each counter of the pass (NaN when a perf event
+   never ran during it: no figure is better than a false zero), and the share of the
+   sample each was counted for (below 1 when the PMU multiplexed it). */
+static void bl__pass_sample(const bl__pass *p, bl_body_fn body, uint64_t n, int64_t arg,
+                            double *value, double *running) {
+    bl_state st;
+    bl__snap a, b;
+    size_t j;
+    memset(&st, 0, sizeof st);
+    st.pass = p;
+    bl__pass_read(p, &a);
+    body(&st, n, arg);
+    bl__pass_read(p, &b);
+    for (j = 0; j < p->count; j++) {
+        const bl__counter *c = &p->set->items[p->idx[j]];
+        double d = (double)(b.v[j] - a.v[j]) - (double)st.pass_suspended.v[j];
+        running[j] = 1;
+        if (c->level) { value[j] = (double)b.v[j]; continue; }
+        if (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW) {
+            double en = (double)(b.enabled[j] - a.enabled[j]) - (double)st.pass_suspended.enabled[j];
+            double run = (double)(b.running[j] - a.running[j]) - (double)st.pass_suspended.running[j];
+            if (!(run > 0) || !(en > 0)) { value[j] = bl__nan(); running[j] = 0; continue; }
+            /* Counted only part of the time: scale to the whole, as perf stat does. */
+            if (run < en) { d *= en / run; running[j] = run / en; }
+        }
+        value[j] = d / (double)n;
+    }
+}
+
+static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uint64_t iterations,
+                            bl_body_fn base_body, uint64_t base_iterations, const bl__options *o,
+                            uint64_t *rng, bl__result *res) {
+    double start = (double)bl__clock_ns(), deadline = start + o->time_limit_s * 1e9, last = 0;
+    double va[BL__MAX_COUNTERS], vb[BL__MAX_COUNTERS], ra[BL__MAX_COUNTERS], rb[BL__MAX_COUNTERS];
+    double run_sum[BL__MAX_COUNTERS];
+    size_t j, count = 0;
+    for (j = 0; j < p->count; j++) {
+        run_sum[j] = 0;
+        if (!bl__alloc_result(&res[j], o->samples)) return 0;
+        if (base_body) {
+            res[j].baseline_samples = BL__CAST(double *, calloc(o->samples, sizeof(double)));
+            if (!res[j].baseline_samples) return 0;
+        }
+    }
+    bl__pass_switch(p, 1);
+    bl__pass_sample(p, body, iterations, arg, va, ra); /* warm-up after the switch, not kept */
+    while (count < o->samples) {
+        double now = (double)bl__clock_ns();
+        uint64_t n, nb = 0;
+        if (count > 0 && now + last > deadline) break;
+        n = bl__jitter(iterations, rng);
+        if (base_body) {
+            nb = bl__jitter(base_iterations, rng);
+            if (count % 2 == 0) {
+                bl__pass_sample(p, body, n, arg, va, ra);
+                bl__pass_sample(p, base_body, nb, 0, vb, rb);
+            } else {
+                bl__pass_sample(p, base_body, nb, 0, vb, rb);
+                bl__pass_sample(p, body, n, arg, va, ra);
+            }
+        } else {
+            bl__pass_sample(p, body, n, arg, va, ra);
+        }
+        for (j = 0; j < p->count; j++) {
+            res[j].samples[count] = va[j];
+            res[j].sample_iterations[count] = n;
+            if (base_body) res[j].baseline_samples[count] = vb[j];
+            run_sum[j] += ra[j];
+        }
+        count++;
+        last = (double)bl__clock_ns() - now;
+    }
+    bl__pass_switch(p, 0);
+    for (j = 0; j < p->count; j++) {
+        bl__result *r = &res[j];
+        size_t i, kept = 0;
+        /* Keep the rounds where every figure is finite. */
+        for (i = 0; i < count; i++) {
+            int finite = r->samples[i] == r->samples[i] &&
+                         (!base_body || r->baseline_samples[i] == r->baseline_samples[i]);
+            if (!finite) continue;
+            r->samples[kept] = r->samples[i];
+            r->sample_iterations[kept] = r->sample_iterations[i];
+            if (base_body) r->baseline_samples[kept] = r->baseline_samples[i];
+            kept++;
+        }
+        r->count = kept;
+        r->running_fraction = count ? run_sum[j] / (double)count : 0;
+        r->iterations = iterations;
+        if (kept == 0) {
+            r->problem = "the event never ran during a sample: the PMU gave its counters to other events (fewer events at once may help)";
+            continue;
+        }
+        bl_compute_stats(r->samples, kept, &r->stats);
+        if (base_body) {
+            bl_stats base_stats;
+            bl_compute_stats(r->baseline_samples, kept, &base_stats);
+            if (base_stats.median_ci_low > 0) {
+                bl_ratio_ci(r->samples, r->baseline_samples, kept, &r->ratio, &r->ratio_low, &r->ratio_high);
+                r->ratio_of_medians = r->stats.median / base_stats.median;
+            } else {
+                r->ratio = r->ratio_low = r->ratio_high = r->ratio_of_medians = bl__nan();
+            }
+        }
+    }
+    return 1;
 }
 
 /* ---- Context of the run ------------------------------------------------------------------ */
@@ -1066,8 +2187,9 @@ static void bl__print_result(FILE *f, const bl__options *o, const bl__result *r)
         } else {
             fputs(",\"param\":null,\"param_name\":null", f);
         }
-        fprintf(f, ",\"counter\":\"time\",\"unit\":\"ns\",\"iterations\":%llu,\"sample_iterations\":[",
-                (unsigned long long)r->iterations);
+        fputs(",\"counter\":", f); bl__json_string(f, r->counter ? r->counter->name : "time");
+        fputs(",\"unit\":", f); bl__json_string(f, r->counter ? r->counter->unit : "ns");
+        fprintf(f, ",\"iterations\":%llu,\"sample_iterations\":[", (unsigned long long)r->iterations);
         for (i = 0; i < r->count; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)r->sample_iterations[i]);
         fputs("],\"samples\":[", f);
         for (i = 0; i < r->count; i++) { if (i) fputc(',', f); bl__json_number(f, r->samples[i]); }
@@ -1099,24 +2221,53 @@ static void bl__print_result(FILE *f, const bl__options *o, const bl__result *r)
             fputs(",\"ratio_ci\":[", f); bl__json_number(f, r->ratio_low);
             fputc(',', f); bl__json_number(f, r->ratio_high);
             fputs("],\"ratio_of_medians\":", f); bl__json_number(f, r->ratio_of_medians);
-            fprintf(f, ",\"significant\":%s}\n", (r->ratio_low > 1 || r->ratio_high < 1) ? "true" : "false");
+            fprintf(f, ",\"significant\":%s", (r->ratio_low > 1 || r->ratio_high < 1) ? "true" : "false");
         } else {
             if (r->compared_to) bl__json_string(f, r->compared_to);
             else fputs("null", f);
-            fputs(",\"ratio\":null,\"ratio_ci\":null,\"ratio_of_medians\":null,\"significant\":null}\n", f);
+            fputs(",\"ratio\":null,\"ratio_ci\":null,\"ratio_of_medians\":null,\"significant\":null", f);
         }
+        if (r->counter) {
+            /* Fields of counter records only: the time record keeps its old shape. */
+            const bl__counter *c = r->counter;
+            fputs(",\"supported\":true,\"source\":", f); bl__json_string(f, c->source);
+            fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
+            fprintf(f, ",\"per_iteration\":%s", c->level ? "false" : "true");
+            if (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW) {
+                fprintf(f, ",\"kernel\":%s,\"user\":%s,\"running_fraction\":", c->exclude_kernel ? "false" : "true",
+                        c->exclude_user ? "false" : "true");
+                bl__json_number(f, r->running_fraction);
+                fprintf(f, ",\"scaled\":%s", r->running_fraction < 1 ? "true" : "false");
+            }
+        }
+        fputs("}\n", f);
     } else if (o->format == BL__CSV) {
         for (i = 0; i < r->count; i++) {
             fprintf(f, "%s,", b->name);
             if (b->params) fprintf(f, "%lld", (long long)bl__param(in));
-            fprintf(f, ",time,%llu,%.1f\n", (unsigned long long)r->sample_iterations[i],
-                    r->samples[i] * (double)r->sample_iterations[i]);
+            fprintf(f, ",%s,%llu,%.1f\n", r->counter ? r->counter->name : "time",
+                    (unsigned long long)r->sample_iterations[i],
+                    r->samples[i] * (r->counter && r->counter->level ? 1.0 : (double)r->sample_iterations[i]));
         }
     } else if (o->format == BL__LIND) {
+        if (r->counter) return; /* lind has one figure per test: the time */
         double m = s->median;
         long long avg = m >= 0 ? (long long)(m + 0.5) : -(long long)(-m + 0.5);
         fprintf(f, "%s\t%lld\t%llu\t%lld\n", b->name, (long long)bl__param(in),
                 (unsigned long long)r->iterations, avg);
+    } else if (r->counter) {
+        char name[400], cmp[96] = "", scaled[64] = "";
+        const char *u = r->counter->unit;
+        snprintf(name, sizeof name, "%s%s [%s]", in->display, b->is_baseline ? " (baseline)" : "", r->counter->name);
+        if (r->compared_to && r->ratio != r->ratio)
+            snprintf(cmp, sizeof cmp, "no ratio: baseline is ~0");
+        else if (r->compared_to)
+            snprintf(cmp, sizeof cmp, "%.3fx [%.3f, %.3f]%s", r->ratio, r->ratio_low, r->ratio_high,
+                     (r->ratio_low > 1 || r->ratio_high < 1) ? " *" : "");
+        if (r->running_fraction > 0 && r->running_fraction < 1)
+            snprintf(scaled, sizeof scaled, " (scaled: counted %.0f%% of the time)", 100 * r->running_fraction);
+        fprintf(f, "%-32s median: %.4g %s%s lowest: %.4g [p75: %.4g p90: %.4g p99: %.4g]%s  %s\n", name,
+                s->median, u, r->counter->level ? "" : "/iter", s->min, s->p75, s->p90, s->p99, scaled, cmp);
     } else {
         char med[32], low[32], p75[32], p90[32], p99[32], cmp[96] = "";
         char name[300];
@@ -1130,6 +2281,443 @@ static void bl__print_result(FILE *f, const bl__options *o, const bl__result *r)
                 bl__human_time(med, sizeof med, s->median), bl__human_time(low, sizeof low, s->min),
                 bl__human_time(p75, sizeof p75, s->p75), bl__human_time(p90, sizeof p90, s->p90),
                 bl__human_time(p99, sizeof p99, s->p99), cmp);
+    }
+    fflush(f);
+}
+
+/* A counter with no figure for this benchmark: said in its record and in the table,
+   never printed as a zero. */
+static void bl__print_unsupported(FILE *f, const bl__options *o, const bl__instance *in,
+                                  const bl__counter *c, const char *reason) {
+    const bl__bench *b = in->bench;
+    if (o->format == BL__JSONL) {
+        fputs("{\"type\":\"result\",\"bench\":", f);
+        bl__json_string(f, b->name);
+        if (b->params) {
+            fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
+            bl__json_string(f, b->param_name);
+        } else {
+            fputs(",\"param\":null,\"param_name\":null", f);
+        }
+        fputs(",\"counter\":", f); bl__json_string(f, c->name);
+        fputs(",\"unit\":", f); bl__json_string(f, c->unit);
+        fputs(",\"supported\":false,\"reason\":", f); bl__json_string(f, reason);
+        fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
+        fputs(",\"samples\":[],\"sample_iterations\":[]}\n", f);
+    } else if (o->format == BL__TABLE) {
+        char name[400];
+        snprintf(name, sizeof name, "%s%s [%s]", in->display, b->is_baseline ? " (baseline)" : "", c->name);
+        fprintf(f, "%-32s not supported: %s\n", name, reason);
+    }
+    fflush(f);
+}
+
+/* ---- Threaded mode -------------------------------------------------------------------------- */
+
+/* The frequencies of a target's operations: as given (all -opK=F must sum to 1024), or
+   an equal share each. Returns 0, or 2 after printing the error. */
+static int bl__op_freqs(const bl_target *t, const bl__options *o, uint64_t *freq) {
+    size_t k;
+    uint64_t sum = 0;
+    if (t->op_count == 0 || t->op_count > BL__MAX_OPS) {
+        fprintf(stderr, "benchlab: target \"%s\" has %lu operations; it needs 1 to %d\n", t->name,
+                (unsigned long)t->op_count, BL__MAX_OPS);
+        return 2;
+    }
+    if (!o->any_op_given) {
+        for (k = 0; k < t->op_count; k++)
+            freq[k] = 1024 / t->op_count + (k < 1024 % t->op_count ? 1 : 0);
+        return 0;
+    }
+    for (k = 0; k < BL__MAX_OPS; k++) {
+        if (o->op_given[k] && k >= t->op_count) {
+            fprintf(stderr, "benchlab: -op%lu names no operation: target \"%s\" has %lu (op0 to op%lu)\n",
+                    (unsigned long)k, t->name, (unsigned long)t->op_count, (unsigned long)t->op_count - 1);
+            return 2;
+        }
+        if (k < t->op_count) {
+            freq[k] = o->op_given[k] ? o->op_freq[k] : 0;
+            sum += freq[k];
+        }
+    }
+    if (sum != 1024) {
+        char list[512] = "";
+        size_t at = 0;
+        for (k = 0; k < t->op_count && at < sizeof list - 32; k++)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s-op%lu=%llu", k ? " " : "", (unsigned long)k,
+                                   (unsigned long long)freq[k]);
+        fprintf(stderr, "benchlab: -opK frequencies must sum to 1024 (got %llu for target \"%s\": %s)\n",
+                (unsigned long long)sum, t->name, list);
+        return 2;
+    }
+    return 0;
+}
+
+typedef struct bl__tp_result {
+    const bl_target *target;
+    uint64_t threads;
+    uint64_t freq[BL__MAX_OPS];
+    bl__opstats *ops;              /* merged over the threads, one per operation */
+    bl__opstats univ;              /* all operations together */
+    double *thread_ops, *thread_s; /* per thread: operations and measured window */
+    double usr_s, sys_s, max_rss_kb;
+    double duration_s;
+    const char *problem;           /* why it did not run */
+} bl__tp_result;
+
+#if BL__HAVE_THREADS
+/* A worker's state. Aligned to a cache line, and its statistics in blocks of its own,
+   so no two threads ever write to one line while they run. */
+typedef struct bl__worker {
+    const bl_target *target;
+    size_t index;
+    const unsigned char *table;
+    uint64_t nops, rng, start, end, latency_every;
+    bl__opstats *stats;
+    int *ready, *go, *stop;
+} __attribute__((aligned(64))) bl__worker;
+
+/* The flags the workers poll, each on a line of its own: written once each, read in
+   every iteration. */
+typedef struct bl__run_flags {
+    int ready __attribute__((aligned(64)));
+    int go __attribute__((aligned(64)));
+    int stop __attribute__((aligned(64)));
+} bl__run_flags;
+
+static void *bl__worker_main(void *arg) {
+    bl__worker *w = BL__CAST(bl__worker *, arg);
+    const bl_target *t = w->target;
+    int (*dispatch)(size_t, void *) = t->dispatch;
+    const unsigned char *table = w->table;
+    bl__opstats *stats = w->stats;
+    uint64_t rng = w->rng, nops = w->nops;
+    /* Time one operation in `every` (all by default): two clock reads are most of the
+       harness's cost per operation, and pure throughput runs need none. */
+    uint64_t every = w->latency_every ? w->latency_every : UINT64_MAX, countdown = every;
+    void *ctx = t->register_thread ? t->register_thread(w->index) : NULL;
+    /* Start barrier: every thread registered before anyone starts, so the first
+       operations do not run alone. Spin with yield: threads may outnumber cores. */
+    __atomic_fetch_add(w->ready, 1, __ATOMIC_ACQ_REL);
+    while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE)) sched_yield();
+    w->start = bl__op_now();
+    /* One operation and no nops: nothing to draw, so no random number per operation. */
+    int draw = nops || t->op_count > 1;
+    while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
+        uint64_t r = draw ? bl_random(&rng) : 0, t0, t1;
+        size_t op = table[r & 1023];
+        int result;
+        if (nops) {
+            /* CSB's noise: a random pause between operations lowers contention. */
+            uint64_t k = (r >> 10) % (nops + 1);
+            while (k--) __asm__ __volatile__("nop");
+        }
+        if (--countdown) {
+            result = dispatch(op, ctx);
+            bl__opstats_count(&stats[op], result);
+            continue;
+        }
+        countdown = every;
+        t0 = bl__op_now();
+        result = dispatch(op, ctx);
+        t1 = bl__op_now();
+        bl__opstats_add(&stats[op], result, t1 - t0);
+    }
+    w->end = bl__op_now();
+    if (t->deregister_thread) t->deregister_thread(ctx);
+    return NULL;
+}
+
+static void bl__sleep_s(double seconds) {
+    struct timespec ts, rem;
+    ts.tv_sec = (time_t)seconds;
+    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &rem) != 0 && errno == EINTR) ts = rem;
+}
+#endif
+
+BL__UNUSED static double bl__tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+/* Run one target: returns 0, or 1 (with r->problem) when it could not run. */
+static int bl__run_target(const bl_target *t, const bl__options *o, bl__tp_result *r) {
+    size_t k;
+    memset(r, 0, sizeof *r);
+    r->target = t;
+    r->threads = o->threads;
+    r->duration_s = o->duration_given ? o->duration_s : o->time_limit_s;
+    bl__op_freqs(t, o, r->freq); /* validated before the run */
+    r->ops = BL__CAST(bl__opstats *, calloc(t->op_count, sizeof(bl__opstats)));
+    r->thread_ops = BL__CAST(double *, calloc(o->threads, sizeof(double)));
+    r->thread_s = BL__CAST(double *, calloc(o->threads, sizeof(double)));
+    if (!r->ops || !r->thread_ops || !r->thread_s) { r->problem = "out of memory"; return 1; }
+    for (k = 0; k < t->op_count; k++) bl__opstats_init(&r->ops[k]);
+    bl__opstats_init(&r->univ);
+#if !BL__HAVE_THREADS
+    r->problem = "threads are not available on wasm32-wasi (no pthreads in wasi-libc)";
+    return 1;
+#else
+    {
+        unsigned char table[1024];
+        bl__run_flags *flags = NULL;
+        bl__worker *workers = NULL;
+        pthread_t *tids = BL__CAST(pthread_t *, calloc(o->threads, sizeof(pthread_t)));
+        size_t i, at = 0, started = 0;
+        size_t stats_bytes = ((t->op_count * sizeof(bl__opstats)) + 63) & ~(size_t)63;
+        struct rusage ru0, ru1;
+        void *mem;
+        int err = 0;
+        /* 1024 slots, op k in freq[k] of them: one random number picks an operation
+           with exactly the requested frequencies. */
+        for (k = 0; k < t->op_count; k++) {
+            uint64_t j;
+            for (j = 0; j < r->freq[k]; j++) table[at++] = (unsigned char)k;
+        }
+        if (!tids || posix_memalign(&mem, 64, sizeof(bl__run_flags)) != 0) { free(tids); r->problem = "out of memory"; return 1; }
+        flags = BL__CAST(bl__run_flags *, mem);
+        memset(flags, 0, sizeof *flags);
+        if (posix_memalign(&mem, 64, o->threads * sizeof(bl__worker)) != 0) { free(tids); free(flags); r->problem = "out of memory"; return 1; }
+        workers = BL__CAST(bl__worker *, mem);
+        memset(workers, 0, o->threads * sizeof(bl__worker));
+        for (i = 0; i < o->threads; i++) {
+            bl__worker *w = &workers[i];
+            w->target = t;
+            w->index = i;
+            w->table = table;
+            w->nops = o->nops;
+            w->latency_every = o->latency_every;
+            w->rng = bl__run_seed ^ (0xA24BAED4963EE407ull * (i + 1)); /* a stream per thread */
+            w->ready = &flags->ready;
+            w->go = &flags->go;
+            w->stop = &flags->stop;
+            if (posix_memalign(&mem, 64, stats_bytes) != 0) { r->problem = "out of memory"; break; }
+            w->stats = BL__CAST(bl__opstats *, mem);
+            for (k = 0; k < t->op_count; k++) bl__opstats_init(&w->stats[k]);
+        }
+        if (!r->problem) {
+            getrusage(RUSAGE_SELF, &ru0);
+            if (t->init) t->init(o->init_size);
+            for (i = 0; i < o->threads; i++) {
+                err = pthread_create(&tids[i], NULL, bl__worker_main, &workers[i]);
+                if (err) break;
+                started++;
+            }
+            if (err) {
+                r->problem = "could not start every thread";
+                fprintf(stderr, "benchlab: %s: pthread_create failed for thread %lu of %llu: %s\n", t->name,
+                        (unsigned long)started + 1, (unsigned long long)o->threads, strerror(err));
+                __atomic_store_n(&flags->stop, 1, __ATOMIC_RELAXED);
+            } else {
+                while (__atomic_load_n(&flags->ready, __ATOMIC_ACQUIRE) < (int)started) sched_yield();
+            }
+            __atomic_store_n(&flags->go, 1, __ATOMIC_RELEASE);
+            if (!err) bl__sleep_s(r->duration_s);
+            __atomic_store_n(&flags->stop, 1, __ATOMIC_RELAXED); /* the stop signal */
+            for (i = 0; i < started; i++) pthread_join(tids[i], NULL);
+            if (t->destroy) t->destroy();
+            getrusage(RUSAGE_SELF, &ru1);
+            r->usr_s = bl__tv_s(ru1.ru_utime) - bl__tv_s(ru0.ru_utime);
+            r->sys_s = bl__tv_s(ru1.ru_stime) - bl__tv_s(ru0.ru_stime);
+            r->max_rss_kb = (double)ru1.ru_maxrss; /* KiB on Linux */
+            /* Merge after the joins: nothing is shared while the threads run. */
+            for (i = 0; i < started; i++) {
+                uint64_t ops = 0;
+                for (k = 0; k < t->op_count; k++) {
+                    bl__opstats_merge(&r->ops[k], &workers[i].stats[k]);
+                    bl__opstats_merge(&r->univ, &workers[i].stats[k]);
+                    ops += workers[i].stats[k].count;
+                }
+                r->thread_ops[i] = (double)ops;
+                r->thread_s[i] = (double)(workers[i].end - workers[i].start) * bl__op_ns_per_tick() / 1e9;
+            }
+        }
+        for (i = 0; i < o->threads; i++) free(workers[i].stats);
+        free(workers);
+        free(flags);
+        free(tids);
+        return r->problem ? 1 : 0;
+    }
+#endif
+}
+
+static void bl__tp_free(bl__tp_result *r) {
+    free(r->ops);
+    free(r->thread_ops);
+    free(r->thread_s);
+}
+
+/* Throughputs in ops/s: the sum of each thread's own rate, and CSB's pair: all
+   operations over the longest window (min) and over the shortest (max). */
+static void bl__tp_throughputs(const bl__tp_result *r, double *total, double *tmin, double *tmax) {
+    double lo = 0, hi = 0, sum = 0;
+    size_t i;
+    for (i = 0; i < r->threads; i++) {
+        if (r->thread_s[i] > 0) sum += r->thread_ops[i] / r->thread_s[i];
+        if (i == 0 || r->thread_s[i] > hi) hi = r->thread_s[i];
+        if (i == 0 || r->thread_s[i] < lo) lo = r->thread_s[i];
+    }
+    *total = sum;
+    *tmin = hi > 0 ? (double)r->univ.count / hi : 0;
+    *tmax = lo > 0 ? (double)r->univ.count / lo : 0;
+}
+
+static double bl__ns(double ticks) { return ticks * bl__op_ns_per_tick(); }
+
+static void bl__json_opstats(FILE *f, const bl__opstats *s) {
+    unsigned i;
+    int first = 1, t = s->timed > 0;
+    fprintf(f, "\"count\":%llu,\"successes\":%llu,\"skipped\":%llu,\"timed\":%llu,\"min_ns\":",
+            (unsigned long long)s->count, (unsigned long long)s->succ, (unsigned long long)s->skipped,
+            (unsigned long long)s->timed);
+    bl__json_number(f, t ? bl__ns((double)s->min) : bl__nan());
+    fputs(",\"max_ns\":", f); bl__json_number(f, t ? bl__ns((double)s->max) : bl__nan());
+    fputs(",\"mean_ns\":", f); bl__json_number(f, t ? bl__ns((double)s->sum / (double)s->timed) : bl__nan());
+    fputs(",\"p50_ns\":", f); bl__json_number(f, t ? bl__ns(bl__hist_quantile(s->hist, s->timed, 0.5, s->min, s->max)) : bl__nan());
+    fputs(",\"p90_ns\":", f); bl__json_number(f, t ? bl__ns(bl__hist_quantile(s->hist, s->timed, 0.9, s->min, s->max)) : bl__nan());
+    fputs(",\"p99_ns\":", f); bl__json_number(f, t ? bl__ns(bl__hist_quantile(s->hist, s->timed, 0.99, s->min, s->max)) : bl__nan());
+    fputs(",\"p999_ns\":", f); bl__json_number(f, t ? bl__ns(bl__hist_quantile(s->hist, s->timed, 0.999, s->min, s->max)) : bl__nan());
+    fputs(",\"histogram\":[", f);
+    for (i = 0; i < BL__HIST_BUCKETS; i++) {
+        if (!s->hist[i]) continue;
+        fputs(first ? "[" : ",[", f);
+        first = 0;
+        bl__json_number(f, bl__ns((double)bl__hist_low(i)));
+        fputc(',', f);
+        bl__json_number(f, bl__ns((double)bl__hist_high(i) + 1));
+        fprintf(f, ",%llu]", (unsigned long long)s->hist[i]);
+    }
+    fputc(']', f);
+}
+
+/* CSB's histogram: entry i counts latencies in [2^i, 2^(i+1)) ns (entry 0 also 0 ns),
+   up to the last non-empty entry. */
+static void bl__csb_histogram(FILE *f, const bl__opstats *s) {
+    uint64_t h[64];
+    unsigned i, last = 0;
+    memset(h, 0, sizeof h);
+    for (i = 0; i < BL__HIST_BUCKETS; i++) {
+        double ns;
+        unsigned b = 0;
+        if (!s->hist[i]) continue;
+        ns = bl__ns(bl__hist_mid(i));
+        while (b < 63 && ns >= (double)((uint64_t)2 << b)) b++;
+        h[b] += s->hist[i];
+        if (b > last) last = b;
+    }
+    for (i = 0; i <= last; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)h[i]);
+}
+
+static void bl__csb_opstats(FILE *f, const char *prefix, const bl__opstats *s, int with_histogram) {
+    double c = (double)s->count;
+    fprintf(f, "%s_max=%.0f;%s_min=%.0f;%s_sum=%.0f;%s_count=%llu;%s_succ_count=%llu;%s_skipped_count=%llu;",
+            prefix, s->timed ? bl__ns((double)s->max) : 0.0, prefix, s->timed ? bl__ns((double)s->min) : 0.0,
+            prefix, bl__ns((double)s->sum), prefix, (unsigned long long)s->count, prefix,
+            (unsigned long long)s->succ, prefix, (unsigned long long)s->skipped);
+    fprintf(f, "%s_avg=%.2f;%s_succ_percent=%.2f;", prefix, s->timed ? bl__ns((double)s->sum / (double)s->timed) : 0.0, prefix,
+            s->count ? 100.0 * (double)s->succ / c : 0.0);
+    if (with_histogram) {
+        fprintf(f, "%s_histogram=", prefix);
+        bl__csb_histogram(f, s);
+        fputc(';', f);
+    }
+}
+
+static void bl__print_throughput(FILE *f, const bl__options *o, const bl__tp_result *r) {
+    const bl_target *t = r->target;
+    double total = 0, tmin = 0, tmax = 0;
+    size_t k, i;
+    if (!r->problem) bl__tp_throughputs(r, &total, &tmin, &tmax);
+    if (o->format == BL__JSONL) {
+        fputs("{\"type\":\"throughput\",\"target\":", f);
+        bl__json_string(f, t->name);
+        fprintf(f, ",\"threads\":%llu,\"duration_s\":", (unsigned long long)r->threads);
+        bl__json_number(f, r->duration_s);
+        fprintf(f, ",\"init_size\":%llu,\"max_nops\":%llu,\"seed\":%llu", (unsigned long long)o->init_size,
+                (unsigned long long)o->nops, (unsigned long long)bl__run_seed);
+        if (r->problem) {
+            fputs(",\"supported\":false,\"reason\":", f);
+            bl__json_string(f, r->problem);
+            fputs("}\n", f);
+            fflush(f);
+            return;
+        }
+        fputs(",\"supported\":true,\"unit\":\"ops/s\",\"throughput\":", f); bl__json_number(f, total);
+        fputs(",\"throughput_min\":", f); bl__json_number(f, tmin);
+        fputs(",\"throughput_max\":", f); bl__json_number(f, tmax);
+        fputs(",\"per_thread\":[", f);
+        for (i = 0; i < r->threads; i++) {
+            fprintf(f, "%s{\"ops\":%.0f,\"duration_s\":", i ? "," : "", r->thread_ops[i]);
+            bl__json_number(f, r->thread_s[i]);
+            fputs(",\"throughput\":", f);
+            bl__json_number(f, r->thread_s[i] > 0 ? r->thread_ops[i] / r->thread_s[i] : bl__nan());
+            fputc('}', f);
+        }
+        fputs("],\"ops\":[", f);
+        for (k = 0; k < t->op_count; k++) {
+            fprintf(f, "%s{\"op\":%lu,\"name\":", k ? "," : "", (unsigned long)k);
+            bl__json_string(f, t->ops[k]);
+            fprintf(f, ",\"freq\":%llu,", (unsigned long long)r->freq[k]);
+            bl__json_opstats(f, &r->ops[k]);
+            fputc('}', f);
+        }
+        fputs("],\"all\":{", f);
+        bl__json_opstats(f, &r->univ);
+        fputs("},\"histogram_max_error\":", f); bl__json_number(f, BL__HIST_MAX_ERROR);
+        fputs(",\"timer\":", f); bl__json_string(f, bl__clock.tsc_ns_per_tick > 0 ? "tsc" : "clock_gettime(CLOCK_MONOTONIC)");
+        fputs(",\"usr_time_s\":", f); bl__json_number(f, r->usr_s);
+        fputs(",\"sys_time_s\":", f); bl__json_number(f, r->sys_s);
+        fputs(",\"max_rss_kb\":", f); bl__json_number(f, r->max_rss_kb);
+        fputs("}\n", f);
+    } else if (o->format == BL__CSB) {
+        if (r->problem) return;
+        fprintf(f, "num_threads=%llu;init_sz=%llu;max_noise=%llu;duration=%g;", (unsigned long long)r->threads,
+                (unsigned long long)o->init_size, (unsigned long long)o->nops, r->duration_s);
+        for (k = 0; k < t->op_count; k++) fprintf(f, "op%lu_dist=%llu;", (unsigned long)k, (unsigned long long)r->freq[k]);
+        fprintf(f, "algo_name=%s;", t->name);
+        for (k = 0; k < t->op_count; k++) {
+            char prefix[96];
+            snprintf(prefix, sizeof prefix, "op%lu_%s", (unsigned long)k, t->ops[k]);
+            bl__csb_opstats(f, prefix, &r->ops[k], 1);
+        }
+        bl__csb_opstats(f, "univ", &r->univ, 0);
+        /* Latencies above are in ns; ticks_to_ms says so to CSB's readers (1e6 ns per ms). */
+        fprintf(f, "throughput_max=%.2f;throughput_min=%.2f;throughput_unit=ops/s;latency_unit=ns;ticks_to_ms=1000000;",
+                tmax, tmin);
+        fprintf(f, "sys_time=%.0f;usr_time=%.0f;max_rss_kb=%.0f;\n", r->sys_s * 1e6, r->usr_s * 1e6, r->max_rss_kb);
+    } else if (o->format == BL__TABLE) {
+        if (r->problem) {
+            fprintf(f, "%-32s not supported: %s\n", t->name, r->problem);
+            fflush(f);
+            return;
+        }
+        fprintf(f, "%s: %llu threads, %g s, size %llu, nops 0..%llu: %.0f ops/s (min %.0f, max %.0f); per thread:",
+                t->name, (unsigned long long)r->threads, r->duration_s, (unsigned long long)o->init_size,
+                (unsigned long long)o->nops, total, tmin, tmax);
+        for (i = 0; i < r->threads; i++)
+            fprintf(f, " %.0f", r->thread_s[i] > 0 ? r->thread_ops[i] / r->thread_s[i] : 0.0);
+        fputs(" ops/s\n", f);
+        for (k = 0; k < t->op_count; k++) {
+            const bl__opstats *s = &r->ops[k];
+            char mean[32], p50[32], p90[32], p99[32], p999[32], mx[32];
+            if (!s->count) {
+                fprintf(f, "  op%lu %-12s %5llu/1024  no operations\n", (unsigned long)k, t->ops[k], (unsigned long long)r->freq[k]);
+                continue;
+            }
+            fprintf(f, "  op%lu %-12s %5llu/1024 %12llu ops %6.2f%% ok %llu skipped", (unsigned long)k, t->ops[k],
+                    (unsigned long long)r->freq[k], (unsigned long long)s->count,
+                    100.0 * (double)s->succ / (double)s->count, (unsigned long long)s->skipped);
+            if (!s->timed) {
+                fputs("  latency not timed\n", f);
+                continue;
+            }
+            fprintf(f, "  mean %-9s p50 %-9s p90 %-9s p99 %-9s p999 %-9s max %s\n",
+                    bl__human_time(mean, sizeof mean, bl__ns((double)s->sum / (double)s->timed)),
+                    bl__human_time(p50, sizeof p50, bl__ns(bl__hist_quantile(s->hist, s->timed, 0.5, s->min, s->max))),
+                    bl__human_time(p90, sizeof p90, bl__ns(bl__hist_quantile(s->hist, s->timed, 0.9, s->min, s->max))),
+                    bl__human_time(p99, sizeof p99, bl__ns(bl__hist_quantile(s->hist, s->timed, 0.99, s->min, s->max))),
+                    bl__human_time(p999, sizeof p999, bl__ns(bl__hist_quantile(s->hist, s->timed, 0.999, s->min, s->max))),
+                    bl__human_time(mx, sizeof mx, bl__ns((double)s->max)));
+        }
+        fprintf(f, "  usr %.3f s, sys %.3f s, max RSS %.0f KiB\n", r->usr_s, r->sys_s, r->max_rss_kb);
     }
     fflush(f);
 }
@@ -1163,13 +2751,63 @@ static void bl__free_result(bl__result *r) {
     r->baseline_samples = NULL;
 }
 
+static int bl__compare_targets(const void *pa, const void *pb) {
+    const bl_target *a = *BL__CAST(const bl_target *const *, pa), *b = *BL__CAST(const bl_target *const *, pb);
+    int by_file = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+    if (by_file) return by_file;
+    return (a->line > b->line) - (a->line < b->line);
+}
+
+/* Every counter pass of one instance, then its records in the order of the list. */
+static int bl__measure_counters(FILE *out, const bl__options *o, const bl__counter_set *set,
+                                const bl__instance *in, const bl__result *time_result,
+                                const bl__bench *baseline, uint64_t *rng) {
+    bl__result results[BL__MAX_COUNTERS];
+    int kind, ok = 1;
+    size_t i, j;
+    memset(results, 0, sizeof results);
+    for (kind = BL__C_TSC; kind < BL__C_KINDS; kind++) {
+        bl__pass p;
+        bl__result pass_results[BL__MAX_COUNTERS];
+        int compared = baseline && !in->bench->is_baseline;
+        memset(&p, 0, sizeof p);
+        p.set = set;
+        p.kind = (enum bl__ckind)kind;
+        for (i = 0; i < set->count; i++)
+            if ((int)set->items[i].kind == kind && set->items[i].supported) p.idx[p.count++] = i;
+        if (!p.count) continue;
+        memset(pass_results, 0, sizeof pass_results);
+        if (!bl__measure_pass(&p, in->bench->body, bl__param(in), time_result->iterations,
+                              compared ? baseline->body : NULL, time_result->baseline_iterations, o, rng,
+                              pass_results))
+            ok = 0;
+        for (j = 0; j < p.count; j++) {
+            pass_results[j].instance = in;
+            pass_results[j].counter = &set->items[p.idx[j]];
+            pass_results[j].compared_to = compared ? baseline->name : NULL;
+            results[p.idx[j]] = pass_results[j];
+        }
+    }
+    for (i = 0; i < set->count; i++) {
+        const bl__counter *c = &set->items[i];
+        if (!c->supported) bl__print_unsupported(out, o, in, c, c->reason);
+        else if (results[i].problem) bl__print_unsupported(out, o, in, c, results[i].problem);
+        else if (results[i].samples) bl__print_result(out, o, &results[i]);
+        bl__free_result(&results[i]);
+    }
+    return ok;
+}
+
 BL__DEF int bl_main(int argc, char **argv) {
     bl__registry *reg = &bl__benchmarks;
+    bl__target_registry *treg = &bl__targets;
     bl__options o;
     bl__context context;
+    bl__counter_set counters;
     bl__instance *instances = NULL;
+    const bl_target **targets = NULL;
     const bl__bench *baseline = NULL;
-    size_t instance_count = 0, total = 0, i, j;
+    size_t instance_count = 0, target_count = 0, total = 0, i, j;
     uint64_t rng;
     FILE *out = stdout;
     int status = bl__parse_options(argc, argv, &o), baseline_selected = 0;
@@ -1178,7 +2816,13 @@ BL__DEF int bl_main(int argc, char **argv) {
         free(BL__CAST(void *, o.filters));
         return status < 0 ? 0 : status;
     }
-    if (reg->out_of_memory) {
+    status = bl__parse_counter_list(o.counters ? o.counters : "time", o.counters_flag, &counters);
+    if (status) {
+        free(BL__CAST(void *, o.filters));
+        return status;
+    }
+    if (!o.counters) counters.want_time = 1;
+    if (reg->out_of_memory || treg->out_of_memory) {
         fprintf(stderr, "benchlab: out of memory while registering benchmarks\n");
         return 2;
     }
@@ -1201,9 +2845,23 @@ BL__DEF int bl_main(int argc, char **argv) {
             }
         total += b->params ? b->param_count : 1;
     }
+    if (treg->count) qsort(BL__CAST(void *, treg->items), treg->count, sizeof(const bl_target *), bl__compare_targets);
+    for (i = 0; i < treg->count; i++) {
+        const bl_target *t = treg->items[i];
+        const char *other = NULL;
+        for (j = 0; j < reg->count; j++)
+            if (strcmp(t->name, reg->items[j].name) == 0) other = reg->items[j].file;
+        for (j = i + 1; j < treg->count; j++)
+            if (strcmp(t->name, treg->items[j]->name) == 0) other = treg->items[j]->file;
+        if (other) {
+            fprintf(stderr, "benchlab: two benchmarks named \"%s\" (%s:%d and %s); rename one\n", t->name, t->file, t->line, other);
+            return 2;
+        }
+    }
 
     instances = BL__CAST(bl__instance *, calloc(total ? total : 1, sizeof(bl__instance)));
-    if (!instances) {
+    targets = BL__CAST(const bl_target **, calloc(treg->count ? treg->count : 1, sizeof(const bl_target *)));
+    if (!instances || !targets) {
         fprintf(stderr, "benchlab: out of memory\n");
         return 2;
     }
@@ -1221,16 +2879,38 @@ BL__DEF int bl_main(int argc, char **argv) {
             instance_count++;
         }
     }
-    if (o.filter_count && instance_count == 0) {
+    for (i = 0; i < treg->count; i++)
+        if (bl__matches(&o, treg->items[i]->name)) targets[target_count++] = treg->items[i];
+    if (o.filter_count && instance_count == 0 && target_count == 0) {
         fprintf(stderr, "benchlab: no benchmark matches --filter=%s (see --list)\n", o.filters[0]);
         free(instances);
+        free(BL__CAST(void *, targets));
+        free(BL__CAST(void *, o.filters));
+        return 2;
+    }
+    /* Frequencies are checked before anything runs, so a typo costs no run. */
+    for (i = 0; i < target_count; i++) {
+        uint64_t freq[BL__MAX_OPS];
+        if (bl__op_freqs(targets[i], &o, freq)) {
+            free(instances);
+            free(BL__CAST(void *, targets));
+            free(BL__CAST(void *, o.filters));
+            return 2;
+        }
+    }
+    if (o.format == BL__CSB && target_count == 0) {
+        fprintf(stderr, "benchlab: --format=csb is the threaded mode's format and no threaded target is selected (use table, csv, jsonl or lind)\n");
+        free(instances);
+        free(BL__CAST(void *, targets));
         free(BL__CAST(void *, o.filters));
         return 2;
     }
     if (o.list) {
         for (i = 0; i < instance_count; i++)
             printf("%s%s\n", instances[i].display, instances[i].bench->is_baseline ? " (baseline)" : "");
+        for (i = 0; i < target_count; i++) printf("%s (threaded)\n", targets[i]->name);
         free(instances);
+        free(BL__CAST(void *, targets));
         free(BL__CAST(void *, o.filters));
         return 0;
     }
@@ -1239,6 +2919,7 @@ BL__DEF int bl_main(int argc, char **argv) {
         if (!out) {
             fprintf(stderr, "benchlab: --out cannot open \"%s\" for writing: %s\n", o.out_path, strerror(errno));
             free(instances);
+            free(BL__CAST(void *, targets));
             free(BL__CAST(void *, o.filters));
             return 2;
         }
@@ -1256,8 +2937,24 @@ BL__DEF int bl_main(int argc, char **argv) {
     bl__setup_timer();
     bl__warn_machine();
     bl__collect_context(&context);
-    context.overhead_ns = bl__measure_overhead(&o, &rng);
-    bl__print_context(out, &o, &context);
+    if (o.format == BL__CSB && instance_count) {
+        fprintf(stderr, "benchlab: --format=csb: the %lu benchmarks that are not threaded targets are skipped\n",
+                (unsigned long)instance_count);
+        instance_count = 0;
+    }
+    if ((o.format == BL__CSV || o.format == BL__LIND) && target_count) {
+        fprintf(stderr, "benchlab: threaded targets have no %s form and are skipped (use jsonl, table or csb)\n",
+                o.format == BL__CSV ? "csv" : "lind");
+        target_count = 0;
+    }
+    context.overhead_ns = instance_count ? bl__measure_overhead(&o, &rng) : 0;
+    if (o.format != BL__CSB) bl__print_context(out, &o, &context);
+    if (counters.count && instance_count) {
+        bl__counters_open(&counters);
+        for (i = 0; i < counters.count; i++)
+            if (!counters.items[i].supported)
+                fprintf(stderr, "benchlab: counter %s not supported: %s\n", counters.items[i].name, counters.items[i].reason);
+    }
 
     /* The baseline runs first, alone, and always when it exists: it is the reference
        the others are compared with, even when --filter leaves it out. */
@@ -1286,6 +2983,7 @@ BL__DEF int bl_main(int argc, char **argv) {
         memset(&r, 0, sizeof r);
         r.instance = &instances[i];
         r.overhead_ns = context.overhead_ns;
+        /* The time pass: no counter is switched on while it runs. */
         if (baseline && !b->is_baseline) {
             r.compared_to = baseline->name;
             ok = bl__measure_paired(b->body, bl__param(&instances[i]), baseline->body, &o,
@@ -1297,15 +2995,28 @@ BL__DEF int bl_main(int argc, char **argv) {
             fprintf(stderr, "benchlab: out of memory while measuring %s\n", instances[i].display);
             status = 1;
         } else {
-            bl__print_result(out, &o, &r);
+            if (counters.want_time) bl__print_result(out, &o, &r);
+            if (counters.count && !bl__measure_counters(out, &o, &counters, &instances[i], &r, baseline, &rng)) {
+                fprintf(stderr, "benchlab: out of memory while measuring %s\n", instances[i].display);
+                status = 1;
+            }
         }
         bl__free_result(&r);
+    }
+    bl__counters_close(&counters);
+    for (i = 0; i < target_count; i++) {
+        bl__tp_result tr;
+        if (bl__run_target(targets[i], &o, &tr) && BL__HAVE_THREADS && strcmp(tr.problem, "could not start every thread") == 0)
+            status = 1;
+        bl__print_throughput(out, &o, &tr);
+        bl__tp_free(&tr);
     }
     if (out != stdout && fclose(out) != 0) {
         fprintf(stderr, "benchlab: --out could not write \"%s\": %s\n", o.out_path, strerror(errno));
         status = 1;
     }
     free(instances);
+    free(BL__CAST(void *, targets));
     free(BL__CAST(void *, o.filters));
     return status;
 }
