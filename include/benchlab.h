@@ -37,20 +37,50 @@
    as weak symbols, so that the one-file case needs no define; the file that defines
    BENCHLAB_IMPLEMENTATION holds the copy the linker keeps.)
 
+   COUNTERS (docs/counters.md)
+   --------
+   Besides time: --counters=time,cycles,instructions,cache-misses,r01c2,task-clock,
+   page-faults,rusage,allocs,alloc-bytes,jemalloc-allocated,<BL_COUNTER name>, or
+   BL_MAIN_COUNTERS("...") in code. Each kind of counter is measured in a pass of its
+   own, after the time pass, so instrumentation never inflates the time figures. A
+   counter the machine cannot count (no hardware PMU in a VM, perf_event_paranoid) says
+   so in its record ("supported": false, "reason") and its table row; the rest run.
+
+   THREADED MODE (docs/threads.md)
+   -------------
+       static int inc(size_t op, void *ctx) { __atomic_fetch_add(&n, 1, __ATOMIC_RELAXED); return BL_OP_OK; }
+       BL_TARGET(atomic_counter, NULL, NULL, inc, NULL, NULL, "inc")
+       BL_MAIN()
+
+       cc -O2 -pthread -Iinclude t.c -o t && ./t -t=2 -d=1 --format=table   (or csb, jsonl)
+
+   Throughput of a shared structure under -t threads, CSB's model and flags: a random
+   mix of operations (-opK=F per 1024), 0..-n nops between them, for -d seconds; per
+   operation count, successes, skips, and latency percentiles from a log-linear
+   histogram (error under 1.6%); ops/s per thread and in total.
+
    CONTENTS
    --------
    1. Version                     BENCHLAB_VERSION*
-   2. Compile-time options        BL_NO_TSC, BL_CFLAGS
+   2. Compile-time options        BL_NO_TSC, BL_NO_ALLOC_HOOK, BL_CFLAGS
    3. Defining benchmarks         BL_BENCH, BL_BASELINE, BL_BENCH_ARGS, BL_SUSPEND, BL_MAIN
    4. Optimizer barriers          BL_KEEP, BL_CLOBBER
    5. Randomness                  bl_seed, bl_random
    6. Statistics (also public for tests and tools)   bl_stats, bl_compute_stats, bl_ratio_ci
-   7. Command line                bl_main
-   8. Implementation              below the line "IMPLEMENTATION"
+   7. Counters                    BL_COUNTER, bl_counter_define, bl_set_counters, BL_MAIN_COUNTERS
+   8. Threaded targets            BL_TARGET, bl_target, bl_register_target, BL_OP_*
+   9. Command line                bl_main
+   10. Implementation             below the line "IMPLEMENTATION"
 
    COMPILE-TIME OPTIONS
    --------------------
    BL_NO_TSC     never use the x86-64 time-stamp counter; always clock_gettime.
+   BL_NO_ALLOC_HOOK  do not define the malloc/free wrappers that count allocations (the
+                 allocs and alloc-bytes counters then say "not supported"). They are
+                 weak and only on glibc >= 2.34; sanitizer builds leave them out by
+                 themselves. With jemalloc linked as a shared library, link it with
+                 -Wl,--no-as-needed: the wrapper satisfies malloc, so an as-needed link
+                 would drop a jemalloc that nothing else calls.
    BL_CFLAGS     a string with the flags the program was built with, reported in the
                  context record (e.g. -DBL_CFLAGS='"-O2 -march=native"').
 
@@ -62,12 +92,16 @@
    COMMAND LINE (every program)
    ----------------------------
    --list  --filter=SUBSTRING (repeatable)  --samples=N  --time-limit=SECONDS  --seed=N
-   --format=table|csv|jsonl|lind  --out=FILE  --help.   Formats: docs/formats.md.
+   --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  --help.
+   Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
+   --size= --opK=), --latency-every=K.   Formats: docs/formats.md.
 
    PORTABILITY
    -----------
-   Linux (and other POSIX systems), x86-64 and others; wasm32-wasi (time only).
-   gcc and clang, as C99 or C++11 and later. Link needs only libc (no -lm).
+   Linux (and other POSIX systems), x86-64 and others; wasm32-wasi (time and user
+   counters; no threads, perf events, rusage or allocation counting: the records say so).
+   gcc and clang, as C99 or C++11 and later. Link needs only libc (no -lm; -pthread for
+   programs with threaded targets on older glibc).
 */
 #ifndef BENCHLAB_H
 #define BENCHLAB_H
@@ -195,7 +229,7 @@ double bl_quantile_sorted(const double *sorted, size_t n, double p);
 void bl_ratio_ci(const double *a, const double *b, size_t m, double *ratio, double *low,
                  double *high);
 
-/* ---- 8. Counters -----------------------------------------------------------------------
+/* ---- 7. Counters -----------------------------------------------------------------------
    Every benchmark can be measured with a list of counters besides time, chosen with
    --counters=time,instructions,allocs,... or in code with bl_set_counters() before
    bl_main() (the flag wins). Names are spelled as `perf list` spells them; see
@@ -220,7 +254,7 @@ void bl_set_counters(const char *comma_separated_names);
 #define BL_MAIN_COUNTERS(list) \
     int main(int argc, char **argv) { bl_set_counters(list); return bl_main(argc, argv); }
 
-/* ---- 9. Threaded targets (throughput under concurrency) --------------------------------
+/* ---- 8. Threaded targets (throughput under concurrency) --------------------------------
    The model of the CSB scalability skeleton. A target is a shared object (a counter,
    a map) and a set of operations on it. The harness calls init(size) once, starts
    --threads threads, each calls register_thread(index) for its private context, waits
@@ -260,7 +294,7 @@ void bl_register_target(const bl_target *target);
         bl_register_target(&bl__target);                                                   \
     }
 
-/* ---- 7. Command line -------------------------------------------------------------------
+/* ---- 9. Command line -------------------------------------------------------------------
    Runs the registered benchmarks as the flags say; returns the exit status
    (0 ok, 2 bad flags or a program that defines two baselines). */
 int bl_main(int argc, char **argv);
@@ -1107,6 +1141,40 @@ static int bl__perf_read_group(int fd, size_t n, uint64_t *values, uint64_t *ena
 }
 #endif
 
+#if BL__HAVE_PERF
+/* A group with more events than the PMU has counters can never be scheduled: it would
+   count nothing, ever. Try it for a millisecond; if it never ran, open its events
+   alone, so the kernel multiplexes them one by one and we scale. */
+static void bl__perf_check_group(bl__counter_set *set) {
+    size_t i, n = 0;
+    int leader = -1;
+    uint64_t vals[BL__MAX_COUNTERS], en = 0, run = 0, t0;
+    for (i = 0; i < set->count; i++) {
+        bl__counter *c = &set->items[i];
+        if (c->kind != BL__C_PERF_HW || c->fd < 0) continue;
+        if (leader < 0) leader = c->fd;
+        n += c->leader == leader;
+    }
+    if (n < 2) return;
+    ioctl(leader, BL__PERF_IOC_ENABLE, BL__PERF_IOC_FLAG_GROUP);
+    t0 = bl__clock_ns();
+    while (bl__clock_ns() - t0 < 1000000u) BL_CLOBBER();
+    ioctl(leader, BL__PERF_IOC_DISABLE, BL__PERF_IOC_FLAG_GROUP);
+    if (bl__perf_read_group(leader, n, vals, &en, &run) && run > 0) return;
+    for (i = 0; i < set->count; i++) {
+        bl__counter *c = &set->items[i];
+        if (c->kind != BL__C_PERF_HW || c->fd < 0 || c->fd == leader || c->leader != leader) continue;
+        close(c->fd);
+        c->fd = c->leader = bl__perf_open(c, -1);
+        if (c->fd < 0) {
+            char buf[200];
+            c->supported = 0;
+            snprintf(c->reason, sizeof c->reason, "%s", bl__perf_reason(errno, buf, sizeof buf));
+        }
+    }
+}
+#endif
+
 /* Open what the counters need and decide, for each, whether it is supported and why
    not. Called once before any measurement. */
 static void bl__counters_open(bl__counter_set *set) {
@@ -1213,6 +1281,9 @@ static void bl__counters_open(bl__counter_set *set) {
             break;
         }
     }
+#if BL__HAVE_PERF
+    bl__perf_check_group(set);
+#endif
 }
 
 static void bl__counters_close(bl__counter_set *set) {
