@@ -1009,6 +1009,29 @@ static int bl__parse_counter(const char *spec, bl__counter *c) {
                 return 1;
             }
     }
+    if (colon && strcmp(name, "cycles") == 0) { /* with a modifier, perf's cycles */
+        c->kind = BL__C_PERF_HW; c->perf_type = 0; c->perf_config = 0; c->unit = "cycles";
+        c->source = "perf_event_open";
+        return 1;
+    }
+    if (!colon && (nc = bl__find_name(bl__rusage_names, name)) != NULL) {
+        c->kind = BL__C_RUSAGE; c->which = (int)nc->code; c->unit = nc->unit; c->level = nc->code == 4;
+        c->source = "getrusage(RUSAGE_SELF)";
+        return 1;
+    }
+    if (!colon && (strcmp(name, "allocs") == 0 || strcmp(name, "alloc-bytes") == 0 || strcmp(name, "jemalloc-allocated") == 0)) {
+        c->kind = BL__C_ALLOC;
+        c->which = name[0] == 'j' ? 2 : name[5] == '-' ? 1 : 0;
+        c->unit = c->which == 0 ? "calls" : "bytes";
+        c->source = "malloc wrapper";
+        return 1;
+    }
+    for (i = 0; i < bl__user_counter_count && !colon; i++)
+        if (strcmp(bl__user_counters[i].name, name) == 0) {
+            c->kind = BL__C_USER; c->which = (int)i; c->unit = bl__user_counters[i].unit;
+            c->source = "user";
+            return 1;
+        }
     if (name[0] == 'r' && name[1]) { /* raw: r<umask><event> in hex, as perf writes it */
         uint64_t v = 0;
         for (i = 1; name[i]; i++) {
@@ -1024,25 +1047,6 @@ static int bl__parse_counter(const char *spec, bl__counter *c) {
             return 1;
         }
     }
-    if (colon) return 0; /* modifiers belong to perf events only */
-    if ((nc = bl__find_name(bl__rusage_names, name)) != NULL) {
-        c->kind = BL__C_RUSAGE; c->which = (int)nc->code; c->unit = nc->unit; c->level = nc->code == 4;
-        c->source = "getrusage(RUSAGE_SELF)";
-        return 1;
-    }
-    if (strcmp(name, "allocs") == 0 || strcmp(name, "alloc-bytes") == 0 || strcmp(name, "jemalloc-allocated") == 0) {
-        c->kind = BL__C_ALLOC;
-        c->which = name[0] == 'j' ? 2 : name[5] == '-' ? 1 : 0;
-        c->unit = c->which == 0 ? "calls" : "bytes";
-        c->source = "malloc wrapper";
-        return 1;
-    }
-    for (i = 0; i < bl__user_counter_count; i++)
-        if (strcmp(bl__user_counters[i].name, name) == 0) {
-            c->kind = BL__C_USER; c->which = (int)i; c->unit = bl__user_counters[i].unit;
-            c->source = "user";
-            return 1;
-        }
     return 0;
 }
 
@@ -1237,6 +1241,8 @@ static void bl__counters_open(bl__counter_set *set) {
                 snprintf(c->reason, sizeof c->reason, "built with a sanitizer, which replaces malloc");
 #elif defined(BL_NO_ALLOC_HOOK)
                 snprintf(c->reason, sizeof c->reason, "built with BL_NO_ALLOC_HOOK");
+#elif defined(__wasi__)
+                snprintf(c->reason, sizeof c->reason, "allocation counting is not available on wasm32-wasi (malloc is linked statically into the module)");
 #else
                 snprintf(c->reason, sizeof c->reason, "allocation counting needs glibc 2.34 or later on Linux");
 #endif
