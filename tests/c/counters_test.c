@@ -10,6 +10,9 @@
      with a reason, never a zero; rusage-max-rss is a level in KiB.
    - the time record keeps exactly its old fields: no "supported" in it.
    - counters chosen in code (bl_set_counters) are overridden by --counters.
+   - perf names map to perf's (type, config, modifiers); unknown names are refused.
+   - allocation tracking is on only during the alloc pass: a body sees it on exactly
+     in that pass's samples, never in the time pass.
    usage: counters_test [OUTPUT.jsonl] */
 #define BENCHLAB_IMPLEMENTATION
 #include "benchlab.h"
@@ -34,6 +37,47 @@ BL_BENCH(three_allocs, n) {
         for (k = 0; k < 3; k++) free(p[k]);
         bumps += 7;
     }
+}
+
+/* Which pass a body ran in, seen from inside: allocation tracking must be on in the
+   alloc pass only, never while time is sampled. */
+static uint64_t runs_tracked, runs_untracked;
+BL_BENCH(observe_passes, n) {
+    uint64_t i;
+    if (__atomic_load_n(&bl__alloc_tracking, __ATOMIC_RELAXED)) runs_tracked++;
+    else runs_untracked++;
+    for (i = 0; i < n; i++) BL_CLOBBER();
+}
+
+/* Names map to the perf attributes perf itself uses (checked without a PMU). */
+static void check_names(void) {
+    struct { const char *name; int kind; uint32_t type; uint64_t config; int excl_user, excl_kernel; } want[] = {
+        {"instructions", BL__C_PERF_HW, 0, 1, 0, 1},
+        {"cpu-cycles", BL__C_PERF_HW, 0, 0, 0, 1},
+        {"cycles:u", BL__C_PERF_HW, 0, 0, 0, 1},
+        {"branch-misses", BL__C_PERF_HW, 0, 5, 0, 1},
+        {"cache-misses:uk", BL__C_PERF_HW, 0, 3, 0, 0},
+        {"L1-dcache-load-misses", BL__C_PERF_HW, 3, 0x10000, 0, 1},
+        {"LLC-loads", BL__C_PERF_HW, 3, 0x2, 0, 1},
+        {"dTLB-store-misses", BL__C_PERF_HW, 3, 0x10103, 0, 1},
+        {"r01c2", BL__C_PERF_HW, 4, 0x1c2, 0, 1},
+        {"r4a1:k", BL__C_PERF_HW, 4, 0x4a1, 1, 0},
+        {"task-clock", BL__C_PERF_SW, 1, 1, 0, 1},
+        {"cs", BL__C_PERF_SW, 1, 3, 0, 1},
+        {"major-faults", BL__C_PERF_SW, 1, 6, 0, 1},
+    };
+    const char *bad[] = {"r", "rxyz", "instructions:q", "allocs:u", "L1-dcache-misses", "nonsense"};
+    size_t i;
+    bl__counter c;
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int ok = bl__parse_counter(want[i].name, &c);
+        TU_CHECK(ok && (int)c.kind == want[i].kind && c.perf_type == want[i].type && c.perf_config == want[i].config &&
+                     c.exclude_user == want[i].excl_user && c.exclude_kernel == want[i].excl_kernel,
+                 "%s: parsed %d kind %d type %u config %#llx excl user %d kernel %d", want[i].name, ok, (int)c.kind,
+                 (unsigned)c.perf_type, (unsigned long long)c.perf_config, c.exclude_user, c.exclude_kernel);
+    }
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) TU_CHECK(!bl__parse_counter(bad[i], &c), "%s parsed", bad[i]);
+    TU_CHECK(bl__parse_counter("bumps", &c) && c.kind == BL__C_USER, "user counter bumps not found");
 }
 
 /* The line of the record of `counter` (a copy, so searches stop at its end), or NULL. */
@@ -76,6 +120,7 @@ int main(int argc, char **argv) {
     const char *out = argc > 1 ? argv[1] : "counters_test.jsonl";
     const char *rec, *time_rec;
     char *text;
+    check_names();
     bl_set_counters("time"); /* overridden by --counters below */
     TU_CHECK(run(out, "time,allocs,alloc-bytes,bumps,task-clock,instructions,rusage-max-rss") == 0, "bl_main failed");
     text = tu_read_file(out);
@@ -99,6 +144,22 @@ int main(int argc, char **argv) {
 #endif
         TU_CHECK(rec && strstr(rec, "\"supported\":false,\"reason\":\""), "allocs unsupported without a reason");
         printf("allocs not supported in this build (expected under sanitizers)\n");
+    }
+
+    /* observe_passes: tracked exactly in the alloc pass's samples and its warm-up. */
+    {
+        const char *obs = strstr(text, "\"bench\":\"observe_passes\",\"param\":null,\"param_name\":null,\"counter\":\"allocs\"");
+        double samples[64];
+        TU_CHECK(obs != NULL, "no allocs record for observe_passes");
+        TU_CHECK(runs_untracked > 0, "the time pass never ran untracked");
+        const char *sup = obs ? strstr(obs, "\"supported\":true") : NULL;
+        if (sup && sup < strchr(obs, '\n')) {
+            size_t n = tu_array(obs, "samples", samples, 64);
+            TU_CHECK(runs_tracked == n + 1, "allocation tracking was on in %llu runs of the body, want the alloc pass's %lu samples + 1 warm-up",
+                     (unsigned long long)runs_tracked, (unsigned long)n);
+        } else {
+            TU_CHECK(runs_tracked == 0, "tracking on without an alloc pass");
+        }
     }
 
     rec = record_of(text, "bumps");
