@@ -787,7 +787,7 @@ __attribute__((weak)) void *malloc(size_t size) BL__NOTHROW {
 }
 __attribute__((weak)) void *calloc(size_t count, size_t size) BL__NOTHROW {
     BL__COUNT_ALLOC(count * size);
-    BL__NEED_ALLOC(bl__boot_alloc(count * size)); /* static memory: already zero */
+    BL__NEED_ALLOC(size && count > (size_t)-1 / size ? NULL : bl__boot_alloc(count * size)); /* static memory: already zero */
     return bl__next_alloc.calloc_fn(count, size);
 }
 __attribute__((weak)) void *realloc(void *p, size_t size) BL__NOTHROW {
@@ -854,8 +854,11 @@ BL__DEF bl__user_counter bl__user_counters[BL__MAX_USER_COUNTERS];
 BL__DEF size_t bl__user_counter_count;
 BL__DEF const char *bl__code_counters; /* from bl_set_counters() */
 
+BL__DEF int bl__user_counter_overflow; /* reported by bl_main: constructors cannot fail */
+
 BL__DEF void bl_counter_define(const char *name, const char *unit, bl_counter_read_fn read) {
-    if (bl__user_counter_count < BL__MAX_USER_COUNTERS) {
+    if (bl__user_counter_count == BL__MAX_USER_COUNTERS) bl__user_counter_overflow = 1;
+    else {
         bl__user_counters[bl__user_counter_count].name = name;
         bl__user_counters[bl__user_counter_count].unit = unit;
         bl__user_counters[bl__user_counter_count].read = read;
@@ -885,7 +888,6 @@ typedef struct bl__counter_set {
     bl__counter items[BL__MAX_COUNTERS];
     size_t count;
     int want_time;
-    int perf_hw_grouped;     /* the hardware events were opened as one group */
 } bl__counter_set;
 
 /* Values of every counter of a pass at one instant; for perf also the times the
@@ -2899,6 +2901,11 @@ BL__DEF int bl_main(int argc, char **argv) {
         return status;
     }
     if (!o.counters) counters.want_time = 1;
+    if (bl__user_counter_overflow) {
+        fprintf(stderr, "benchlab: more than %d user counters defined (BL_COUNTER); keep at most %d\n",
+                BL__MAX_USER_COUNTERS, BL__MAX_USER_COUNTERS);
+        return 2;
+    }
     if (reg->out_of_memory || treg->out_of_memory) {
         fprintf(stderr, "benchlab: out of memory while registering benchmarks\n");
         return 2;
