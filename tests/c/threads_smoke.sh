@@ -28,4 +28,5 @@ fi
 if grep '"type":"throughput"' "$out" | grep -q '"supported":false'; then echo "FAIL: a target did not run" >&2; cat "$out" >&2; exit 1; fi
 if grep '"type":"throughput"' "$out" | grep -q '"all":{"count":0,'; then echo "FAIL: a target ran no operation" >&2; exit 1; fi
 echo "threads_smoke: $records targets"
-grep '"type":"throughput"' "$out" | sed 's/.*"target":"\([^"]*\)","threads":\([0-9]*\),.*"throughput":\([^,]*\),"throughput_min".*/  \1 threads=\2 throughput \3 ops\/s/'
+grep '"type":"throughput"' "$out" | sed 's/.*"target":"\([^"]*\)","threads":\([0-9]*\),.*"throughput":\([^,]*\),"throughput_min".*/\1 \2 \3/' |
+    awk '{ printf "  %s threads=%s throughput %.0f ops/s (%.2f ns per operation per thread)\n", $1, $2, $3, ($3 > 0 ? 1e9 * $2 / $3 : 0) }'
