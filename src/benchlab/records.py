@@ -47,6 +47,23 @@ class Record:
     def median(self) -> float | None:
         return self.summary.get("median")
 
+    @property
+    def supported(self) -> bool:
+        """False for a counter (or threaded target) the binary could not measure.
+
+        Such a record has no samples and says why in `reason`; it is kept (in the
+        table as `not supported: <reason>`, in json output and in the store), never
+        read as zero. Kept in `reported` so that the store needs no extra column.
+        """
+        return self.reported.get("supported", True) is not False
+
+    @property
+    def reason(self) -> str | None:
+        """Why an unsupported record could not be measured (the binary's words)."""
+        if self.supported:
+            return None
+        return str(self.reported.get("reason") or "no reason given")
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 

@@ -48,6 +48,8 @@ class Cell:
             return f"FAILED: {self.fault.reason}"
         if self.record is None:
             return "-"
+        if not self.record.supported:
+            return f"not supported: {self.record.reason}"
         value = format_value(self.record.median)
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
         return f"{value}{ratio}{self.marks}"
@@ -138,11 +140,11 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
         first = row.cells[platforms[0]].record if platforms else None
         for index, platform in enumerate(platforms):
             cell = row.cells[platform]
-            if cell.record is None:
-                continue
+            if cell.record is None or not cell.record.supported:
+                continue  # an unsupported record has no figure: no ratio, no marks
             if row.iterations is None:
                 row.iterations = cell.record.iterations
-            if index > 0 and first is not None and first.median:
+            if index > 0 and first is not None and first.supported and first.median:
                 cell.ratio = cell.record.median / first.median
                 if _overlaps(first, cell.record):
                     cell.marks += MARK_OVERLAP
@@ -167,16 +169,38 @@ class ScalingPoint:
     linearity: float
 
 
+#: Throughput units a sweep table can convert between, in operations per second.
+OPS_PER_SECOND = {"ops/s": 1.0, "ops/ms": 1e3, "ops/us": 1e6}
+
+
 def throughput_of(record: Record) -> tuple[float, str] | None:
-    """Operations per unit of time: a throughput counter as is, a time per operation inverted."""
+    """Operations per unit of time: a `throughput` record as is, a time per operation inverted.
+
+    Only those two: every other counter (a `latency:opK` record, task-clock, cycles,
+    allocations) is a cost per operation of another kind, and 1/latency of one
+    operation under contention is not the throughput of the run.
+    """
+    if not record.supported:
+        return None
     median = record.median
     if not median:
         return None
     if record.counter == "throughput":
         return median, record.unit
-    if record.unit == "ns":
+    if record.counter == "time" and record.unit == "ns":
         return 1e9 / median, "ops/s"
     return None
+
+
+def _in_unit(figure: tuple[float, str] | None, unit: str) -> float | None:
+    if figure is None:
+        return None
+    value, own = figure
+    if own == unit:
+        return value
+    if own not in OPS_PER_SECOND or unit not in OPS_PER_SECOND:
+        return None
+    return value * OPS_PER_SECOND[own] / OPS_PER_SECOND[unit]
 
 
 def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoint]]]]:
@@ -196,24 +220,28 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
         # A threaded record's param is its thread count, i.e. the swept value itself.
         param = None if record.param_name == "threads" else record.param
         key = (record.bench, param, record.counter)
-        groups.setdefault(key, {}).setdefault(record.platform, {})[value] = record
+        if record.counter in ("time", "throughput"):
+            groups.setdefault(key, {}).setdefault(record.platform, {})[value] = record
     result = []
     for key, per_platform in groups.items():
-        unit = ""
+        measured = {platform: {value: throughput_of(record) for value, record in by_value.items()}
+                    for platform, by_value in per_platform.items()}
+        units = {figure[1] for by_value in measured.values() for figure in by_value.values() if figure}
+        # One table, one unit: a CSB binary (ops/ms) next to a benchlab one (ops/s) is shown in ops/s.
+        unit = units.pop() if len(units) == 1 else "ops/s"
         curves: dict[str, list[ScalingPoint]] = {}
-        for platform, by_value in per_platform.items():
+        for platform, by_value in measured.items():
             values = sorted(by_value)
-            base = throughput_of(by_value[values[0]])
+            base = _in_unit(by_value[values[0]], unit)
             if base is None:
-                continue
-            unit = base[1]
+                continue  # nothing at the smallest value: no reference for linearity
             points = []
             for value in values:
-                measured = throughput_of(by_value[value])
-                if measured is None:
+                figure = _in_unit(by_value[value], unit)
+                if figure is None:
                     continue
-                linearity = measured[0] / ((value / values[0]) * base[0]) if values[0] else float("nan")
-                points.append(ScalingPoint(value, measured[0], linearity))
+                linearity = figure / ((value / values[0]) * base) if values[0] else float("nan")
+                points.append(ScalingPoint(value, figure, linearity))
             curves[platform] = points
         if curves:
             result.append((key, unit, curves))

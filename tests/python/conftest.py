@@ -75,11 +75,34 @@ def write(path: Path, text: str, executable: bool = False) -> Path:
     return path
 
 
-def compile_c(source: Path, output: Path, *, wasm: bool = False) -> Path:
+def compile_c(source: Path, output: Path, *, wasm: bool = False, flags: tuple[str, ...] = ()) -> Path:
     compiler = ["clang", "--target=wasm32-wasi"] if wasm else ["cc"]
-    subprocess.run([*compiler, "-O2", f"-I{REPO / 'include'}", str(source), "-o", str(output)],
+    subprocess.run([*compiler, "-O2", *flags, f"-I{REPO / 'include'}", str(source), "-o", str(output)],
                    check=True, capture_output=True)
     return output
+
+
+#: Threaded runs in the tests: 0.2 s each (docs/threads.md: -d=D seconds).
+SHORT_DURATION = "-d=0.2"
+
+
+@pytest.fixture(scope="session")
+def concurrency_binaries(tmp_path_factory) -> dict[str, Path]:
+    """The project's own suites/concurrency programs, built as docs/threads.md says."""
+    if not HEADER.exists():
+        pytest.skip("include/benchlab.h is not written yet")
+    directory = tmp_path_factory.mktemp("concurrency")
+    return {name: compile_c(REPO / "suites" / "concurrency" / f"{name}.c", directory / name, flags=("-pthread",))
+            for name in ("empty", "hash_map")}
+
+
+@pytest.fixture(scope="session")
+def counters_binary(tmp_path_factory) -> Path:
+    """examples/counters.c, built plainly: no jemalloc, so jemalloc-allocated is never supported."""
+    if not HEADER.exists():
+        pytest.skip("include/benchlab.h is not written yet")
+    directory = tmp_path_factory.mktemp("counters")
+    return compile_c(REPO / "examples" / "counters.c", directory / "counters")
 
 
 @pytest.fixture(scope="session")

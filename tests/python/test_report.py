@@ -1,11 +1,13 @@
 """The cross-platform table: ratios to the first platform and visible uncertainty."""
+import csv
+import io
 import json
 
 import numpy as np
 
 from benchlab.exporters import EXPORTERS
 from benchlab.records import Fault, Record
-from benchlab.report import MARK_NOISY, MARK_OVERLAP, Report, format_value
+from benchlab.report import MARK_NOISY, MARK_OVERLAP, Report, format_value, scaling
 
 
 def tight(center: float, n: int = 30) -> list[float]:
@@ -70,3 +72,75 @@ def test_json_has_records_with_samples_and_no_nan():
 def test_value_formatting():
     assert [format_value(v) for v in (214.4, 1234567.0, 12.345, 0.01234, None)] == [
         "214", "1234567", "12.3", "0.0123", "-"]
+
+
+def unsupported(platform, counter="instructions", reason="perf_event_open: ENOENT, no PMU"):
+    return Record(bench="Read", param=1, counter=counter, unit="instructions", samples=[], platform=platform,
+                  binary="fs_read", reported={"supported": False, "reason": reason})
+
+
+def test_unsupported_counter_cell_says_why_and_has_no_ratio_or_marks():
+    supported = Record(bench="Read", param=1, counter="instructions", unit="instructions", samples=tight(500),
+                       iterations=10, platform="b", binary="fs_read")
+    report = Report(["a", "b"], [record("a", 10), unsupported("a"), supported], [])
+    time_row, counter_row = report.rows
+    assert (time_row.counter, counter_row.counter) == ("time", "instructions")
+    assert counter_row.cells["a"].text == "not supported: perf_event_open: ENOENT, no PMU"
+    assert counter_row.cells["b"].text == "500"      # no ratio to a figure that does not exist
+    assert counter_row.iterations == 10
+    table = EXPORTERS["table"](report)
+    assert "not supported: perf_event_open: ENOENT, no PMU" in table
+    assert "| Read | 1 | instructions | instructions | not supported: perf_event_open: ENOENT, no PMU | 500 | 10 |" \
+        in EXPORTERS["markdown"](report)
+
+
+def test_unsupported_records_are_kept_in_json_and_csv():
+    report = Report(["a"], [unsupported("a")], [])
+    document = json.loads(EXPORTERS["json"](report))
+    assert document["rows"][0]["cells"]["a"] == {"status": "unsupported", "reason": "perf_event_open: ENOENT, no PMU"}
+    assert document["records"][0]["reported"]["supported"] is False and document["records"][0]["samples"] == []
+    [row] = csv.DictReader(io.StringIO(EXPORTERS["csv"](report)))
+    assert (row["test"], row["counter"], row["status"], row["median"]) == ("Read", "instructions", "unsupported", "")
+    assert row["reason"] == "perf_event_open: ENOENT, no PMU"
+
+
+def swept(counter, unit, threads, value, platform="native"):
+    return Record(bench="hash_map", param=threads, param_name="threads", counter=counter, unit=unit,
+                  samples=[value], platform=platform, binary="hash_map", sweep={"flag": "threads", "value": str(threads)})
+
+
+def test_sweep_tables_are_made_of_throughput_and_time_only():
+    records = []
+    for threads, ops, latency in ((1, 20e6, 40.0), (2, 30e6, 60.0)):
+        records += [swept("throughput", "ops/s", threads, ops), swept("latency:op0_lookup", "ns", threads, latency),
+                    swept("task-clock", "ns", threads, latency)]
+    report = Report(["native"], records, [])
+    [(key, unit, curves)] = scaling(report)
+    assert key == ("hash_map", None, "throughput") and unit == "ops/s"
+    # linearity: throughput at N over N x throughput at 1
+    assert [(p.value, p.throughput, p.linearity) for p in curves["native"]] == [(1, 20e6, 1.0), (2, 30e6, 0.75)]
+    text = EXPORTERS["table"](report)
+    assert text.count("linearity vs THREADS") == 1
+    # the latency and counter records are rows of the main table
+    assert {(row.counter, row.unit) for row in report.rows} == {
+        ("throughput", "ops/s"), ("latency:op0_lookup", "ns"), ("task-clock", "ns")}
+
+
+def test_sweep_table_of_mixed_throughput_units_is_in_ops_per_second():
+    records = [swept("throughput", "ops/ms", 1, 100.0, "csb"), swept("throughput", "ops/ms", 2, 150.0, "csb"),
+               swept("throughput", "ops/s", 1, 1e5, "ours"), swept("throughput", "ops/s", 2, 2e5, "ours")]
+    [(_, unit, curves)] = scaling(Report(["csb", "ours"], records, []))
+    assert unit == "ops/s"
+    assert [(p.throughput, p.linearity) for p in curves["csb"]] == [(1e5, 1.0), (1.5e5, 0.75)]
+    assert [(p.throughput, p.linearity) for p in curves["ours"]] == [(1e5, 1.0), (2e5, 1.0)]
+
+
+def test_an_unsupported_throughput_makes_no_sweep_curve():
+    records = [swept("throughput", "ops/s", 1, 1e6), swept("throughput", "ops/s", 2, 2e6)]
+    for threads in (1, 2):
+        records.append(Record(bench="hash_map", param=threads, param_name="threads", counter="throughput",
+                              unit="ops/s", samples=[], platform="wasm", binary="hash_map",
+                              reported={"supported": False, "reason": "no threads"},
+                              sweep={"flag": "threads", "value": str(threads)}))
+    [(_, _, curves)] = scaling(Report(["native", "wasm"], records, []))
+    assert list(curves) == ["native"]

@@ -39,6 +39,24 @@ def test_round_trip_of_records_faults_and_context(tmp_path):
     assert faults == [Fault("fs_write", "wasm", "exit status 3", ["boom"], None)]
 
 
+
+def test_unsupported_counters_and_throughput_records_round_trip(tmp_path):
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {})
+    unsupported = Record(bench="b", param=None, counter="instructions", unit="instructions", samples=[],
+                         sample_iterations=[], platform="native", binary="b", format="jsonl",
+                         reported={"supported": False, "reason": "perf_event_open: ENOENT", "pass": "perf-hardware"})
+    throughput = Record(bench="hash_map", param=2, param_name="threads", counter="throughput", unit="ops/s",
+                        samples=[2.5e7], iterations=5000000, platform="native", binary="hash_map",
+                        reported={"throughput_min": 2.4e7, "ops": [{"op": 0, "name": "lookup", "p99_ns": 60.5}]},
+                        sweep={"flag": "threads", "value": "2"})
+    store.add_unit(run_id, [unsupported, throughput], [])
+    _, (first, second), _ = store.load_run(run_id)
+    assert not first.supported and first.reason == "perf_event_open: ENOENT" and first.samples == []
+    assert first.median is None and first.counter == "instructions"
+    assert second.supported and second.median == 2.5e7 and second.param_name == "threads"
+    assert second.reported["ops"][0]["p99_ns"] == 60.5 and second.sweep == {"flag": "threads", "value": "2"}
+
 def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, benchlab, monkeypatch):
     lind_script(project, "a_first", "First\\t1\\t100\\t10")
     lind_script(project, "b_second", "Second\\t1\\t100\\t20")

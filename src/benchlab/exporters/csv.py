@@ -22,6 +22,9 @@ def render(report: Report) -> str:
                     "sweep": row.sweep_value, "platform": platform}
             if cell.fault is not None:
                 writer.writerow({**base, "binary": cell.fault.binary, "status": "failed", "reason": cell.fault.reason})
+            elif cell.record is not None and not cell.record.supported:
+                writer.writerow({**base, "binary": cell.record.binary, "status": "unsupported",
+                                 "reason": cell.record.reason})
             elif cell.record is not None:
                 summary = cell.record.summary
                 ci = summary.get("median_ci") or [None, None]

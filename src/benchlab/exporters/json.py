@@ -29,6 +29,8 @@ def render(report: Report) -> str:
         for platform, cell in row.cells.items():
             if cell.fault is not None:
                 cells[platform] = {"status": "failed", "reason": cell.fault.reason}
+            elif cell.record is not None and not cell.record.supported:
+                cells[platform] = {"status": "unsupported", "reason": cell.record.reason}
             elif cell.record is not None:
                 cells[platform] = {"status": "ok", "median": cell.record.median,
                                    "median_ci": cell.record.summary.get("median_ci"),

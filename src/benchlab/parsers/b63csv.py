@@ -21,8 +21,24 @@ BENCHLAB_HEADER = ["name", "param", "counter", "iterations", "value"]
 _B63_LINE = re.compile(r"^[^,]+,[^,]+,\d+,-?\d+(\.\d*)?([eE][-+]?\d+)?$")
 
 
+#: Units of the counters benchlab's header names (docs/counters.md): the csv lines carry
+#: no unit, so a counter's is known from its name; any other counter (B63's perf events,
+#: a user counter) counts events.
+_UNITS = {
+    "time": "ns", "task-clock": "ns", "cpu-clock": "ns",
+    "cycles": "cycles", "cpu-cycles": "cycles", "bus-cycles": "cycles", "ref-cycles": "cycles",
+    "stalled-cycles-frontend": "cycles", "stalled-cycles-backend": "cycles",
+    "idle-cycles-frontend": "cycles", "idle-cycles-backend": "cycles",
+    "instructions": "instructions", "branches": "branches", "branch-instructions": "branches",
+    "branch-misses": "branches",
+    "rusage-minor-faults": "faults", "rusage-major-faults": "faults",
+    "rusage-voluntary-cs": "switches", "rusage-involuntary-cs": "switches", "rusage-max-rss": "KiB",
+    "allocs": "calls", "alloc-bytes": "bytes", "jemalloc-allocated": "bytes",
+}
+
+
 def _unit(counter: str) -> str:
-    return "ns" if counter == "time" else "events"
+    return _UNITS.get(counter.split(":", 1)[0], "events")  # instructions:u counts instructions
 
 
 class B63CsvParser:

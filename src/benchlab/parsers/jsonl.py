@@ -1,8 +1,19 @@
-"""benchlab's canonical JSON Lines (docs/formats.md, schema 1)."""
+"""benchlab's canonical JSON Lines (docs/formats.md, schema 1).
+
+Three kinds of record besides the context:
+- a result record of `time` or of another counter (`--counters`, docs/counters.md):
+  one Record with its per-iteration samples; a counter the binary could not measure
+  (`"supported": false`, a `reason`, no samples) is kept as an unsupported Record, so
+  the table says `not supported: <reason>` instead of losing the row;
+- a `throughput` record of a threaded target (docs/threads.md): one `throughput`
+  Record in ops/s, and one `latency:opK_NAME` Record per operation, named and valued
+  as the csb parser names them so that both formats of one binary give the same rows.
+"""
 from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 from benchlab.parsers.base import Parsed, bad_line, first_line
 from benchlab.records import Record
@@ -15,7 +26,24 @@ _REPORTED_FIELDS = (
     "median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "median_ci",
     "ci_level", "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
+    # counter records (formats.md, "Counter records")
+    "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
 )
+
+#: Statistics of one operation of a throughput record that a latency Record keeps
+#: (everything but the histogram, which stays in the throughput Record's `reported`).
+_OP_FIELDS = ("op", "name", "freq", "count", "successes", "skipped", "timed", "min_ns", "max_ns", "mean_ns",
+              "p50_ns", "p90_ns", "p99_ns", "p999_ns")
+
+_KINDS = ("context", "result", "throughput")
+
+
+def _finite(value: Any) -> float | None:
+    """A number of the record as a float, or None for null (formats.md's non-finite)."""
+    if value is None or isinstance(value, bool):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
 
 
 class JsonlParser:
@@ -26,7 +54,7 @@ class JsonlParser:
         if not line.startswith("{"):
             return False
         try:
-            return json.loads(line).get("type") in ("context", "result")
+            return json.loads(line).get("type") in _KINDS
         except (ValueError, AttributeError):
             return False
 
@@ -53,8 +81,14 @@ class JsonlParser:
                     parsed.records.append(self._record(obj))
                 except (KeyError, TypeError, ValueError) as exc:
                     parsed.warnings.append(bad_line(binary, number, line, "jsonl", f"bad result record: {exc}"))
+            elif kind == "throughput":
+                try:
+                    parsed.records.extend(self._throughput(obj))
+                except (KeyError, TypeError, ValueError) as exc:
+                    parsed.warnings.append(bad_line(binary, number, line, "jsonl", f"bad throughput record: {exc}"))
             else:
-                parsed.warnings.append(bad_line(binary, number, line, "jsonl", "no \"type\": \"context\"|\"result\""))
+                parsed.warnings.append(bad_line(binary, number, line, "jsonl",
+                                                "no \"type\": \"context\"|\"result\"|\"throughput\""))
         return parsed
 
     @staticmethod
@@ -62,19 +96,67 @@ class JsonlParser:
         raw = obj["samples"]
         if not isinstance(raw, list):
             raise TypeError("\"samples\" is not a list")
-        # formats.md writes non-finite numbers as null; such a sample carries no value.
-        samples = [float(v) for v in raw if v is not None and math.isfinite(float(v))]
-        if not samples:
-            raise ValueError("no finite samples")
         iterations = obj.get("iterations")
-        return Record(
+        common = dict(
             bench=str(obj["bench"]),
             param=obj.get("param"),
             param_name=obj.get("param_name"),
             counter=obj.get("counter", "time"),
             unit=obj.get("unit", "ns"),
+            reported={k: obj[k] for k in _REPORTED_FIELDS if k in obj},
+        )
+        if obj.get("supported") is False:
+            # A counter that cannot be measured here: no samples by design, never zeros.
+            common["reported"].setdefault("reason", "no reason given")
+            return Record(samples=[], sample_iterations=[], **common)
+        # formats.md writes non-finite numbers as null; such a sample carries no value.
+        samples = [float(v) for v in raw if v is not None and math.isfinite(float(v))]
+        if not samples:
+            raise ValueError("no finite samples")
+        return Record(
             iterations=int(iterations) if iterations is not None else None,
             sample_iterations=obj.get("sample_iterations"),
             samples=samples,
-            reported={k: obj[k] for k in _REPORTED_FIELDS if k in obj},
+            **common,
         )
+
+    @staticmethod
+    def _throughput(obj: dict) -> list[Record]:
+        """A threaded target's run: throughput (ops/s) and each operation's latency (ns).
+
+        The figure is `throughput`, the sum of each thread's operations over its own
+        window: the header's headline number (its table prints it first). CSB's pair,
+        `throughput_min` (all operations over the longest window) and `throughput_max`,
+        are in `reported` with everything else the record says, histograms included.
+        `param` is the thread count, as the csb parser's, so a sweep over threads
+        lines up whichever of the two formats a binary printed.
+        """
+        threads = obj.get("threads")
+        common = dict(bench=str(obj["target"]), param=int(threads) if threads is not None else None,
+                      param_name="threads")
+        reported = {k: v for k, v in obj.items() if k != "type"}
+        if obj.get("supported") is False:
+            reported.setdefault("reason", "no reason given")
+            return [Record(counter="throughput", unit=str(obj.get("unit", "ops/s")), samples=[],
+                           sample_iterations=[], reported=reported, **common)]
+        throughput = _finite(obj["throughput"])
+        if throughput is None:
+            raise ValueError("\"throughput\" is not a finite number")
+        every = obj.get("all") or {}
+        count = _finite(every.get("count"))
+        if count is None:
+            count = sum(_finite(t.get("ops")) or 0 for t in obj.get("per_thread") or [])
+        records = [Record(counter="throughput", unit=str(obj.get("unit", "ops/s")), samples=[throughput],
+                          iterations=int(count), reported=reported, **common)]
+        for op in obj.get("ops") or []:
+            # The mean latency, as CSB's opK_NAME_avg: the same figure from either format.
+            # Nothing timed (--latency-every=0) means no latency, not a zero one.
+            mean = _finite(op.get("mean_ns"))
+            if mean is None:
+                continue
+            timed = _finite(op.get("timed"))
+            records.append(Record(
+                counter=f"latency:op{op['op']}_{op['name']}", unit="ns", samples=[mean],
+                iterations=int(timed) if timed is not None else None,
+                reported={k: op[k] for k in _OP_FIELDS if k in op}, **common))
+        return records

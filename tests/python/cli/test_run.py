@@ -200,3 +200,82 @@ def test_a_binary_whose_median_disagrees_with_its_samples_is_flagged(project, be
     assert result.stderr == ("warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
                              "using 2 (a header/Python statistics mismatch: please report it)\n")
     assert result.stdout.splitlines()[2].split()[:2] == ["odd", "2?"]
+
+
+def copy_from_repo(project, *paths):
+    import shutil
+    from conftest import REPO
+    for path in paths:
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / path, project / path)
+
+
+@needs_header
+def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(project, benchlab):
+    copy_from_repo(project, "suites/concurrency/empty.c", "suites/concurrency/hash_map.c")
+    # --time-limit is the threaded mode's default -d (docs/threads.md): 0.2 s per run
+    result = benchlab("run", "suites/concurrency", "--sweep", "threads=1,2", "--time-limit", "0.2",
+                      "--out", "result.json", "--no-store")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""  # no record ignored
+    out = result.stdout
+    header, _, *lines = out.splitlines()
+    assert header.split() == ["TEST", "PARAM", "THREADS", "COUNTER", "UNIT", "native", "ITERATIONS"]
+    rows = [line.split() for line in lines[:lines.index("")]]
+    keys = [tuple(row[:5]) for row in rows]
+    for threads in ("1", "2"):
+        assert ("empty", threads, threads, "throughput", "ops/s") in keys
+        assert ("hash_map", threads, threads, "throughput", "ops/s") in keys
+        for op in ("op0_lookup", "op1_insert", "op2_delete"):
+            assert ("hash_map", threads, threads, f"latency:{op}", "ns") in keys
+    # one sweep table per target, of throughput only: latencies are not throughputs
+    titles = [line for line in out.splitlines() if "linearity vs" in line]
+    assert titles == ["empty throughput: throughput (ops/s) and linearity vs THREADS",
+                      "hash_map throughput: throughput (ops/s) and linearity vs THREADS"]
+    records = json.loads((project / "result.json").read_text())["records"]
+    for bench, title in zip(("empty", "hash_map"), titles):
+        figure = {r["param"]: r["summary"]["median"] for r in records
+                  if r["bench"] == bench and r["counter"] == "throughput"}
+        table = out[out.index(title):].splitlines()[3:5]
+        # linearity: throughput at N over N x throughput at 1
+        assert [line.split() for line in table] == [
+            ["1", f"{figure[1]:.0f}", "(1.000)"],
+            ["2", f"{figure[2]:.0f}", f"({figure[2] / (2 * figure[1]):.3f})"]]
+
+
+@needs_header
+def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(project, benchlab):
+    copy_from_repo(project, "examples/counters.c")
+    result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
+                      "--arg=--counters=time,jemalloc-allocated,page-faults,allocs")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    header, _, *lines = result.stdout.splitlines()
+    assert header.split() == ["TEST", "PARAM", "COUNTER", "UNIT", "native", "ITERATIONS"]
+    rows = [line.split(maxsplit=3) for line in lines[:4]]
+    assert [row[:3] for row in rows] == [["map_touch_unmap", "time", "ns"], ["map_touch_unmap", "jemalloc-allocated", "bytes"],
+                                         ["map_touch_unmap", "page-faults", "events"], ["map_touch_unmap", "allocs", "calls"]]
+    assert rows[1][3] == "not supported: the program is not linked with jemalloc (mallctl not found)"
+    assert rows[3][3].split()[0].rstrip("?~") == "1"      # one malloc per iteration
+
+    shown = benchlab("show", "1")
+    assert shown.exit_code == 0 and shown.stdout == result.stdout
+    document = json.loads(benchlab("show", "1", "--format", "json").stdout)
+    [stored] = [r for r in document["records"] if r["counter"] == "jemalloc-allocated"]
+    assert stored["samples"] == [] and stored["reported"]["supported"] is False
+    [row] = [r for r in document["rows"] if r["counter"] == "jemalloc-allocated"]
+    assert row["cells"]["native"] == {
+        "status": "unsupported", "reason": "the program is not linked with jemalloc (mallctl not found)"}
+
+
+@needs_header
+def test_threaded_target_on_wasm_is_not_supported_and_says_why(project, benchlab):
+    copy_from_repo(project, "examples/threads.c")
+    result = benchlab("run", "examples/threads.c", "--platform", "native", "--platform", "wasm",
+                      "--time-limit", "0.2", "--format", "markdown", "--no-store")
+    assert result.exit_code == 0, result.stderr
+    [row] = [line for line in result.stdout.splitlines() if "| throughput |" in line]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[:4] == ["shared_counter", "1", "throughput", "ops/s"]
+    assert float(cells[4].rstrip("?~")) > 0
+    assert cells[5] == "not supported: threads are not available on wasm32-wasi (no pthreads in wasi-libc)"

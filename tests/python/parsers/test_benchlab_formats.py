@@ -72,3 +72,47 @@ def test_lind_output_is_the_rounded_median(small_bench_binary):
     for line, record in zip(text.splitlines(), parsed.records):
         test, param, loops, avg = line.split("\t")
         assert record.median == float(avg) and record.iterations == int(loops)
+
+
+COUNTERS = "--counters=time,jemalloc-allocated,task-clock,page-faults,allocs,alloc-bytes,rusage-max-rss"
+
+
+@pytest.fixture(scope="module")
+def counters_jsonl(counters_binary):
+    return run_binary(counters_binary, COUNTERS, "--samples=5", "--time-limit=0.05", "--filter=map", "--format=jsonl")
+
+
+def test_counter_records_are_their_own_records_with_their_units(counters_jsonl):
+    parsed = parse_output(counters_jsonl, "counters")
+    assert parsed.warnings == []
+    records = {r.counter: r for r in parsed.records}
+    assert list(records) == ["time", "jemalloc-allocated", "task-clock", "page-faults", "allocs", "alloc-bytes",
+                             "rusage-max-rss"]
+    assert {c: r.unit for c, r in records.items()} == {
+        "time": "ns", "jemalloc-allocated": "bytes", "task-clock": "ns", "page-faults": "events",
+        "allocs": "calls", "alloc-bytes": "bytes", "rusage-max-rss": "KiB"}
+    assert all(r.bench == "map_touch_unmap" and r.param is None for r in records.values())
+    # examples/counters.c: one malloc of 64 MiB per iteration (docs/counters.md)
+    assert records["allocs"].median == 1 and records["alloc-bytes"].median == 64 << 20
+    assert records["task-clock"].reported["pass"] == "perf-software"
+    assert records["rusage-max-rss"].reported["per_iteration"] is False
+    assert "pass" not in records["time"].reported and records["time"].supported
+
+
+def test_an_unsupported_counter_is_kept_with_its_reason_not_dropped(counters_jsonl):
+    parsed = parse_output(counters_jsonl, "counters")
+    [line] = [json.loads(line) for line in counters_jsonl.splitlines() if '"jemalloc-allocated"' in line]
+    assert line["supported"] is False and line["samples"] == []
+    [record] = [r for r in parsed.records if r.counter == "jemalloc-allocated"]
+    assert not record.supported and record.samples == [] and record.median is None
+    assert record.reason == line["reason"] and "jemalloc" in record.reason
+    assert record.reported["pass"] == "alloc"
+
+
+def test_csv_counter_lines_get_the_counters_units(counters_binary):
+    text = run_binary(counters_binary, "--counters=time,task-clock,allocs,alloc-bytes", "--samples=3",
+                      "--time-limit=0.05", "--filter=malloc", "--format=csv")
+    records = {r.counter: r for r in parse_output(text, "counters").records}
+    assert {c: r.unit for c, r in records.items()} == {
+        "time": "ns", "task-clock": "ns", "allocs": "calls", "alloc-bytes": "bytes"}
+    assert records["alloc-bytes"].median == 64

@@ -1,0 +1,92 @@
+"""The threaded mode's outputs (docs/threads.md): the jsonl `throughput` record and our
+csb line, parsed from the project's own suites/concurrency programs run for 0.2 s."""
+import json
+
+import pytest
+
+from benchlab.parsers import detect, parse_output
+from conftest import SHORT_DURATION, run_binary
+
+
+@pytest.fixture(scope="module")
+def hash_map_jsonl(concurrency_binaries):
+    return run_binary(concurrency_binaries["hash_map"], "-t=2", SHORT_DURATION, "--seed=3", "--format=jsonl")
+
+
+def raw_throughput(text):
+    [raw] = [json.loads(line) for line in text.splitlines() if json.loads(line)["type"] == "throughput"]
+    return raw
+
+
+def test_throughput_record_becomes_a_throughput_record_in_ops_per_second(hash_map_jsonl):
+    assert detect(hash_map_jsonl).name == "jsonl"
+    parsed = parse_output(hash_map_jsonl, "hash_map")
+    assert parsed.warnings == []
+    raw = raw_throughput(hash_map_jsonl)
+    throughput = next(r for r in parsed.records if r.counter == "throughput")
+    assert (throughput.bench, throughput.param, throughput.param_name) == ("hash_map", 2, "threads")
+    assert throughput.unit == "ops/s" and throughput.supported
+    # the header's headline figure: the sum of each thread's own rate
+    assert throughput.samples == [raw["throughput"]]
+    assert throughput.median == pytest.approx(sum(t["throughput"] for t in raw["per_thread"]), rel=1e-6)
+    assert throughput.iterations == raw["all"]["count"] == sum(t["ops"] for t in raw["per_thread"])
+    # everything else is kept, CSB's pair and the histograms included
+    assert throughput.reported["throughput_min"] == raw["throughput_min"]
+    assert throughput.reported["ops"][0]["histogram"] == raw["ops"][0]["histogram"]
+    # ops/s, not ops/ms: all operations over the longest window, about -d (0.2 s, give or
+    # take a loaded machine's scheduling), is within a small factor of count / 0.2, never 1000
+    assert 0.2 < raw["throughput_min"] / (throughput.iterations / 0.2) < 5
+    assert raw["throughput_min"] <= throughput.median * (1 + 1e-9)
+
+
+def test_each_operation_gets_a_latency_record_with_its_percentiles(hash_map_jsonl):
+    records = {r.counter: r for r in parse_output(hash_map_jsonl, "hash_map").records}
+    assert set(records) == {"throughput", "latency:op0_lookup", "latency:op1_insert", "latency:op2_delete"}
+    raw_ops = {op["name"]: op for op in raw_throughput(hash_map_jsonl)["ops"]}
+    for name in ("lookup", "insert", "delete"):
+        record = next(r for c, r in records.items() if c.endswith(name))
+        raw = raw_ops[name]
+        assert (record.bench, record.param, record.unit) == ("hash_map", 2, "ns")
+        assert record.samples == [raw["mean_ns"]] and record.iterations == raw["timed"]
+        for key in ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "min_ns", "max_ns", "count", "successes"):
+            assert record.reported[key] == raw[key]
+        assert raw["min_ns"] <= raw["p50_ns"] <= raw["p99_ns"] <= raw["max_ns"]
+
+
+def test_nothing_timed_gives_no_latency_record_rather_than_a_zero(concurrency_binaries):
+    for fmt in ("jsonl", "csb"):
+        text = run_binary(concurrency_binaries["empty"], "-t=1", "-d=0.1", "--latency-every=0", f"--format={fmt}")
+        parsed = parse_output(text, "empty")
+        assert parsed.warnings == []
+        assert [r.counter for r in parsed.records] == ["throughput"], fmt
+        assert parsed.records[0].median > 0
+
+
+def test_our_csb_line_is_read_in_the_units_it_states(concurrency_binaries):
+    text = run_binary(concurrency_binaries["hash_map"], "-t=2", SHORT_DURATION, "--format=csb")
+    assert detect(text).name == "csb"
+    assert "throughput_unit=ops/s;" in text and "latency_unit=ns;" in text
+    parsed = parse_output(text, "hash_map")
+    assert parsed.warnings == []
+    records = {r.counter: r for r in parsed.records}
+    throughput = records["throughput"]
+    assert throughput.unit == "ops/s"
+    assert throughput.median == float(throughput.reported["throughput_min"])
+    assert 0.2 < throughput.median / (int(throughput.reported["univ_count"]) / 0.2) < 5
+    # the same rows as the jsonl record of the same program
+    assert set(records) == {"throughput", "latency:op0_lookup", "latency:op1_insert", "latency:op2_delete"}
+    lookup = records["latency:op0_lookup"]
+    assert lookup.unit == "ns" and lookup.median == float(lookup.reported["op0_lookup_avg"])
+
+
+def test_a_target_that_cannot_run_is_kept_as_not_supported():
+    # What a threaded target prints on wasm32-wasi (docs/threads.md, "WebAssembly")
+    line = ('{"type":"throughput","target":"shared_counter","threads":1,"duration_s":1,"init_size":0,'
+            '"max_nops":0,"seed":5,"supported":false,'
+            '"reason":"threads are not available on wasm32-wasi (no pthreads in wasi-libc)"}')
+    parsed = parse_output('{"type":"context","schema":1}\n' + line + "\n", "threads")
+    assert parsed.warnings == []
+    [record] = parsed.records
+    assert (record.bench, record.param, record.counter, record.unit) == ("shared_counter", 1, "throughput", "ops/s")
+    assert not record.supported and record.samples == [] and record.median is None
+    assert record.reason == "threads are not available on wasm32-wasi (no pthreads in wasi-libc)"
