@@ -2258,22 +2258,28 @@ static void bl__print_context(FILE *f, const bl__options *o, const bl__context *
     }
 }
 
+/* The fields that open every result record: which benchmark, param and counter. */
+static void bl__json_result_head(FILE *f, const bl__instance *in, const char *counter, const char *unit) {
+    const bl__bench *b = in->bench;
+    fputs("{\"type\":\"result\",\"bench\":", f);
+    bl__json_string(f, b->name);
+    if (b->params) {
+        fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
+        bl__json_string(f, b->param_name);
+    } else {
+        fputs(",\"param\":null,\"param_name\":null", f);
+    }
+    fputs(",\"counter\":", f); bl__json_string(f, counter);
+    fputs(",\"unit\":", f); bl__json_string(f, unit);
+}
+
 static void bl__print_result(FILE *f, const bl__options *o, const bl__result *r) {
     const bl__instance *in = r->instance;
     const bl__bench *b = in->bench;
     const bl_stats *s = &r->stats;
     size_t i;
     if (o->format == BL__JSONL) {
-        fputs("{\"type\":\"result\",\"bench\":", f);
-        bl__json_string(f, b->name);
-        if (b->params) {
-            fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
-            bl__json_string(f, b->param_name);
-        } else {
-            fputs(",\"param\":null,\"param_name\":null", f);
-        }
-        fputs(",\"counter\":", f); bl__json_string(f, r->counter ? r->counter->name : "time");
-        fputs(",\"unit\":", f); bl__json_string(f, r->counter ? r->counter->unit : "ns");
+        bl__json_result_head(f, in, r->counter ? r->counter->name : "time", r->counter ? r->counter->unit : "ns");
         fprintf(f, ",\"iterations\":%llu,\"sample_iterations\":[", (unsigned long long)r->iterations);
         for (i = 0; i < r->count; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)r->sample_iterations[i]);
         fputs("],\"samples\":[", f);
@@ -2376,16 +2382,7 @@ static void bl__print_unsupported(FILE *f, const bl__options *o, const bl__insta
                                   const bl__counter *c, const char *reason) {
     const bl__bench *b = in->bench;
     if (o->format == BL__JSONL) {
-        fputs("{\"type\":\"result\",\"bench\":", f);
-        bl__json_string(f, b->name);
-        if (b->params) {
-            fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
-            bl__json_string(f, b->param_name);
-        } else {
-            fputs(",\"param\":null,\"param_name\":null", f);
-        }
-        fputs(",\"counter\":", f); bl__json_string(f, c->name);
-        fputs(",\"unit\":", f); bl__json_string(f, c->unit);
+        bl__json_result_head(f, in, c->name, c->unit);
         fputs(",\"supported\":false,\"reason\":", f); bl__json_string(f, reason);
         fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
         fputs(",\"samples\":[],\"sample_iterations\":[]}\n", f);
