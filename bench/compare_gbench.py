@@ -323,7 +323,7 @@ def table(r: Runs, t: Trials) -> Table:
 def header_text(h: dict, r: Runs, n_trials: int) -> str:
     lines = [
         f"{h['date']}  {h['cpu']}, {h['cores']} cores, {h['kernel']}; {h['mode']}",
-        f"benchlab {r.bl_context.get('benchlab', '?')} (timer {r.bl_context.get('timer', '?')}), "
+        f"benchlab {r.bl_context.get('benchlab', '?')} at {h['benchlab_rev']} (timer {r.bl_context.get('timer', '?')}), "
         f"Google Benchmark {h['gb_version']} (library_build_type {r.gb_context.get('library_build_type', '?')}); "
         f"{h['compilers']}; flags {h['cflags']}",
         f"load average at start {h['load_start']}, at end {h['load_end']}; CPU stolen by the hypervisor "
@@ -370,6 +370,7 @@ def main() -> int:
     parser.add_argument("--cflags", default="-O2")
     parser.add_argument("--compilers", default="")
     parser.add_argument("--gb-version", default="?")
+    parser.add_argument("--benchlab-rev", default="?", help="git commit of include/benchlab.h")
     args = parser.parse_args()
 
     n_runs, n_trials = (QUICK_RUNS, QUICK_TRIALS) if args.quick else (RUNS, TRIALS)
@@ -384,6 +385,7 @@ def main() -> int:
         "cflags": args.cflags,
         "compilers": args.compilers,
         "gb_version": args.gb_version,
+        "benchlab_rev": args.benchlab_rev,
     }
     steal0, total0 = steal_and_total_ticks()
     log(f"{n_runs} default runs of each tool")
