@@ -57,6 +57,7 @@ class RunOptions:
     samples: int | None = None
     time_limit: float | None = None
     filters: tuple[str, ...] = ()
+    counters: str | None = None
     extra_args: tuple[str, ...] = ()
     sweep: Sweep | None = None
 
@@ -92,6 +93,8 @@ def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
             args.append(f"--time-limit={options.time_limit:g}")
         args.append(f"--seed={options.seed}")
         args.extend(f"--filter={f}" for f in options.filters)
+        if options.counters:
+            args.append(f"--counters={options.counters}")
     elif flavor == "gbench":
         args.append("--benchmark_format=json")
         if options.samples is not None:

@@ -34,6 +34,7 @@ DEFAULT_PLATFORMS = ["native"]
 @click.option("--time-limit", type=click.FloatRange(min=0), metavar="S", help="Time limit per benchmark (--time-limit=S).")
 @click.option("--seed", type=click.IntRange(min=0), metavar="N", help="Seed passed to every binary (default: random, recorded).")
 @click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
+@click.option("--counters", metavar="LIST", help="Counters for benchlab binaries (--counters=LIST, e.g. time,page-faults,allocs; docs/counters.md).")
 @click.option("--sweep", metavar="FLAG=V1,V2", help="Run each binary once per value of FLAG (threads means -t).")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
 @db_option
@@ -41,7 +42,8 @@ DEFAULT_PLATFORMS = ["native"]
 @click.pass_context
 def command(context: click.Context, targets: tuple[str, ...], platform_names: tuple[str, ...],
             output_format: str | None, out_path: str | None, timeout: float | None, samples: int | None,
-            time_limit: float | None, seed: int | None, filters: tuple[str, ...], sweep: str | None,
+            time_limit: float | None, seed: int | None, filters: tuple[str, ...], counters: str | None,
+            sweep: str | None,
             extra_args: tuple[str, ...], db_url: str | None, no_store: bool) -> int:
     """Build and run TARGETs (suite directories, C files, executables, workload names or
     file-name prefixes; default: the suites of benchlab.toml, else suites/) on each platform
@@ -57,7 +59,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         seed=seed if seed is not None else (config.seed if config.seed is not None else random.randrange(2**31)),
         samples=samples if samples is not None else config.samples,
         time_limit=time_limit if time_limit is not None else config.time_limit,
-        filters=filters, extra_args=extra_args, sweep=Sweep.parse(sweep) if sweep else None,
+        filters=filters, counters=counters, extra_args=extra_args, sweep=Sweep.parse(sweep) if sweep else None,
     )
     stderr = Console(stderr=True, highlight=False)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -247,7 +247,7 @@ def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(pr
 def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(project, benchlab):
     copy_from_repo(project, "examples/counters.c")
     result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
-                      "--arg=--counters=time,jemalloc-allocated,page-faults,allocs")
+                      "--counters", "time,jemalloc-allocated,page-faults,allocs")
     assert result.exit_code == 0, result.stderr
     assert result.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
     header, _, *lines = result.stdout.splitlines()
