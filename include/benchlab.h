@@ -119,7 +119,8 @@
 /* Strict ISO modes (-std=c99) hide POSIX: ask for it, so clock_gettime and fileno are
    declared. Only in strict modes: defining it under gnu99 would hide the BSD and GNU
    names a user's code may rely on. It takes effect only if this header comes before
-   any system header; the check further down says so if it did not. */
+   any system header; when one came first, the implementation declares the few POSIX
+   functions it needs itself (see "Platform" below). */
 #if defined(__STRICT_ANSI__) && !defined(_POSIX_C_SOURCE) && \
     !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -341,8 +342,9 @@ int bl_main(int argc, char **argv);
 #if defined(__linux__)
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#if !defined(__cplusplus) && defined(__GLIBC__) && !defined(__USE_MISC)
-/* Strict ISO modes hide syscall(); it is in libc all the same. */
+#if !defined(__cplusplus)
+/* Strict ISO modes hide syscall() (glibc and musl alike); it is in libc all the same,
+   and a second declaration with the same type is harmless in C. */
 extern long syscall(long number, ...);
 #endif
 #endif
@@ -354,7 +356,25 @@ extern long syscall(long number, ...);
 #define BL__RTLD_NEXT ((void *)-1L) /* glibc's value; <dlfcn.h> shows it only with _GNU_SOURCE */
 #endif
 #endif
-#if !defined(CLOCK_MONOTONIC)
+/* Strict ISO modes (-std=c99, c11, c17) hide POSIX declarations when a system header
+   came before this one: the first include decides what the C library shows, and the
+   _POSIX_C_SOURCE set at the top of this file is then too late. The functions are in
+   libc all the same, so the few we need are declared here under names of our own and
+   bound to libc's symbols, with our own layouts. Only where those layouts are certain:
+   on 64-bit Linux, glibc and musl alike, struct timespec is {time_t; long} and
+   CLOCK_MONOTONIC is 1. */
+#if defined(CLOCK_MONOTONIC)
+#define BL__TIMESPEC struct timespec
+#define BL__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#define bl__clock_gettime clock_gettime
+#define bl__nanosleep nanosleep
+#elif defined(__linux__) && defined(__LP64__)
+struct bl__timespec { time_t tv_sec; long tv_nsec; };
+extern int bl__clock_gettime(int clock, struct bl__timespec *ts) __asm__("clock_gettime");
+extern int bl__nanosleep(const struct bl__timespec *want, struct bl__timespec *left) __asm__("nanosleep");
+#define BL__TIMESPEC struct bl__timespec
+#define BL__CLOCK_MONOTONIC 1
+#else
 #error "benchlab.h: clock_gettime is not declared: include benchlab.h before other headers, or build with -std=gnu99 or -D_POSIX_C_SOURCE=200809L"
 #endif
 #if defined(__x86_64__) && !defined(BL_NO_TSC)
@@ -455,8 +475,8 @@ typedef struct bl__timer {
 BL__DEF bl__timer bl__clock;
 
 static uint64_t bl__clock_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    BL__TIMESPEC ts;
+    bl__clock_gettime(BL__CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -1695,7 +1715,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
     o->latency_every = 1;
     o->counters = bl__code_counters;
     o->counters_flag = "bl_set_counters()";
-    o->format = isatty(fileno(stdout)) ? BL__TABLE : BL__JSONL;
+    o->format = isatty(STDOUT_FILENO) ? BL__TABLE : BL__JSONL;
     o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
     if (!o->filters) return bl__flag_error(program, "benchlab:", "out of memory", NULL);
     for (i = 1; i < argc; i++) {
@@ -2514,10 +2534,10 @@ static void *bl__worker_main(void *arg) {
 }
 
 static void bl__sleep_s(double seconds) {
-    struct timespec ts, rem;
+    BL__TIMESPEC ts, rem;
     ts.tv_sec = (time_t)seconds;
     ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &rem) != 0 && errno == EINTR) ts = rem;
+    while (bl__nanosleep(&ts, &rem) != 0 && errno == EINTR) ts = rem;
 }
 #endif
 
