@@ -29,7 +29,7 @@ expect_error 'benchlab: --samples must be a whole number from 3 to 1000000 (got 
 expect_error 'benchlab: --time-limit must be a number of seconds > 0 and <= 1000000 (got "0")' --time-limit=0
 expect_error 'benchlab: --time-limit must be a number of seconds > 0 and <= 1000000 (got "1s")' --time-limit=1s
 expect_error 'benchlab: --seed must be a whole number from 0 to 18446744073709551615 (got "18446744073709551616")' --seed=18446744073709551616
-expect_error 'benchlab: --format must be one of table, csv, jsonl, lind (got "xml")' --format=xml
+expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, csb (got "xml")' --format=xml
 expect_error 'benchlab: unknown flag "--sample" (see --help)' --sample=3
 expect_error 'benchlab: unexpected argument "fast" (flags start with --; see --help)' fast
 expect_error 'benchlab: --filter needs a non-empty substring (got "")' --filter=
@@ -37,7 +37,7 @@ expect_error 'benchlab: --samples needs a value' --samples
 expect_error 'benchlab: no benchmark matches --filter=nothing_like_this (see --list)' --filter=nothing_like_this
 expect_error "benchlab: --out cannot open \"$work/no/such/dir/x\" for writing: No such file or directory" --out="$work/no/such/dir/x"
 # A bad flag after good ones still stops before anything runs.
-expect_error 'benchlab: --format must be one of table, csv, jsonl, lind (got "")' --samples=5 --format=
+expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, csb (got "")' --samples=5 --format=
 
 run() { "$prog" --time-limit=0.05 --samples=5 "$@"; }
 

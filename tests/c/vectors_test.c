@@ -25,8 +25,8 @@ static void check_stats(const char *object, const char *name) {
     FIELD(mad, "mad");
 #undef FIELD
     tu_array(expected, "median_ci", ci, 2);
-    TU_CHECK(s.median_ci_low == ci[0] && s.median_ci_high == ci[1], "%s: median_ci = [%.17g, %.17g], want [%.17g, %.17g]",
-             name, s.median_ci_low, s.median_ci_high, ci[0], ci[1]);
+    TU_CHECK(tu_close(s.median_ci_low, ci[0], REL) && tu_close(s.median_ci_high, ci[1], REL),
+             "%s: median_ci = [%.17g, %.17g], want [%.17g, %.17g]", name, s.median_ci_low, s.median_ci_high, ci[0], ci[1]);
     TU_CHECK((double)s.outliers_low == tu_number(expected, "outliers_low"), "%s: outliers_low = %lu", name, (unsigned long)s.outliers_low);
     TU_CHECK((double)s.outliers_high == tu_number(expected, "outliers_high"), "%s: outliers_high = %lu", name, (unsigned long)s.outliers_high);
 }
@@ -42,6 +42,31 @@ static void check_ratio(const char *object, const char *name) {
     TU_CHECK(tu_close(ratio, tu_number(expected, "ratio"), REL), "%s: ratio = %.17g, want %.17g", name, ratio, tu_number(expected, "ratio"));
     TU_CHECK(tu_close(low, ci[0], REL) && tu_close(high, ci[1], REL), "%s: ratio_ci = [%.17g, %.17g], want [%.17g, %.17g]",
              name, low, high, ci[0], ci[1]);
+}
+
+/* The figures after subtracting the empty loop (bl__subtract, static in this file's
+   copy of the implementation). */
+static void check_subtract(const char *object, const char *name) {
+    static double x[MAX_SAMPLES], ci[2];
+    const char *expected = tu_after_key(object, "expected");
+    size_t n = tu_array(object, "samples", x, MAX_SAMPLES);
+    bl_stats s;
+    int zero;
+    bl_compute_stats(x, n, &s);
+    zero = bl__subtract(&s, tu_number(object, "overhead"), tu_number(object, "overhead_halfwidth"));
+#define FIELD(field, key) TU_CHECK(tu_close(s.field, tu_number(expected, key), REL), "%s: %s = %.17g, want %.17g", name, key, s.field, tu_number(expected, key))
+    FIELD(median, "median");
+    FIELD(min, "min");
+    FIELD(max, "max");
+    FIELD(mean, "mean");
+    FIELD(p75, "p75");
+    FIELD(p90, "p90");
+    FIELD(p99, "p99");
+#undef FIELD
+    tu_array(expected, "median_ci", ci, 2);
+    TU_CHECK(tu_close(s.median_ci_low, ci[0], REL) && tu_close(s.median_ci_high, ci[1], REL),
+             "%s: median_ci = [%.17g, %.17g], want [%.17g, %.17g]", name, s.median_ci_low, s.median_ci_high, ci[0], ci[1]);
+    TU_CHECK(zero == (strncmp(tu_after_key(expected, "zero"), "true", 4) == 0), "%s: zero = %d", name, zero);
 }
 
 /* Calls check on each object of a JSON list whose objects start with "name". */
@@ -63,7 +88,7 @@ static size_t for_each_case(const char *path, void (*check)(const char *, const 
 }
 
 int main(int argc, char **argv) {
-    size_t stats_cases, ratio_cases;
+    size_t stats_cases, ratio_cases, subtract_cases;
     if (argc != 2) { fprintf(stderr, "usage: %s VECTORS_DIR\n", argv[0]); return 2; }
     {
         char path[1024];
@@ -71,8 +96,12 @@ int main(int argc, char **argv) {
         stats_cases = for_each_case(path, check_stats);
         snprintf(path, sizeof path, "%s/ratio.json", argv[1]);
         ratio_cases = for_each_case(path, check_ratio);
+        snprintf(path, sizeof path, "%s/subtract.json", argv[1]);
+        subtract_cases = for_each_case(path, check_subtract);
     }
-    TU_CHECK(stats_cases >= 10 && ratio_cases >= 4, "too few vectors: %lu stats, %lu ratio", (unsigned long)stats_cases, (unsigned long)ratio_cases);
-    printf("vectors: %lu stats cases, %lu ratio cases, %d failures\n", (unsigned long)stats_cases, (unsigned long)ratio_cases, tu_failures);
+    TU_CHECK(stats_cases >= 12 && ratio_cases >= 4 && subtract_cases >= 4, "too few vectors: %lu stats, %lu ratio, %lu subtract",
+             (unsigned long)stats_cases, (unsigned long)ratio_cases, (unsigned long)subtract_cases);
+    printf("vectors: %lu stats cases, %lu ratio cases, %lu subtract cases, %d failures\n", (unsigned long)stats_cases,
+           (unsigned long)ratio_cases, (unsigned long)subtract_cases, tu_failures);
     return tu_failures ? 1 : 0;
 }

@@ -2,7 +2,7 @@
 
 The C header (tests/c/vectors_test.c) and the Python package (tests/python) must both
 reproduce these numbers from the same samples. Definitions: docs/formats.md.
-Run: python tests/vectors/make_vectors.py   (rewrites stats.json and ratio.json)
+Run: python tests/vectors/make_vectors.py   (rewrites stats.json, ratio.json and subtract.json)
 """
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ HERE = pathlib.Path(__file__).parent
 CI_LEVEL = 0.99
 
 
-def median_ci(sorted_samples: np.ndarray) -> tuple[float, float]:
+BATCHES = 10
+MIN_BATCHES = 4
+
+
+def order_statistic_ci(sorted_samples: np.ndarray) -> tuple[float, float]:
     """Order-statistic interval: largest k with P(Binomial(n, 1/2) <= k-1) <= (1-level)/2."""
     n = len(sorted_samples)
     alpha_half = (1 - CI_LEVEL) / 2
@@ -29,6 +33,39 @@ def median_ci(sorted_samples: np.ndarray) -> tuple[float, float]:
     if k == 0:
         return float(sorted_samples[0]), float(sorted_samples[-1])
     return float(sorted_samples[k - 1]), float(sorted_samples[n - k])
+
+
+def batch_halfwidth(x: np.ndarray) -> float:
+    """Batch medians (Seila 1982): batch j holds x[floor(j*n/B) : floor((j+1)*n/B)] in the
+    order taken, B = min(10, n // 2); a t interval over the B batch medians."""
+    n = len(x)
+    batches = min(BATCHES, n // 2)
+    if batches < MIN_BATCHES:
+        return 0.0
+    medians = np.array([np.median(x[j * n // batches:(j + 1) * n // batches]) for j in range(batches)])
+    return float(sps.t.ppf(1 - (1 - CI_LEVEL) / 2, batches - 1) * medians.std(ddof=1) / np.sqrt(batches))
+
+
+def median_ci(samples: np.ndarray) -> tuple[float, float]:
+    """The wider of the order-statistic interval and the batch-medians interval, within the samples' range."""
+    low, high = order_statistic_ci(np.sort(samples))
+    median = float(np.median(samples))
+    half = batch_halfwidth(samples)
+    low, high = min(low, median - half), max(high, median + half)
+    return max(low, float(samples.min())), min(high, float(samples.max()))
+
+
+def subtracted(samples: list[float], overhead: float, overhead_hw: float) -> dict:
+    """Figures after subtracting the empty loop: shifted, the interval widened in
+    quadrature by the overhead's half-width, nothing below zero."""
+    s = summary(samples)
+    low, high = s["median_ci"]
+    median = s["median"] - overhead
+    ci = [median - np.hypot(s["median"] - low, overhead_hw), median + np.hypot(high - s["median"], overhead_hw)]
+    out = {k: max(0.0, s[k] - overhead) for k in ("median", "min", "max", "mean", "p75", "p90", "p99")}
+    out["median_ci"] = [max(0.0, float(ci[0])), max(0.0, float(ci[1]))]
+    out["zero"] = bool(ci[0] <= 0)
+    return out
 
 
 def summary(samples: list[float]) -> dict:
@@ -47,7 +84,7 @@ def summary(samples: list[float]) -> dict:
         "p90": float(np.quantile(x, 0.90)),
         "p99": float(np.quantile(x, 0.99)),
         "mad": float(np.median(np.abs(x - median))),
-        "median_ci": list(median_ci(s)),
+        "median_ci": list(median_ci(x)),
         "outliers_low": int(np.sum(x < q1 - 1.5 * iqr)),
         "outliers_high": int(np.sum(x > q3 + 1.5 * iqr)),
     }
@@ -56,9 +93,16 @@ def summary(samples: list[float]) -> dict:
 def paired_ratio(a: list[float], b: list[float]) -> dict:
     """Median of the per-round ratios a[i]/b[i] and its order-statistic interval."""
     ratios = np.asarray(a, dtype=float) / np.asarray(b, dtype=float)
-    low, high = median_ci(np.sort(ratios))
+    low, high = median_ci(ratios)
     return {"ratio": float(np.median(ratios)), "ratio_ci": [low, high],
             "ratio_of_medians": float(np.median(a) / np.median(b))}
+
+
+def _ar1(rng: np.random.Generator, n: int, phi: float, sigma: float) -> np.ndarray:
+    x = np.zeros(n)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + rng.normal(0, sigma)
+    return x
 
 
 def main() -> None:
@@ -74,6 +118,10 @@ def main() -> None:
         "with_outliers_40": list(rng.normal(400.0, 1.0, 37)) + [480.0, 510.0, 300.0],
         "uniform_200": list(rng.uniform(10.0, 20.0, 200)),
         "large_2000": list(rng.gamma(4.0, 25.0, 2000)),
+        # Correlated samples, where batch medians widen the interval: a slow phase of the
+        # machine in the middle of a run, and an AR(1) series.
+        "slow_phase_60": list(rng.normal(100.0, 0.5, 20)) + list(rng.normal(115.0, 0.5, 20)) + list(rng.normal(100.0, 0.5, 20)),
+        "ar1_100": list(100.0 + _ar1(rng, 100, 0.9, 1.0)),
     }
     stats_vectors = [{"name": name, "samples": [float(v) for v in xs], "expected": summary(xs)}
                      for name, xs in cases.items()]
@@ -90,6 +138,17 @@ def main() -> None:
     ratio_vectors = [{"name": name, "a": [float(v) for v in a], "b": [float(v) for v in b],
                       "expected": paired_ratio(a, b)} for name, a, b in ratio_cases]
     (HERE / "ratio.json").write_text(json.dumps(ratio_vectors, indent=1) + "\n")
+
+    subtract_cases = [
+        ("chain_well_above", list(rng.normal(107.0, 0.4, 50)), 0.27, 0.01),
+        ("empty_body_reaches_zero", list(rng.normal(0.27, 0.004, 40)), 0.27, 0.02),
+        ("below_overhead", list(rng.normal(0.25, 0.002, 30)), 0.27, 0.005),
+        ("tiny_kernel", list(rng.normal(1.3, 0.03, 64)), 0.27, 0.01),
+    ]
+    subtract_vectors = [{"name": name, "samples": [float(v) for v in xs], "overhead": overhead,
+                         "overhead_halfwidth": hw, "expected": subtracted(xs, overhead, hw)}
+                        for name, xs, overhead, hw in subtract_cases]
+    (HERE / "subtract.json").write_text(json.dumps(subtract_vectors, indent=1) + "\n")
 
 
 if __name__ == "__main__":
