@@ -11,9 +11,12 @@ from benchlab import stats
 class Record:
     """One (benchmark, param, counter) result of one binary on one platform.
 
-    `samples` are per-iteration values in `unit`, as taken; `summary` is always
-    recomputed in Python from them (see stats.py), never copied from the binary,
-    so that every format is summarised by the same definitions.
+    `samples` are per-iteration values in `unit`, in the order taken; `summary` is
+    always recomputed in Python from them (see stats.py), never copied from the
+    binary, so that every format is summarised by the same definitions. A benchlab
+    time record (schema 2) has its samples as measured and the empty loop's cost in
+    `overhead` (its interval's half-width in `overhead_halfwidth`): the summary's
+    figures are after subtracting it, as the header's are.
     """
 
     bench: str
@@ -32,10 +35,17 @@ class Record:
     #: {"flag": ..., "value": ...} when the record comes from one value of a --sweep.
     sweep: dict[str, Any] | None = None
     summary: dict[str, Any] = dataclasses.field(default_factory=dict)
+    overhead: float | None = None
+    overhead_halfwidth: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.summary and self.samples:
-            self.summary = stats.summarize(self.samples)
+            self.summary = stats.summarize(self.samples, self.overhead, self.overhead_halfwidth)
+
+    @property
+    def process(self) -> int | None:
+        """Which of a run's processes (0..N-1) measured this record; None for a single process."""
+        return self.reported.get("process")
 
     @property
     def key(self) -> tuple:

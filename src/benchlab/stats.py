@@ -1,12 +1,12 @@
 """Statistics of raw samples, with exactly the definitions of docs/formats.md.
 
 The C header computes the same numbers; tests/vectors/ holds inputs and the
-expected outputs that both implementations must reproduce.
+expected outputs that both implementations must reproduce. Samples are always in
+the order they were taken: the interval of the median depends on it.
 """
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
@@ -15,6 +15,34 @@ import numpy as np
 CI_LEVEL = 0.99
 #: Tukey's fence factor: samples further than this many IQRs outside the quartiles are outliers.
 TUKEY_FENCE = 1.5
+#: Batch medians (Seila 1982): at most 10 batches, so each is long and its neighbours
+#: nearly independent; at least 4, else no batch interval. The header's BL__BATCHES.
+BATCHES = 10
+MIN_BATCHES = 4
+#: What an interval of one process covers (formats.md, `ci_scope`).
+WITHIN_RUN = "within this run"
+
+#: t(0.995; df) for df = 1..30, the header's table (scipy.stats.t.ppf, 10 decimals).
+_T99 = (
+    63.6567411629, 9.9248432009, 5.8409093097, 4.6040948713, 4.0321429836, 3.7074280213,
+    3.4994832974, 3.3553873313, 3.2498355416, 3.1692726726, 3.1058065155, 3.0545395894,
+    3.0122758387, 2.9768427344, 2.9467128835, 2.9207816224, 2.8982305197, 2.8784404727,
+    2.8609346065, 2.8453397098, 2.8313595580, 2.8187560606, 2.8073356838, 2.7969395048,
+    2.7874358137, 2.7787145333, 2.7706829571, 2.7632624555, 2.7563859037, 2.7499956536,
+)
+_Z995 = 2.5758293035489004
+
+
+def t_quantile_99(df: int) -> float:
+    """Student's t(0.995; df): the table, then the Cornish-Fisher expansion (as the header)."""
+    if df < 1:
+        return math.inf
+    if df <= len(_T99):
+        return _T99[df - 1]
+    z, z2, d = _Z995, _Z995 * _Z995, float(df)
+    return (z + z * (z2 + 1) / (4 * d) + z * ((5 * z2 + 16) * z2 + 3) / (96 * d * d)
+            + z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / (384 * d * d * d)
+            + z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / (92160 * d * d * d * d))
 
 
 def quantile(sorted_samples: np.ndarray, p: float) -> float:
@@ -25,36 +53,62 @@ def quantile(sorted_samples: np.ndarray, p: float) -> float:
 def binomial_median_ci_rank(n: int, level: float = CI_LEVEL) -> int:
     """The largest k >= 1 with P(Binomial(n, 1/2) <= k-1) <= (1-level)/2, or 0 if none.
 
-    Exact integer arithmetic (math.comb) rather than a floating-point CDF, so that
-    the rank never flips on a rounding error at the boundary.
+    The header's algorithm, vectorised: probabilities built outward from the middle
+    term (which never underflows) by their ratios, normalised, accumulated. O(n), in
+    the same order of operations as the C loop, so both pick the same rank.
     """
-    # Fraction(str(level)) is exactly 99/100; a float 0.005 times 2**n would
-    # overflow past n = 1023 and round at the boundary before that.
-    tail = (1 - Fraction(str(level))) / 2
-    total = 2**n
-    cumulative = 0
-    k = 0
-    for j in range(n + 1):
-        cumulative += math.comb(n, j)
-        # P(X <= j) <= tail  means  k = j + 1 qualifies
-        if cumulative <= tail * total:
-            k = j + 1
-        else:
-            break
-    return k
+    if n < 1:
+        return 0
+    mid = n // 2
+    j_left = np.arange(mid, 0, -1, dtype=float)               # w[j-1] = w[j] * j / (n-j+1)
+    left = np.cumprod(j_left / (n - j_left + 1))[::-1]        # w[0..mid-1]
+    j_right = np.arange(mid, n, dtype=float)                  # w[j+1] = w[j] * (n-j) / (j+1)
+    right = np.cumprod((n - j_right) / (j_right + 1))         # w[mid+1..n]
+    weights = np.concatenate([left, [1.0], right])
+    total = np.cumsum(weights)[-1]
+    cumulative = np.cumsum(weights[: n // 2] / total)         # P(B <= k-1) for k = 1..n/2
+    qualifying = np.nonzero(cumulative > (1 - level) / 2 * (1 + 1e-12))[0]
+    return int(qualifying[0]) if qualifying.size else n // 2
 
 
-def median_ci(sorted_samples: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
-    """Distribution-free interval of the median from order statistics."""
-    n = len(sorted_samples)
+def batch_halfwidth(samples: np.ndarray) -> float:
+    """Half-width of the batch-medians t interval; 0 with fewer than MIN_BATCHES batches of 2.
+
+    Batch j holds samples[floor(j*n/B) : floor((j+1)*n/B)], in the order taken.
+    """
+    n = len(samples)
+    batches = min(BATCHES, n // 2)
+    if batches < MIN_BATCHES:
+        return 0.0
+    medians = np.array([np.median(samples[j * n // batches:(j + 1) * n // batches]) for j in range(batches)])
+    spread = float(np.sum((medians - medians.sum() / batches) ** 2))
+    return t_quantile_99(batches - 1) * math.sqrt(spread / (batches - 1) / batches)
+
+
+def median_ci(samples: Sequence[float] | np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
+    """The median's interval within one run: the order-statistic interval (exact for
+    independent samples) widened to the batch-medians interval (for correlated ones),
+    kept within the samples' range. `samples` in the order taken."""
+    x = np.asarray(samples, dtype=float)
+    s = np.sort(x)
+    n = len(s)
     k = binomial_median_ci_rank(n, level)
-    if k < 1:
-        return float(sorted_samples[0]), float(sorted_samples[-1])
-    return float(sorted_samples[k - 1]), float(sorted_samples[n - k])
+    low, high = (float(s[k - 1]), float(s[n - k])) if k >= 1 else (float(s[0]), float(s[-1]))
+    median = quantile(s, 0.5)
+    half = batch_halfwidth(x)
+    low, high = min(low, median - half), max(high, median + half)
+    return max(low, float(s[0])), min(high, float(s[-1]))
 
 
-def summarize(samples: Sequence[float]) -> dict[str, Any]:
-    """All statistics of formats.md for one list of per-iteration samples."""
+def summarize(samples: Sequence[float], overhead: float | None = None,
+              overhead_halfwidth: float = 0.0) -> dict[str, Any]:
+    """All statistics of formats.md for one process's per-iteration samples, in the order taken.
+
+    With `overhead` (the empty loop's cost, its interval's half-width beside it) the
+    location figures are after subtracting it, as the header reports them: shifted,
+    the median's interval widened in quadrature, nothing below zero; `raw_median` and
+    `raw_median_ci` keep the figures as measured, `zero` says the interval reaches 0.
+    """
     x = np.asarray(samples, dtype=float)
     if x.size == 0:
         return {}
@@ -62,7 +116,7 @@ def summarize(samples: Sequence[float]) -> dict[str, Any]:
     median = quantile(s, 0.5)
     q1, q3 = quantile(s, 0.25), quantile(s, 0.75)
     iqr = q3 - q1
-    return {
+    summary = {
         "n": int(x.size),
         "median": median,
         "min": float(s[0]),
@@ -73,23 +127,42 @@ def summarize(samples: Sequence[float]) -> dict[str, Any]:
         "p90": quantile(s, 0.90),
         "p99": quantile(s, 0.99),
         "mad": float(np.median(np.abs(x - median))),
-        "median_ci": list(median_ci(s)),
+        "median_ci": list(median_ci(x)),
         "ci_level": CI_LEVEL,
+        "ci_scope": WITHIN_RUN,
         "outliers_low": int(np.count_nonzero(x < q1 - TUKEY_FENCE * iqr)),
         "outliers_high": int(np.count_nonzero(x > q3 + TUKEY_FENCE * iqr)),
     }
+    if overhead is not None:
+        summary.update(subtract(summary, overhead, overhead_halfwidth))
+    return summary
+
+
+#: The figures that move when the empty loop's cost is subtracted.
+SHIFTED = ("median", "min", "max", "mean", "p75", "p90", "p99")
+
+
+def subtract(summary: dict[str, Any], overhead: float, overhead_halfwidth: float) -> dict[str, Any]:
+    """The header's bl__subtract: the figures of `summary` less `overhead`."""
+    median = summary["median"]
+    low, high = summary["median_ci"]
+    shifted = median - overhead
+    ci = (shifted - math.hypot(median - low, overhead_halfwidth), shifted + math.hypot(high - median, overhead_halfwidth))
+    result: dict[str, Any] = {key: max(0.0, summary[key] - overhead) for key in SHIFTED}
+    result.update(median_ci=[max(0.0, ci[0]), max(0.0, ci[1])], zero=not ci[0] > 0, overhead=overhead,
+                  raw_median=median, raw_median_ci=[low, high])
+    return result
 
 
 def ratio_with_ci(a: Sequence[float], b: Sequence[float], level: float = CI_LEVEL) -> tuple[float, tuple[float, float]]:
-    """The median of the per-round ratios a[i]/b[i] and its distribution-free interval.
+    """The median of the per-round ratios a[i]/b[i] and its interval within the run.
 
-    a[i] and b[i] were sampled next to each other in one round, so drift of the
-    machine cancels inside each ratio; a ratio of two separate medians keeps it.
-    The interval is the median's order-statistic interval: nothing random to reproduce.
+    a[i] and b[i] were sampled in the same round, so drift of the machine cancels inside
+    each ratio; a ratio of two separate medians keeps it.
     """
     a_arr = np.asarray(a, dtype=float)
     b_arr = np.asarray(b, dtype=float)
     if a_arr.size != b_arr.size or a_arr.size == 0:
         raise ValueError(f"paired samples need equal, non-zero lengths (got {a_arr.size} and {b_arr.size})")
-    ratios = np.sort(a_arr / b_arr)
-    return quantile(ratios, 0.5), median_ci(ratios, level)
+    ratios = a_arr / b_arr
+    return quantile(np.sort(ratios), 0.5), median_ci(ratios, level)

@@ -17,9 +17,10 @@ can only be microseconds, whatever its name says) and throughput_max=301356.87:
 is the same count over duration_max_ms=1014483 (1.014 s), again in ops/ms. Its tick
 latencies convert to ns with `ticks_to_ms` (ticks per millisecond).
 
-benchlab's own header writes the same keys in **ops/s** and **ns** and says so with
-`throughput_unit=ops/s` and `latency_unit=ns` (docs/formats.md, "csb"). Those keys
-win when present; without them (CSB's own lines) the CSB units above apply.
+benchlab's header writes CSB's keys in CSB's units (its ticks are nanoseconds:
+`ticks_to_ms=1000000`), adds `latency_unit=ns`, and keeps its own figures under keys
+CSB does not use (docs/formats.md, "csb"). Lines of benchlab 0.1 wrote throughput in
+ops/s and said so with `throughput_unit=ops/s`: that key wins when present.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""benchlab's canonical JSON Lines (docs/formats.md, schema 1).
+"""benchlab's canonical JSON Lines (docs/formats.md, schemas 1 and 2).
 
 Three kinds of record besides the context:
 - a result record of `time` or of another counter (`--counters`, docs/counters.md):
@@ -18,13 +18,16 @@ from typing import Any
 from benchlab.parsers.base import Parsed, bad_line, first_line
 from benchlab.records import Record
 
-SUPPORTED_SCHEMA = 1
+#: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
+#: as measured, with the subtracted cost in `overhead` and its interval in `overhead_ci`.
+SUPPORTED_SCHEMAS = (1, 2)
 
 #: Fields of a result record that the binary computed and we keep for reference;
 #: the statistics themselves are recomputed from `samples`.
 _REPORTED_FIELDS = (
     "median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "median_ci",
-    "ci_level", "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
+    "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "overhead_ci", "stopped",
+    "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
     # counter records (formats.md, "Counter records")
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
@@ -46,6 +49,17 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _overhead(obj: dict) -> tuple[float | None, float]:
+    """The empty loop's cost a schema-2 time record subtracts, and its interval's half-width."""
+    overhead = _finite(obj.get("overhead"))
+    if overhead is None or obj.get("counter", "time") != "time":
+        return None, 0.0
+    ci = obj.get("overhead_ci")
+    if isinstance(ci, list) and len(ci) == 2 and all(_finite(v) is not None for v in ci):
+        return overhead, (float(ci[1]) - float(ci[0])) / 2
+    return overhead, 0.0
+
+
 class JsonlParser:
     name = "jsonl"
 
@@ -60,6 +74,7 @@ class JsonlParser:
 
     def parse(self, text: str, binary: str) -> Parsed:
         parsed = Parsed()
+        schema = SUPPORTED_SCHEMAS[-1]
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
@@ -70,15 +85,16 @@ class JsonlParser:
                 continue
             kind = obj.get("type") if isinstance(obj, dict) else None
             if kind == "context":
-                if obj.get("schema") != SUPPORTED_SCHEMA:
+                schema = obj.get("schema")
+                if schema not in SUPPORTED_SCHEMAS:
                     parsed.warnings.append(
-                        f"{binary}: jsonl schema {obj.get('schema')!r}, this benchlab reads schema "
-                        f"{SUPPORTED_SCHEMA}; results may be misread (rebuild against this checkout's header)"
+                        f"{binary}: jsonl schema {schema!r}, this benchlab reads schemas "
+                        f"{', '.join(map(str, SUPPORTED_SCHEMAS))}; results may be misread (rebuild against this checkout's header)"
                     )
                 parsed.context = obj
             elif kind == "result":
                 try:
-                    parsed.records.append(self._record(obj))
+                    parsed.records.append(self._record(obj, schema))
                 except (KeyError, TypeError, ValueError) as exc:
                     parsed.warnings.append(bad_line(binary, number, line, "jsonl", f"bad result record: {exc}"))
             elif kind == "throughput":
@@ -92,7 +108,7 @@ class JsonlParser:
         return parsed
 
     @staticmethod
-    def _record(obj: dict) -> Record:
+    def _record(obj: dict, schema: object = SUPPORTED_SCHEMAS[-1]) -> Record:
         raw = obj["samples"]
         if not isinstance(raw, list):
             raise TypeError("\"samples\" is not a list")
@@ -113,10 +129,13 @@ class JsonlParser:
         samples = [float(v) for v in raw if v is not None and math.isfinite(float(v))]
         if not samples:
             raise ValueError("no finite samples")
+        overhead, halfwidth = _overhead(obj) if schema != 1 else (None, 0.0)
         return Record(
             iterations=int(iterations) if iterations is not None else None,
             sample_iterations=obj.get("sample_iterations"),
             samples=samples,
+            overhead=overhead,
+            overhead_halfwidth=halfwidth,
             **common,
         )
 

@@ -18,7 +18,7 @@ def test_jsonl_is_detected_and_gives_one_record_per_bench_and_param(jsonl_text):
     assert parsed.warnings == []
     keys = sorted((r.bench, r.param) for r in parsed.records)
     assert keys == sorted([("empty", None), ("spin", None), ("copy", 16), ("copy", 1024)])
-    assert parsed.context["schema"] == 1 and parsed.context["seed"] == 7
+    assert parsed.context["schema"] == 2 and parsed.context["seed"] == 7
     for record in parsed.records:
         assert record.format == "jsonl" and record.binary == "small"
         assert record.unit == "ns" and record.counter == "time"

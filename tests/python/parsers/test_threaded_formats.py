@@ -62,21 +62,50 @@ def test_nothing_timed_gives_no_latency_record_rather_than_a_zero(concurrency_bi
         assert parsed.records[0].median > 0
 
 
-def test_our_csb_line_is_read_in_the_units_it_states(concurrency_binaries):
+def _read_like_csb(line: str) -> dict[str, str]:
+    """What CSB's runner does with a line: split on ';', then on the first '=' (bm-runner)."""
+    return dict(pair.split("=", 1) for pair in line.strip().rstrip(";").split(";"))
+
+
+def test_a_reader_that_knows_only_csb_reads_our_line_in_csb_units(concurrency_binaries):
     text = run_binary(concurrency_binaries["hash_map"], "-t=2", SHORT_DURATION, "--format=csb")
-    assert detect(text).name == "csb"
-    assert "throughput_unit=ops/s;" in text and "latency_unit=ns;" in text
+    assert detect(text).name == "csb" and len(text.splitlines()) == 1
+    line = _read_like_csb(text)
+    # CSB's keys, all of them, in CSB's units: throughput_min/max per millisecond, the
+    # *_ts pair per second, durations in microseconds and ticks, ticks_to_ms ticks per ms.
+    for key in ("num_threads", "init_sz", "max_noise", "duration", "algo_name", "univ_count", "univ_avg",
+                "throughput_max", "throughput_min", "throughput_max_ts", "throughput_min_ts", "ticks_to_ms",
+                "duration_max_ms", "duration_max_clk", "duration_min_ms", "duration_min_clk",
+                "sys_time", "usr_time", "max_rss_kb"):
+        assert key in line, key
+    count = int(line["univ_count"])
+    longest_s = int(line["duration_max_ms"]) / 1e6  # CSB's "_ms" durations are microseconds
+    assert float(line["throughput_min"]) == pytest.approx(count / longest_s / 1e3, rel=1e-5)  # ops/ms
+    assert float(line["throughput_min_ts"]) == pytest.approx(count / longest_s, rel=1e-5)     # ops/s
+    assert int(line["duration_max_clk"]) / float(line["ticks_to_ms"]) == pytest.approx(longest_s * 1e3, rel=1e-5)
+    assert 0.15 < longest_s < 1.0  # a 0.2 s run
+    for op in ("op0_lookup", "op1_insert", "op2_delete"):
+        histogram = [int(v) for v in line[f"{op}_histogram"].split(",")]
+        assert len(histogram) == 60  # CSB's STAT_MAX_NUM_BUCKETS, empty tail included
+        assert sum(histogram) == int(line[f"{op}_count"])
+    # benchlab reads the same line to the same throughput, in the unit CSB means
     parsed = parse_output(text, "hash_map")
     assert parsed.warnings == []
     records = {r.counter: r for r in parsed.records}
-    throughput = records["throughput"]
-    assert throughput.unit == "ops/s"
-    assert throughput.median == float(throughput.reported["throughput_min"])
-    assert 0.2 < throughput.median / (int(throughput.reported["univ_count"]) / 0.2) < 5
-    # the same rows as the jsonl record of the same program
+    assert records["throughput"].unit == "ops/ms"
+    assert records["throughput"].median == float(line["throughput_min"])
     assert set(records) == {"throughput", "latency:op0_lookup", "latency:op1_insert", "latency:op2_delete"}
     lookup = records["latency:op0_lookup"]
-    assert lookup.unit == "ns" and lookup.median == float(lookup.reported["op0_lookup_avg"])
+    assert lookup.unit == "ns" and lookup.median == pytest.approx(float(line["op0_lookup_avg"]) * 1e6 / float(line["ticks_to_ms"]))
+
+
+def test_csb_and_jsonl_compute_throughput_min_the_same_way(concurrency_binaries):
+    """The jsonl record's throughput_min (ops/s) is CSB's formula too: all operations over
+    the longest thread window, so the two formats of one program agree up to the unit."""
+    text = run_binary(concurrency_binaries["hash_map"], "-t=2", SHORT_DURATION, "--format=jsonl")
+    record = next(r for r in parse_output(text, "hash_map").records if r.counter == "throughput")
+    longest = max(t["duration_s"] for t in record.reported["per_thread"])
+    assert record.reported["throughput_min"] == pytest.approx(record.reported["all"]["count"] / longest, rel=1e-6)
 
 
 def test_a_target_that_cannot_run_is_kept_as_not_supported():
