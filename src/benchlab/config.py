@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlab.errors import UserError
+from benchlab.limits import limit
 
 CONFIG_NAME = "benchlab.toml"
 BUILD_TARGETS = ("native", "wasm32-wasi")
@@ -65,6 +66,7 @@ class Config:
     samples: int | None = None
     time_limit: float | None = None
     seed: int | None = None
+    processes: int | None = None
     db: str | None = None
     build: BuildSettings = dataclasses.field(default_factory=BuildSettings)
     user_platforms: dict[str, PlatformSpec] = dataclasses.field(default_factory=dict)
@@ -157,7 +159,7 @@ def _parse(data: dict, path: Path) -> Config:
     check.known_keys(data, ("run", "build", "platforms", "workloads"), "")
 
     run = check.table(data.get("run", {}), "run")
-    check.known_keys(run, ("suites", "platforms", "timeout", "samples", "time_limit", "seed", "db"), "run.")
+    check.known_keys(run, ("suites", "platforms", "timeout", "samples", "time_limit", "seed", "db", "processes"), "run.")
     if "suites" in run:
         config.suites = check.strings(run["suites"], "run.suites")
     if "platforms" in run:
@@ -165,7 +167,9 @@ def _parse(data: dict, path: Path) -> Config:
     if "timeout" in run:
         config.timeout = float(check.number(run["timeout"], "run.timeout", minimum=0.001))
     if "samples" in run:
-        config.samples = int(check.number(run["samples"], "run.samples", integer=True, minimum=1))
+        config.samples = int(check.number(run["samples"], "run.samples", integer=True, minimum=limit("MIN_SAMPLES")))
+    if "processes" in run:
+        config.processes = int(check.number(run["processes"], "run.processes", integer=True, minimum=1))
     if "time_limit" in run:
         config.time_limit = float(check.number(run["time_limit"], "run.time_limit", minimum=0))
     if "seed" in run:

@@ -92,6 +92,8 @@ class Fault:
     reason: str  # e.g. "killed by SIGSEGV", "exit status 3", "timed out after 300 s"
     stderr_tail: list[str] = dataclasses.field(default_factory=list)
     sweep: dict[str, Any] | None = None
+    #: Which of the run's processes failed (None when the run has one per binary).
+    process: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

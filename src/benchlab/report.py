@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from benchlab.combine import RERUN, combine
 from benchlab.records import Fault, Record
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
@@ -18,10 +19,13 @@ NOISE_THRESHOLD = 0.05
 
 MARK_OVERLAP = "~"
 MARK_NOISY = "?"
+MARK_DISAGREE = "!"
 LEGEND = {
     MARK_OVERLAP: "99% CIs of the median overlap with the first platform's: the difference is not significant",
-    MARK_NOISY: (f"uncertain: fewer than {MIN_SAMPLES_FOR_CI} samples, or a 99% CI half-width over "
-                 f"{NOISE_THRESHOLD:.0%} of the median"),
+    MARK_NOISY: (f"uncertain: one process of fewer than {MIN_SAMPLES_FOR_CI} samples, or a 99% CI "
+                 f"half-width over {NOISE_THRESHOLD:.0%} of the median"),
+    MARK_DISAGREE: ("its processes disagree beyond their own intervals (the machine, CPU or layout differed "
+                    "between them): trust the +- of the rerun interval, not a single process"),
 }
 
 
@@ -41,18 +45,45 @@ class Cell:
     fault: Fault | None = None
     ratio: float | None = None  # to the first platform's median
     marks: str = ""
+    #: Processes of the run that failed for this cell's binary (the figure stands on the others).
+    failed_processes: int = 0
 
     @property
     def text(self) -> str:
-        if self.fault is not None:
+        if self.fault is not None and self.record is None:
             return f"FAILED: {self.fault.reason}"
         if self.record is None:
             return "-"
         if not self.record.supported:
             return f"not supported: {self.record.reason}"
-        value = format_value(self.record.median)
+        summary = self.record.summary
+        if summary.get("zero"):
+            value = f"~0 (<{format_value(summary['median_ci'][1])})"
+        else:
+            value = format_value(self.record.median) + _spread(summary)
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
-        return f"{value}{ratio}{self.marks}"
+        stands = ""
+        if self.failed_processes:
+            processes = summary.get("processes", 1)
+            stands = f" [{processes} of {processes + self.failed_processes} processes]"
+        return f"{value}{ratio}{self.marks}{stands}"
+
+
+def _spread(summary: dict[str, Any]) -> str:
+    """For a figure of several processes: +-h%, the half-width of the interval a rerun lands
+    in, and the CV of the processes' medians (the between-process variation)."""
+    median, ci = summary.get("median"), summary.get("median_ci")
+    if not median or not ci or summary.get("processes", 1) < 2:
+        return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
+    text = f" +-{_percent(max(ci[1] - median, median - ci[0]) / abs(median))}"
+    if summary.get("between_cv") is not None:
+        text += f" cv{_percent(summary['between_cv'])}"
+    return text
+
+
+def _percent(fraction: float) -> str:
+    """Two significant digits: 0.04%, 0.5%, 2.1%, 44%."""
+    return f"{100 * fraction:.2g}%"
 
 
 @dataclasses.dataclass
@@ -103,12 +134,15 @@ class Report:
 
 def _interval(record: Record) -> tuple[float, float] | None:
     ci = record.summary.get("median_ci")
-    if record.summary.get("n", 0) < MIN_SAMPLES_FOR_CI or not ci:
+    enough = record.summary.get("n", 0) >= MIN_SAMPLES_FOR_CI or record.summary.get("processes", 1) > 1
+    if not enough or not ci:
         return None
     return float(ci[0]), float(ci[1])
 
 
 def _is_noisy(record: Record) -> bool:
+    if record.summary.get("zero"):
+        return False  # shown as ~0 with its bound: no relative width to judge
     interval = _interval(record)
     median = record.median
     if interval is None or median is None:
@@ -126,7 +160,11 @@ def _overlaps(a: Record, b: Record) -> bool:
 
 
 def build_rows(platforms: list[str], records: list[Record], faults: list[Fault]) -> list[Row]:
+    """Rows of the table; the records of several processes are first combined (combine.py)."""
     rows: dict[tuple, Row] = {}
+    # In the order of the run's plan (stable: a binary's own order within it), whatever
+    # shuffled order its processes ran in.
+    records = sorted(combine(records), key=lambda r: r.reported.get("unit", 0))
     for record in records:
         row = rows.get(record.key)
         if row is None:
@@ -150,13 +188,28 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
                     cell.marks += MARK_OVERLAP
             if _is_noisy(cell.record):
                 cell.marks += MARK_NOISY
+            if cell.record.summary.get("disagree"):
+                cell.marks += MARK_DISAGREE
     result = list(rows.values())
+    process_faults = [f for f in faults if f.process is not None]
+    for row in result:
+        for cell in row.cells.values():
+            if cell.record is not None:
+                cell.failed_processes = sum(1 for f in process_faults
+                                            if f.binary == cell.record.binary and f.platform == cell.platform)
+    # A FAILED row per binary and platform that failed; several failed processes of one
+    # binary make one row (the failure lines list each with its reason).
+    failed_rows: dict[tuple, Row] = {}
     for fault in faults:
-        cells = {p: Cell(p) for p in platforms}
-        if fault.platform in cells:
-            cells[fault.platform].fault = fault
-        result.append(Row(test=fault.binary, param=None, counter="", unit="",
-                          sweep_value=fault.sweep["value"] if fault.sweep else None, cells=cells, failed=True))
+        sweep_value = fault.sweep["value"] if fault.sweep else None
+        row = failed_rows.get((fault.binary, sweep_value))
+        if row is None:
+            row = failed_rows[(fault.binary, sweep_value)] = Row(
+                test=fault.binary, param=None, counter="", unit="", sweep_value=sweep_value,
+                cells={p: Cell(p) for p in platforms}, failed=True)
+            result.append(row)
+        if fault.platform in row.cells and row.cells[fault.platform].fault is None:
+            row.cells[fault.platform].fault = fault
     return result
 
 

@@ -1,13 +1,20 @@
-"""One run: every target on every platform (and every sweep value), as a matrix.
+"""One run: every target on every platform (and every sweep value), as a matrix, in
+several processes each.
 
-Targets are the outer loop and platforms the inner one, so that one binary's runs
-on all platforms are close together in time and machine drift hits them alike.
-Each finished (target, platform, sweep value) unit is handed to `on_unit`
-at once, which is how storage commits completed benchmarks one by one.
+A unit is one (target, platform, sweep value). With --processes N every unit runs in
+N fresh processes, in N rounds; each round runs every unit once, in an order shuffled
+from the run's seed (randomized multiple interleaved trials: Abedi and Brecht,
+"Conducting repeatable experiments in highly variable cloud computing environments",
+ICPE 2017), so that load that comes and goes hits every unit alike. Each process gets
+its own environment size and stack offset (layout randomization, see `layout_env`).
+Each finished process is handed back at once, which is how storage commits completed
+measurements one by one. Workloads time themselves over several runs and run in the
+first round only.
 """
 from __future__ import annotations
 
 import dataclasses
+import random
 import shutil
 import tempfile
 from pathlib import Path
@@ -26,6 +33,17 @@ from benchlab.workloads import run_workload
 #: A binary's own median may differ from ours by its print precision, not more.
 MEDIAN_AGREEMENT_REL = 1e-4
 MEDIAN_AGREEMENT_ABS = 1e-3
+
+#: Processes per binary by default (bench/README.md, "Defaults", has the figures behind it).
+DEFAULT_PROCESSES = 5
+#: Layout randomization: each process's environment grows by 0..ENV_PAD_MAX bytes and
+#: its stack starts 0..STACK_OFFSET_MAX bytes lower (in steps of 16, the ABI's stack
+#: alignment): together they move where every local variable and environment string
+#: lands, which moves small figures by a few percent (Mytkowicz et al., ASPLOS 2009).
+ENV_PAD_MAX = 4096
+STACK_OFFSET_MAX = 4096
+#: The variable that carries the padding; its value means nothing.
+ENV_PAD_VARIABLE = "BENCHLAB_LAYOUT_PAD"
 
 #: Sweep names that mean a flag other than --NAME=V. `threads` is the threaded
 #: mode's thread count, spelled -t=T as in the scalability skeleton.
@@ -60,6 +78,11 @@ class RunOptions:
     counters: str | None = None
     extra_args: tuple[str, ...] = ()
     sweep: Sweep | None = None
+    precision: float | None = None
+    schedule: str | None = None
+    subtract: bool = True
+    processes: int = DEFAULT_PROCESSES
+    randomize_layout: bool = True
 
 
 @dataclasses.dataclass
@@ -67,6 +90,8 @@ class Unit:
     target: Target
     platform: Platform
     sweep_value: str | None = None
+    #: Its place in the plan: tables list results in this order, whatever order ran them.
+    index: int = 0
 
     @property
     def label(self) -> str:
@@ -80,6 +105,25 @@ class UnitResult:
     records: list[Record] = dataclasses.field(default_factory=list)
     faults: list[Fault] = dataclasses.field(default_factory=list)
     context: dict[str, Any] | None = None
+    #: Which of the run's processes of this unit (0..N-1); None when the run has one.
+    process: int | None = None
+
+
+def interleaved(units: list[Unit], processes: int, seed: int) -> list[tuple[Unit, int]]:
+    """The order of a run's processes: `processes` rounds, each every unit once, shuffled."""
+    rng = random.Random(seed)
+    order = []
+    for index in range(processes):
+        round_units = [u for u in units if index == 0 or u.target.kind != "workload"]
+        rng.shuffle(round_units)
+        order.extend((unit, index) for unit in round_units)
+    return order
+
+
+def layout_env(rng: random.Random) -> dict[str, str]:
+    """A random environment size and stack offset for one process (see ENV_PAD_MAX)."""
+    return {ENV_PAD_VARIABLE: "x" * rng.randrange(ENV_PAD_MAX + 1),
+            "BL_STACK_OFFSET": str(16 * rng.randrange(STACK_OFFSET_MAX // 16))}
 
 
 def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
@@ -95,6 +139,12 @@ def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
         args.extend(f"--filter={f}" for f in options.filters)
         if options.counters:
             args.append(f"--counters={options.counters}")
+        if options.precision is not None:
+            args.append(f"--precision={options.precision:g}")
+        if options.schedule is not None:
+            args.append(f"--schedule={options.schedule}")
+        if not options.subtract:
+            args.append("--no-subtract")
     elif flavor == "gbench":
         args.append("--benchmark_format=json")
         if options.samples is not None:
@@ -113,6 +163,7 @@ class Runner:
         self.builder = builder
         self.warn = warn
         self._builds: dict[tuple[Path, str], Path | BuildFailed] = {}
+        self._layout_rng = random.Random(options.seed ^ 0x5EED)
 
     def plan(self, targets: list[Target]) -> list[Unit]:
         sweep_values: list[str | None] = list(self.options.sweep.values) if self.options.sweep else [None]
@@ -123,10 +174,13 @@ class Runner:
                     continue
                 values = [None] if target.kind == "workload" else sweep_values
                 units.extend(Unit(target, platform, value) for value in values)
+        for index, unit in enumerate(units):
+            unit.index = index
         return units
 
-    def run_unit(self, unit: Unit) -> UnitResult:
-        result = UnitResult(unit)
+    def run_unit(self, unit: Unit, process: int | None = None) -> UnitResult:
+        """One process of `unit` (the `process`-th of the run's, when it has several)."""
+        result = UnitResult(unit, process=process)
         scratch_root = self.config.state_dir / "scratch"
         scratch_root.mkdir(parents=True, exist_ok=True)
         scratch = tempfile.mkdtemp(prefix=f"{unit.target.name}-", dir=scratch_root)
@@ -136,7 +190,15 @@ class Runner:
                     unit.target.workload, unit.platform, timeout=self.options.timeout,
                     scratch=scratch, root=str(self.config.root))
             else:
-                self._run_binary(unit, result, scratch)
+                layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
+                self._run_binary(unit, result, scratch, layout)
+                for record in result.records:
+                    record.reported["unit"] = unit.index
+                    if process is not None:
+                        record.reported["process"] = process
+                    if layout:
+                        record.reported.update(env_pad=len(layout[ENV_PAD_VARIABLE]),
+                                               stack_offset=int(layout["BL_STACK_OFFSET"]))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         sweep = {"flag": self.options.sweep.name, "value": unit.sweep_value} if unit.sweep_value is not None else None
@@ -144,6 +206,8 @@ class Runner:
             item.platform = unit.platform.name
             item.binary = unit.target.name
             item.sweep = sweep
+        for fault in result.faults:
+            fault.process = process
         return result
 
     def executable(self, unit: Unit) -> Path | BuildFailed:
@@ -158,7 +222,7 @@ class Runner:
                 self._builds[key] = failure
         return self._builds[key]
 
-    def _run_binary(self, unit: Unit, result: UnitResult, scratch: str) -> None:
+    def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str]) -> None:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
             tail = [line for line in exe.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
@@ -169,7 +233,8 @@ class Runner:
         if unit.sweep_value is not None:
             args.append(self.options.sweep.argument(unit.sweep_value))
         argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
-        outcome = run_process(argv, env=unit.platform.environment(), cwd=scratch, timeout=self.options.timeout)
+        outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
+                              timeout=self.options.timeout)
         binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
         parsed = parse_output(outcome.stdout, binary)
         for warning in parsed.warnings:

@@ -17,7 +17,7 @@ def error_of(project, text: str) -> str:
 def test_unknown_key_suggests_the_right_one(project):
     assert error_of(project, "[run]\ntimout = 5\n") == (
         "benchlab.toml: run.timout: unknown key (did you mean 'run.timeout'? valid keys in [run]: "
-        "suites, platforms, timeout, samples, time_limit, seed, db)")
+        "suites, platforms, timeout, samples, time_limit, seed, db, processes)")
 
 
 def test_platform_without_exe_placeholder(project):
@@ -34,7 +34,7 @@ def test_unknown_platform_in_run_platforms(project):
 
 def test_wrong_type_and_bad_toml(project):
     assert error_of(project, '[run]\nsamples = "ten"\n') == (
-        "benchlab.toml: run.samples: must be a whole number >= 1, got 'ten' (write samples = 1)")
+        "benchlab.toml: run.samples: must be a whole number >= 3, got 'ten' (write samples = 3)")
     assert error_of(project, "[run\n").startswith("benchlab.toml: invalid TOML: ")
 
 

@@ -63,14 +63,14 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
     real_run_unit = Runner.run_unit
     calls = []
 
-    def interrupted_on_second(self, unit):
+    def interrupted_on_second(self, unit, process=None):
         calls.append(unit)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real_run_unit(self, unit)
+        return real_run_unit(self, unit, process)
 
     monkeypatch.setattr(Runner, "run_unit", interrupted_on_second)
-    result = benchlab("run", "suite")
+    result = benchlab("run", "suite", "--processes", "1")
     assert result.exit_code == 130
     assert result.stderr == "interrupted: run 1 keeps the 1 records completed so far\n"
     db = project / ".benchlab" / "results.db"
@@ -126,7 +126,7 @@ def test_runs_and_show_print_stored_runs(project, benchlab):
     assert listing.exit_code == 0
     header, _, row = listing.stdout.splitlines()[:3]
     assert header.split()[:6] == ["ID", "DATE", "STATUS", "PLATFORMS", "RECORDS", "FAILURES"]
-    assert row.split()[0] == "1" and row.split()[2:5] == ["complete", "native", "1"]
+    assert row.split()[0] == "1" and row.split()[2:5] == ["complete", "native", "5"]  # one record per process
     shown = benchlab("show", "1", "--format", "csv")
     assert shown.exit_code == 0
     lines = shown.stdout.splitlines()

@@ -17,7 +17,7 @@ def test_a_file_without_main_joins_the_program_sharing_its_stem(project, benchla
     assert set(targets) == {"prog_main", "other"}
     assert [p.name for p in targets["prog_main"].companions] == ["prog_helper.c"]
     assert targets["other"].companions == ()
-    result = benchlab("run", "suite/prog_main.c", "--no-store")
+    result = benchlab("run", "suite/prog_main.c", "--no-store", "--processes", "1")
     assert result.exit_code == 0, result.stdout
     assert result.stdout.splitlines()[2].split()[:3] == ["T", "1", "42?"]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import signal
 import sys
@@ -14,12 +15,37 @@ from benchlab import context as run_context
 from benchlab.build import Builder
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, output_formats, write_output
 from benchlab.errors import ExitCode, Interrupted, UserError
+from benchlab.limits import limit
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
-from benchlab.runner import RunOptions, Runner, Sweep
+from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep, interleaved
 from benchlab.targets import resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
+
+
+class FiniteRange(click.ParamType):
+    """A finite number in [low, high]: click's FloatRange lets nan and inf through."""
+    name = "number"
+
+    def __init__(self, low: float, high: float, low_open: bool = False):
+        self.low, self.high, self.low_open = low, high, low_open
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        below = number <= self.low if self.low_open else number < self.low
+        if not math.isfinite(number) or below or number > self.high:
+            rule = f"{self.low:g}{'<' if self.low_open else '<='}x<={self.high:g}"
+            self.fail(f"{value!r} is not a finite number in the range {rule}", param, ctx)
+        return number
+
+
+def _limit_range(low: str, high: str) -> click.IntRange:
+    """An integer flag whose bounds are the header's limits (benchlab.limits)."""
+    return click.IntRange(min=int(limit(low)), max=int(limit(high)))
 
 
 @click.command("run", short_help="Build and run benchmarks on platforms; print the table; store the run.")
@@ -30,8 +56,19 @@ DEFAULT_PLATFORMS = ["native"]
 @out_option
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
               help="Seconds before a binary is killed (default: run.timeout, else 300).")
-@click.option("--samples", type=click.IntRange(min=1), metavar="N", help="Samples per benchmark (--samples=N).")
-@click.option("--time-limit", type=click.FloatRange(min=0), metavar="S", help="Time limit per benchmark (--time-limit=S).")
+@click.option("--samples", type=_limit_range("MIN_SAMPLES", "MAX_SAMPLES"), metavar="N",
+              help="Samples per benchmark in each process (--samples=N; default: as --precision needs).")
+@click.option("--time-limit", type=FiniteRange(0, limit("MAX_TIME_LIMIT_S"), low_open=True), metavar="S",
+              help="Sampling time per benchmark in each process, at most (--time-limit=S).")
+@click.option("--precision", type=FiniteRange(0, limit("MAX_PRECISION_PCT")), metavar="PCT",
+              help="Stop a benchmark once its median's interval is within +-PCT%% (--precision=PCT; 0: off).")
+@click.option("--schedule", type=click.Choice(["rounds", "sequential"]),
+              help="rounds: every benchmark of a program sampled in shuffled rounds (default); sequential: one after another.")
+@click.option("--no-subtract", is_flag=True, help="Report figures as measured, without subtracting the empty loop's cost.")
+@click.option("--processes", "-N", type=click.IntRange(min=1, max=1000), metavar="N",
+              help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
+@click.option("--no-randomize-layout", is_flag=True,
+              help="Give every process the same environment size and stack offset.")
 @click.option("--seed", type=click.IntRange(min=0), metavar="N", help="Seed passed to every binary (default: random, recorded).")
 @click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
 @click.option("--counters", metavar="LIST", help="Counters for benchlab binaries (--counters=LIST, e.g. time,page-faults,allocs; docs/counters.md).")
@@ -42,9 +79,10 @@ DEFAULT_PLATFORMS = ["native"]
 @click.pass_context
 def command(context: click.Context, targets: tuple[str, ...], platform_names: tuple[str, ...],
             output_format: str | None, out_path: str | None, timeout: float | None, samples: int | None,
-            time_limit: float | None, seed: int | None, filters: tuple[str, ...], counters: str | None,
-            sweep: str | None,
-            extra_args: tuple[str, ...], db_url: str | None, no_store: bool) -> int:
+            time_limit: float | None, precision: float | None, schedule: str | None, no_subtract: bool,
+            processes: int | None, no_randomize_layout: bool, seed: int | None, filters: tuple[str, ...],
+            counters: str | None, sweep: str | None, extra_args: tuple[str, ...], db_url: str | None,
+            no_store: bool) -> int:
     """Build and run TARGETs (suite directories, C files, executables, workload names or
     file-name prefixes; default: the suites of benchlab.toml, else suites/) on each platform
     and print one table with a column per platform."""
@@ -60,12 +98,19 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         samples=samples if samples is not None else config.samples,
         time_limit=time_limit if time_limit is not None else config.time_limit,
         filters=filters, counters=counters, extra_args=extra_args, sweep=Sweep.parse(sweep) if sweep else None,
+        precision=precision, schedule=schedule, subtract=not no_subtract,
+        processes=processes or config.processes or DEFAULT_PROCESSES, randomize_layout=not no_randomize_layout,
     )
     stderr = Console(stderr=True, highlight=False)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=stderr, transient=True, disable=not sys.stderr.isatty())
 
+    warned: set[str] = set()
+
     def warn(message: str) -> None:
+        if message in warned:
+            return  # the same binary says the same in each of its processes: once is enough
+        warned.add(message)
         progress.console.print(f"warning: {message}", markup=False, highlight=False, soft_wrap=True)
 
     builder = Builder(config)
@@ -80,12 +125,13 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     run_id = store.begin_run(argv, [p.name for p in platforms], info) if store else None
 
     records, faults = [], []
+    order = interleaved(units, options.processes, options.seed)
     try:
         with _sigterm_as_interrupt(), progress:
-            task = progress.add_task("running", total=len(units))
-            for unit in units:
+            task = progress.add_task("running", total=len(order))
+            for unit, process in order:
                 progress.update(task, description=unit.label)
-                result = runner.run_unit(unit)
+                result = runner.run_unit(unit, process if options.processes > 1 else None)
                 records.extend(result.records)
                 faults.extend(result.faults)
                 if result.context is not None:

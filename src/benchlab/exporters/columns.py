@@ -36,11 +36,17 @@ def legend_lines(report: Report) -> list[str]:
 
 
 def failure_lines(report: Report) -> list[str]:
-    lines = []
+    """Each failure with its reason and the end of its stderr; the same failure of several
+    processes of one binary once, with how many processes it hit."""
+    groups: dict[tuple, list] = {}
     for fault in report.faults:
         sweep = f" {fault.sweep['flag']}={fault.sweep['value']}" if fault.sweep else ""
-        lines.append(f"{fault.binary} on {fault.platform}{sweep}: {fault.reason}")
-        lines.extend(f"    {line}" for line in fault.stderr_tail)
+        groups.setdefault((fault.binary, fault.platform, sweep, fault.reason), []).append(fault)
+    lines = []
+    for (binary, platform, sweep, reason), group in sorted(groups.items(), key=lambda item: item[0]):
+        hit = f" (in {len(group)} processes)" if len(group) > 1 else ""
+        lines.append(f"{binary} on {platform}{sweep}: {reason}{hit}")
+        lines.extend(f"    {line}" for line in group[0].stderr_tail)
     return lines
 
 

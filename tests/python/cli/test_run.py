@@ -57,7 +57,7 @@ def test_crash_and_hang_are_reported_in_their_rows_and_other_results_kept(projec
     write(project / "suite" / "crash.c", CRASHER)
     write(project / "suite" / "hang.c", HANGER)
     write(project / "suite" / "ok.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
-    result = benchlab("run", "suite", "--timeout", "1")
+    result = benchlab("run", "suite", "--timeout", "1", "--processes", "2")
     assert result.exit_code == 1
     out = result.stdout
     assert "Getpid" in out and "50" in out          # the crasher's result before the crash is kept
@@ -66,18 +66,20 @@ def test_crash_and_hang_are_reported_in_their_rows_and_other_results_kept(projec
     assert "FAILED: timed out after 1 s" in out
     failures = out[out.index("failures:"):].splitlines()
     assert failures[1:] == [
-        "crash on native: killed by SIGSEGV", "    about to crash",
-        "hang on native: timed out after 1 s", "    waiting forever"]
+        "crash on native: killed by SIGSEGV (in 2 processes)", "    about to crash",
+        "hang on native: timed out after 1 s (in 2 processes)", "    waiting forever"]
 
 
 def test_json_out_keeps_every_record_with_samples(project, benchlab):
     write(project / "b.sh", "#!/bin/sh\nprintf 'x,time,10,100\\nx,time,10,120\\nx,time,10,110\\n'\n", executable=True)
-    result = benchlab("run", "b.sh", "--out", "result.json")
+    result = benchlab("run", "b.sh", "--out", "result.json", "--processes", "3")
     assert result.exit_code == 0
     document = json.loads((project / "result.json").read_text())
-    [record] = document["records"]
-    assert record["samples"] == [10.0, 12.0, 11.0] and record["format"] == "b63csv"
-    assert record["summary"]["median"] == 11.0
+    # every process's samples, and which process took them
+    assert [r["reported"]["process"] for r in document["records"]] == [0, 1, 2]
+    for record in document["records"]:
+        assert record["samples"] == [10.0, 12.0, 11.0] and record["format"] == "b63csv"
+        assert record["summary"]["median"] == 11.0
     assert document["rows"][0]["cells"]["native"]["median"] == 11.0
     assert document["run"]["context"]["seed"] >= 0
 
@@ -98,6 +100,25 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
     (["run", "b.sh", "--sweep", "threads"],
      "error: --sweep 'threads' is not FLAG=V1,V2,... (write e.g. --sweep threads=1,2,4)\n"),
     (["show", "7"], None),
+    (["run", "b.sh", "--processes", "0"],
+     "error: Invalid value for '--processes' / '-N': 0 is not in the range 1<=x<=1000. (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--precision=-1"],
+     "error: Invalid value for '--precision': '-1' is not a finite number in the range 0<=x<=100 "
+     "(see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--precision=abc"],
+     "error: Invalid value for '--precision': 'abc' is not a number (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--precision=nan"],
+     "error: Invalid value for '--precision': 'nan' is not a finite number in the range 0<=x<=100 "
+     "(see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--schedule=other"],
+     "error: Invalid value for '--schedule': 'other' is not one of 'rounds', 'sequential'. "
+     "(see 'benchlab run --help')\n"),
+    # the header's own minimum (benchlab.limits), checked before anything is built or run
+    (["run", "b.sh", "--samples", "2"],
+     "error: Invalid value for '--samples': 2 is not in the range 3<=x<=1000000. (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--time-limit", "inf"],
+     "error: Invalid value for '--time-limit': 'inf' is not a finite number in the range 0<x<=1e+06 "
+     "(see 'benchlab run --help')\n"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(project, benchlab, args, message):
     write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
@@ -175,7 +196,7 @@ def test_prebuilt_wasm_module_runs_only_on_wasm_platforms(project, benchlab):
     from conftest import compile_c
     source = write(project / "src" / "w.c", '#include <stdio.h>\nint main(void){printf("W\\t1\\t10\\t5\\n");return 0;}\n')
     compile_c(source, project / "w.wasm", wasm=True)
-    result = benchlab("run", "w.wasm", "--platform", "native", "--platform", "wasm", "--no-store")
+    result = benchlab("run", "w.wasm", "--platform", "native", "--platform", "wasm", "--no-store", "--processes", "1")
     assert result.exit_code == 0, result.stderr
     [row] = [line.split() for line in result.stdout.splitlines()[2:3]]
     assert row == ["W", "1", "-", "5?", "10"]  # no native cell: a .wasm file has no native build
@@ -195,7 +216,7 @@ def test_google_benchmark_executable_is_asked_for_json(project, benchlab, gbench
 def test_a_binary_whose_median_disagrees_with_its_samples_is_flagged(project, benchlab):
     line = '{"type":"result","bench":"odd","param":null,"samples":[1.0,2.0,3.0],"median":7.5}'
     write(project / "odd.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
-    result = benchlab("run", "odd.sh", "--no-store")
+    result = benchlab("run", "odd.sh", "--no-store", "--processes", "1")
     assert result.exit_code == 0
     assert result.stderr == ("warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
                              "using 2 (a header/Python statistics mismatch: please report it)\n")
@@ -247,7 +268,7 @@ def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(pr
 def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(project, benchlab):
     copy_from_repo(project, "examples/counters.c")
     result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
-                      "--counters", "time,jemalloc-allocated,page-faults,allocs")
+                      "--counters", "time,jemalloc-allocated,page-faults,allocs", "--processes", "1")
     assert result.exit_code == 0, result.stderr
     assert result.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
     header, _, *lines = result.stdout.splitlines()
@@ -272,7 +293,7 @@ def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(pro
 def test_threaded_target_on_wasm_is_not_supported_and_says_why(project, benchlab):
     copy_from_repo(project, "examples/threads.c")
     result = benchlab("run", "examples/threads.c", "--platform", "native", "--platform", "wasm",
-                      "--time-limit", "0.2", "--format", "markdown", "--no-store")
+                      "--time-limit", "0.2", "--format", "markdown", "--no-store", "--processes", "1")
     assert result.exit_code == 0, result.stderr
     [row] = [line for line in result.stdout.splitlines() if "| throughput |" in line]
     cells = [cell.strip() for cell in row.strip("|").split("|")]

@@ -1,0 +1,114 @@
+"""Several processes of one benchmark, combined into the figure a rerun would reproduce.
+
+`benchlab run --processes N` runs every binary in N fresh processes. Each process
+gives its own median and an interval that covers only that process ("within this
+run"): which CPU it landed on, where its stack and heap began, and the slow phase
+of the machine it met are the same for all its samples, so they do not show in its
+interval. Across processes they do. The model has two levels (Kalibera and Jones,
+"Rigorous benchmarking in reasonable time", ISMM 2013): samples within a process,
+processes within a run. Its figure is the mean of the processes' medians, and its
+interval is a prediction interval for the same figure from a rerun of as many
+processes:
+
+    mean(m) +- t(0.995; N-1) * s * sqrt(2/N)
+
+with s the standard deviation of the N process medians: the rerun's mean and ours
+each vary by s^2/N (which includes the within-process noise, averaged in each
+median), so their difference varies by 2 s^2/N. With one process there is no
+between-process variation to see, and the interval stays that process's own, marked
+"within this run".
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from benchlab import stats
+from benchlab.records import Record
+
+#: What a combined interval covers (formats.md, `ci_scope`).
+RERUN = "a rerun of as many processes"
+
+
+def combine(records: list[Record]) -> list[Record]:
+    """One record per (benchmark, param, counter, sweep value, platform, binary): the
+    records of several processes combined, the others as they are, in first-seen order."""
+    groups: dict[tuple, list[Record]] = {}
+    for record in records:
+        groups.setdefault((record.key, record.platform, record.binary), []).append(record)
+    return [group[0] if len(group) == 1 and group[0].process is None else combine_processes(group)
+            for group in groups.values()]
+
+
+def combine_processes(group: list[Record]) -> Record:
+    """The records of one benchmark from several processes, as one record."""
+    measured = [r for r in group if r.supported and r.median is not None]
+    first = group[0]
+    if not measured:
+        return first  # not supported anywhere: keep its reason
+    medians = np.array([r.median for r in measured], dtype=float)
+    summary = _summary(measured, medians)
+    reported = {k: v for k, v in first.reported.items() if k not in ("process", "stack_offset", "env_pad")}
+    reported["processes"] = [
+        {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
+         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad")}
+        for r in measured]
+    return Record(
+        bench=first.bench, param=first.param, param_name=first.param_name, counter=first.counter, unit=first.unit,
+        iterations=first.iterations, platform=first.platform, binary=first.binary, format=first.format,
+        sweep=first.sweep, samples=[x for r in measured for x in r.samples],
+        sample_iterations=[x for r in measured for x in (r.sample_iterations or [])] or None,
+        reported=reported, summary=summary)
+
+
+def _summary(measured: list[Record], medians: np.ndarray) -> dict[str, Any]:
+    count = len(medians)
+    figure = float(medians.mean())
+    summary: dict[str, Any] = {
+        "n": sum(len(r.samples) for r in measured),
+        "processes": count,
+        "median": figure,
+        "process_medians": [float(m) for m in medians],
+        "ci_level": stats.CI_LEVEL,
+    }
+    # Figures of the distribution: the middle process's, so one odd process cannot move them.
+    for key in ("p75", "p90", "p99", "mad"):
+        values = [r.summary[key] for r in measured if key in r.summary]
+        if values:
+            summary[key] = float(np.median(values))
+    summary["min"] = min(r.summary.get("min", figure) for r in measured)
+    summary["max"] = max(r.summary.get("max", figure) for r in measured)
+    if count == 1:
+        only = measured[0].summary
+        summary.update(median_ci=list(only["median_ci"]), ci_scope=only.get("ci_scope", stats.WITHIN_RUN),
+                       between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
+        return summary
+    spread = float(medians.std(ddof=1))
+    half = stats.t_quantile_99(count - 1) * spread * math.sqrt(2 / count)
+    low = figure - half
+    summary.update(
+        median_ci=[max(0.0, low) if _non_negative(measured) else low, figure + half],
+        ci_scope=RERUN,
+        between_sd=spread,
+        between_cv=spread / figure if figure else None,
+        disagree=_disagree(measured),
+        zero=bool(_non_negative(measured) and not low > 0),
+    )
+    return summary
+
+
+def _non_negative(measured: list[Record]) -> bool:
+    """Figures after subtracting the empty loop are never below zero, nor their intervals."""
+    return any("zero" in r.summary for r in measured)
+
+
+def _disagree(measured: list[Record]) -> bool:
+    """True when two processes' own intervals do not overlap: the machine (or the CPU,
+    or the layout) differed between them by more than either could see."""
+    intervals = [r.summary.get("median_ci") for r in measured]
+    intervals = [ci for ci in intervals if ci]
+    if len(intervals) < 2:
+        return False
+    return max(ci[0] for ci in intervals) > min(ci[1] for ci in intervals)

@@ -1,0 +1,39 @@
+"""The limits of a benchmark program's flags, read from the header that defines them.
+
+include/benchlab.h names each limit once ("#define BL__MIN_SAMPLES 3", section
+"Limits and tunables"); the header's own checks and messages use those lines, and so
+does `benchlab run`, which checks its flags before it builds or runs anything.
+Reading them here, rather than writing the numbers again, keeps the two sides from
+disagreeing (`benchlab run --samples 2` used to pass here and fail in the binary).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from benchlab.errors import UserError
+
+#: The header this package ships with: the checkout's include/benchlab.h.
+HEADER = Path(__file__).resolve().parents[2] / "include" / "benchlab.h"
+
+_DEFINE = re.compile(r"^#define BL__([A-Z0-9_]+) (-?[0-9]+(?:\.[0-9]+)?)\s*$", re.MULTILINE)
+
+
+@functools.cache
+def header_limits(path: Path = HEADER) -> dict[str, float]:
+    """Every `#define BL__NAME number` of the header, by NAME."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read the header {path}: {exc.strerror}",
+                        "benchlab needs the include/benchlab.h it was installed with") from None
+    return {name: float(value) for name, value in _DEFINE.findall(text)}
+
+
+def limit(name: str) -> float:
+    """One limit, e.g. limit("MIN_SAMPLES") for BL__MIN_SAMPLES."""
+    limits = header_limits()
+    if name not in limits:
+        raise KeyError(f"include/benchlab.h defines no BL__{name}")
+    return limits[name]
