@@ -197,10 +197,13 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
             if cell.record is not None:
                 cell.failed_processes = sum(1 for f in process_faults
                                             if f.binary == cell.record.binary and f.platform == cell.platform)
-    # A FAILED row per binary and platform that failed; several failed processes of one
-    # binary make one row (the failure lines list each with its reason).
+    # A FAILED row per binary and platform that gave nothing; several failed processes of
+    # one binary make one row (the failure lines list each with its reason).
     failed_rows: dict[tuple, Row] = {}
+    measured = {(r.binary, r.platform) for r in records}
     for fault in faults:
+        if fault.process is not None and (fault.binary, fault.platform) in measured:
+            continue  # other processes measured it: the cell says how many (failed_processes)
         sweep_value = fault.sweep["value"] if fault.sweep else None
         row = failed_rows.get((fault.binary, sweep_value))
         if row is None:

@@ -300,3 +300,42 @@ def test_threaded_target_on_wasm_is_not_supported_and_says_why(project, benchlab
     assert cells[:4] == ["shared_counter", "1", "throughput", "ops/s"]
     assert float(cells[4].rstrip("?~")) > 0
     assert cells[5] == "not supported: threads are not available on wasm32-wasi (no pthreads in wasi-libc)"
+
+
+def test_processes_run_in_shuffled_rounds_with_a_different_layout_each(project, benchlab):
+    # Each script logs when it ran and reports the size of the padding and the stack offset it got.
+    for name in ("a", "b"):
+        write(project / "suite" / f"{name}.sh",
+              f"#!/bin/sh\necho {name} >> {project}/order.log\n"
+              "printf 'Pad\\t1\\t1\\t%d\\n' ${#BENCHLAB_LAYOUT_PAD}\n"
+              "printf 'Stack\\t1\\t1\\t%d\\n' ${BL_STACK_OFFSET:-0}\n", executable=True)
+    result = benchlab("run", "suite", "--processes", "4", "--seed", "9", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    order = (project / "order.log").read_text().split()
+    # four rounds, each runs every binary once
+    assert len(order) == 8 and all(sorted(order[i:i + 2]) == ["a", "b"] for i in range(0, 8, 2))
+    records = json.loads(result.stdout)["records"]
+    pads = [r["samples"][0] for r in records if r["bench"] == "Pad"]
+    stacks = [r["samples"][0] for r in records if r["bench"] == "Stack"]
+    assert len(pads) == 8 and len(set(pads)) > 4 and all(0 <= p <= 4096 for p in pads)
+    assert len(set(stacks)) > 4 and all(s % 16 == 0 and 0 <= s < 4096 for s in stacks)
+    assert all(r["reported"]["env_pad"] == r["samples"][0] for r in records if r["bench"] == "Pad")
+
+    (project / "order.log").unlink()
+    same = benchlab("run", "suite", "--processes", "3", "--no-randomize-layout", "--format", "json")
+    pads = {r["samples"][0] for r in json.loads(same.stdout)["records"] if r["bench"] == "Pad"}
+    assert pads == {0.0}
+
+
+def test_a_failed_process_is_reported_and_the_others_are_combined(project, benchlab):
+    # The second process of this binary crashes; the other three are combined.
+    write(project / "flaky.sh",
+          f"#!/bin/sh\necho x >> {project}/count\n"
+          f"[ $(wc -l < {project}/count) -eq 2 ] && {{ echo 'lost my file' >&2; exit 3; }}\n"
+          "printf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "flaky.sh", "--processes", "4", "--no-store")
+    assert result.exit_code == 1
+    row = next(line for line in result.stdout.splitlines() if line.startswith("Read"))
+    assert "240" in row and "[3 of 4 processes]" in row
+    assert "FAILED" not in result.stdout  # no failed row: the figure stands on the other processes
+    assert "flaky.sh on native: exit status 3\n    lost my file\n" in result.stdout
