@@ -200,10 +200,11 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
     # A FAILED row per binary and platform that gave nothing; several failed processes of
     # one binary make one row (the failure lines list each with its reason).
     failed_rows: dict[tuple, Row] = {}
-    measured = {(r.binary, r.platform) for r in records}
+    failed = {(f.binary, f.platform, f.process) for f in faults}
+    healthy = {(p["binary"], p["platform"]) for p in _processes(records) if (*p.values(),) not in failed}
     for fault in faults:
-        if fault.process is not None and (fault.binary, fault.platform) in measured:
-            continue  # other processes measured it: the cell says how many (failed_processes)
+        if fault.process is not None and (fault.binary, fault.platform) in healthy:
+            continue  # other processes ran cleanly: the cell says how many (failed_processes)
         sweep_value = fault.sweep["value"] if fault.sweep else None
         row = failed_rows.get((fault.binary, sweep_value))
         if row is None:
@@ -214,6 +215,15 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
         if fault.platform in row.cells and row.cells[fault.platform].fault is None:
             row.cells[fault.platform].fault = fault
     return result
+
+
+def _processes(records: list[Record]) -> list[dict[str, Any]]:
+    """(binary, platform, process) of every process a record came from, combined or not."""
+    seen = []
+    for record in records:
+        indices = [p["process"] for p in record.reported.get("processes", [])] or [record.process]
+        seen.extend({"binary": record.binary, "platform": record.platform, "process": i} for i in indices)
+    return seen
 
 
 # -- sweeps -------------------------------------------------------------------------------------

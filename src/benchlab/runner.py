@@ -110,7 +110,11 @@ class UnitResult:
 
 
 def interleaved(units: list[Unit], processes: int, seed: int) -> list[tuple[Unit, int]]:
-    """The order of a run's processes: `processes` rounds, each every unit once, shuffled."""
+    """The order of a run's processes: `processes` rounds, each every unit once, shuffled.
+    One process of each keeps the plan's order: with nothing to repeat, there is nothing
+    for a shuffle to balance."""
+    if processes == 1:
+        return [(unit, 0) for unit in units]
     rng = random.Random(seed)
     order = []
     for index in range(processes):
