@@ -797,24 +797,16 @@ BL__DEF void bl_ratio_ci(const double *a, const double *b, size_t m, double *rat
     free(r);
 }
 
-/* Figures after subtracting the empty loop's cost `overhead` (per iteration), whose own
-   interval has half-width `overhead_hw`: every location statistic shifts; the median's
-   interval widens by the overhead's uncertainty (independent errors add in quadrature),
-   and nothing is reported below zero. Returns 1 when the interval reaches zero: the
-   benchmark is then indistinguishable from the empty loop. */
-static int bl__subtract(bl_stats *s, double overhead, double overhead_hw) {
-    double lo = s->median - s->median_ci_low, hi = s->median_ci_high - s->median;
-    double *shifted[7];
-    int i, zero;
-    shifted[0] = &s->median; shifted[1] = &s->min; shifted[2] = &s->max; shifted[3] = &s->mean;
-    shifted[4] = &s->p75; shifted[5] = &s->p90; shifted[6] = &s->p99;
-    for (i = 0; i < 7; i++) *shifted[i] -= overhead;
-    s->median_ci_low = s->median - bl__sqrt(lo * lo + overhead_hw * overhead_hw);
-    s->median_ci_high = s->median + bl__sqrt(hi * hi + overhead_hw * overhead_hw);
-    zero = !(s->median_ci_low > 0);
-    for (i = 0; i < 7; i++) if (*shifted[i] < 0) *shifted[i] = 0;
-    if (s->median_ci_low < 0) s->median_ci_low = 0;
-    if (s->median_ci_high < 0) s->median_ci_high = 0;
+/* Costs after subtracting the empty loop are never reported below zero: a location
+   figure below it becomes 0, and so does an interval's end. Returns 1 when the median's
+   interval reaches zero: the benchmark is then indistinguishable from the empty loop. */
+static int bl__floor_at_zero(bl_stats *s) {
+    double *figures[9];
+    int i, zero = !(s->median_ci_low > 0);
+    figures[0] = &s->median; figures[1] = &s->min; figures[2] = &s->max; figures[3] = &s->mean;
+    figures[4] = &s->p75; figures[5] = &s->p90; figures[6] = &s->p99;
+    figures[7] = &s->median_ci_low; figures[8] = &s->median_ci_high;
+    for (i = 0; i < 9; i++) if (*figures[i] < 0) *figures[i] = 0;
     return zero;
 }
 
@@ -1696,7 +1688,9 @@ typedef struct bl__result {
     /* figures */
     bl_stats raw;                        /* time: statistics of the samples as measured */
     bl_stats stats;                      /* reported: for time, after subtracting the empty loop */
-    double overhead_ns, overhead_hw;     /* subtracted, and its interval's half-width */
+    double *overhead_samples;            /* time: the empty loop's sample of the same round */
+    double overhead_ns;                  /* the empty loop's median (what is subtracted, on average) */
+    int subtracted;                      /* figures are per-round differences from the empty loop */
     int zero;                            /* the interval reaches zero: indistinguishable from it */
     const char *compared_to;             /* the baseline's name, or NULL */
     double ratio, ratio_low, ratio_high; /* median of per-round ratios and its interval */
@@ -1706,20 +1700,23 @@ typedef struct bl__result {
     const char *problem;                 /* a counter that gave no figure for this benchmark */
 } bl__result;
 
-/* Room for `capacity` samples (and paired baseline samples when `paired`). */
-static int bl__reserve(bl__result *r, size_t capacity, int paired) {
-    double *s, *b = r->baseline_samples;
+/* Grows one of a result's per-sample arrays to `capacity` doubles; 0 when out of memory. */
+static int bl__grow(double **items, size_t capacity) {
+    double *more = BL__CAST(double *, realloc(*items, capacity * sizeof(double)));
+    if (more) *items = more;
+    return more != NULL;
+}
+
+/* Room for `capacity` samples, with the empty loop's of each round when `with_overhead`
+   and the baseline's when `paired`. */
+static int bl__reserve(bl__result *r, size_t capacity, int with_overhead, int paired) {
     uint64_t *it;
     if (capacity <= r->capacity) return 1;
-    s = BL__CAST(double *, realloc(r->samples, capacity * sizeof(double)));
-    if (s) r->samples = s;
     it = BL__CAST(uint64_t *, realloc(r->sample_iterations, capacity * sizeof(uint64_t)));
     if (it) r->sample_iterations = it;
-    if (paired) {
-        b = BL__CAST(double *, realloc(r->baseline_samples, capacity * sizeof(double)));
-        if (b) r->baseline_samples = b;
-    }
-    if (!s || !it || (paired && !b)) return 0;
+    if (!it || !bl__grow(&r->samples, capacity)) return 0;
+    if (with_overhead && !bl__grow(&r->overhead_samples, capacity)) return 0;
+    if (paired && !bl__grow(&r->baseline_samples, capacity)) return 0;
     r->capacity = capacity;
     return 1;
 }
@@ -1728,9 +1725,11 @@ static void bl__free_result(bl__result *r) {
     free(r->samples);
     free(r->sample_iterations);
     free(r->baseline_samples);
+    free(r->overhead_samples);
     r->samples = NULL;
     r->sample_iterations = NULL;
     r->baseline_samples = NULL;
+    r->overhead_samples = NULL;
     r->capacity = r->count = 0;
 }
 
@@ -1914,7 +1913,8 @@ static void bl__shuffle(size_t *items, size_t n, uint64_t *rng) {
 static int bl__take_sample(bl__result *r, int paired, uint64_t *rng) {
     uint64_t n = bl__jitter(r->iterations, rng);
     double wall, t;
-    if (r->count == r->capacity && !bl__reserve(r, r->capacity ? 2 * r->capacity : 64, paired)) return 0;
+    if (r->count == r->capacity && !bl__reserve(r, r->capacity ? 2 * r->capacity : 64, r->instance != NULL, paired))
+        return 0;
     t = bl__sample_ns(r->body, n, r->arg, &wall);
     r->samples[r->count] = t / (double)n;
     r->sample_iterations[r->count] = n;
@@ -1948,6 +1948,8 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
         }
         for (i = 0; ok && i < active; i++) {
             bl__result *r = g->series[order[i]];
+            const bl__result *empty = g->series[0];
+            if (r->instance) r->overhead_samples[r->count - 1] = empty->samples[empty->count - 1];
             if (bl__is_compared(g, r)) r->baseline_samples[r->count - 1] = g->baseline->samples[g->baseline->count - 1];
             bl__update_stop(g, r, o);
         }
@@ -1956,40 +1958,42 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
     return ok;
 }
 
-/* The figures of a benchmark sampled in rounds: statistics as measured, then after
-   subtracting the empty loop of the same rounds, and the ratio to the baseline. */
-static void bl__time_figures(bl__result *r, const bl__result *empty, const bl__result *baseline, const bl__options *o) {
-    bl_compute_stats(r->samples, r->count, &r->raw);
-    r->stats = r->raw;
-    r->overhead_ns = r->overhead_hw = 0;
-    if (o->subtract && empty && empty->count) {
-        double lo = empty->raw.median - empty->raw.median_ci_low, hi = empty->raw.median_ci_high - empty->raw.median;
-        r->overhead_ns = empty->raw.median;
-        r->overhead_hw = lo > hi ? lo : hi;
-    }
-    r->zero = bl__subtract(&r->stats, r->overhead_ns, r->overhead_hw);
+/* What is left of each round's sample once the empty loop's sample of the same round is
+   taken away (or the sample itself with --no-subtract). Subtracting round by round, not
+   one median from another, lets a slow phase of the machine cancel as it does in a
+   ratio, and carries the empty loop's own noise into the interval. */
+static void bl__net_samples(const bl__result *r, const double *samples, double *out) {
+    size_t i;
+    for (i = 0; i < r->count; i++) out[i] = samples[i] - (r->subtracted ? r->overhead_samples[i] : 0);
+}
+
+/* The figures of a benchmark sampled in rounds: statistics as measured, the same after
+   subtracting the empty loop round by round, and the ratio to the baseline. */
+static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl__options *o) {
+    double *net = BL__CAST(double *, malloc(2 * (r->count ? r->count : 1) * sizeof(double))), *base_net;
+    bl_stats overhead, base;
     r->ratio = r->ratio_low = r->ratio_high = r->ratio_of_medians = bl__nan();
-    if (!r->baseline_samples) return;
-    r->compared_to = baseline->instance->bench->name;
-    r->baseline_iterations = baseline->iterations;
-    {
-        double *a = BL__CAST(double *, malloc(2 * r->count * sizeof(double))), *b;
-        bl_stats base;
-        size_t i;
-        if (!a) return;
-        b = a + r->count;
-        for (i = 0; i < r->count; i++) {
-            a[i] = r->samples[i] - r->overhead_ns;
-            b[i] = r->baseline_samples[i] - r->overhead_ns;
-        }
-        bl_compute_stats(r->baseline_samples, r->count, &base);
+    if (!net) return;
+    base_net = net + r->count;
+    r->subtracted = o->subtract;
+    bl_compute_stats(r->samples, r->count, &r->raw);
+    bl_compute_stats(r->overhead_samples, r->count, &overhead);
+    r->overhead_ns = o->subtract ? overhead.median : 0;
+    bl__net_samples(r, r->samples, net);
+    bl_compute_stats(net, r->count, &r->stats);
+    r->zero = r->subtracted && bl__floor_at_zero(&r->stats);
+    if (r->baseline_samples) {
+        r->compared_to = baseline->instance->bench->name;
+        r->baseline_iterations = baseline->iterations;
+        bl__net_samples(r, r->baseline_samples, base_net);
+        bl_compute_stats(base_net, r->count, &base);
         /* A baseline indistinguishable from zero (an empty body) has no meaningful ratio. */
-        if (!bl__subtract(&base, r->overhead_ns, r->overhead_hw)) {
-            bl_ratio_ci(a, b, r->count, &r->ratio, &r->ratio_low, &r->ratio_high);
+        if (base.median_ci_low > 0) {
+            bl_ratio_ci(net, base_net, r->count, &r->ratio, &r->ratio_low, &r->ratio_high);
             r->ratio_of_medians = r->stats.median / base.median;
         }
-        free(a);
     }
+    free(net);
 }
 
 /* ---- Counter passes -----------------------------------------------------------------------
@@ -2037,7 +2041,7 @@ static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uin
     size_t j, count = 0;
     for (j = 0; j < p->count; j++) {
         run_sum[j] = 0;
-        if (!bl__reserve(&res[j], samples ? samples : 1, 0)) return 0;
+        if (!bl__reserve(&res[j], samples ? samples : 1, 0, 0)) return 0;
         if (base_body) {
             res[j].baseline_samples = BL__CAST(double *, calloc(samples ? samples : 1, sizeof(double)));
             if (!res[j].baseline_samples) return 0;
@@ -2625,7 +2629,8 @@ static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r)
     fprintf(f, ",\"outliers_low\":%lu,\"outliers_high\":%lu", (unsigned long)s->outliers_low,
             (unsigned long)s->outliers_high);
     bl__json_field(f, "overhead", r->overhead_ns);
-    bl__json_pair(f, "overhead_ci", r->overhead_ns - r->overhead_hw, r->overhead_ns + r->overhead_hw);
+    if (r->overhead_samples) bl__json_array(f, "overhead_samples", r->overhead_samples, r->count);
+    fprintf(f, ",\"subtracted\":%s", r->subtracted ? "true" : "false");
     fputs(",\"stopped\":", f);
     if (r->stopped) bl__json_string(f, r->stopped);
     else fputs("null", f);
@@ -3427,12 +3432,10 @@ static void bl__init_series(bl__result *r, const bl__instance *in) {
 
 /* Samples `g` and computes the figures of its benchmarks (series 1..). */
 static int bl__sample_group(bl__run *run, bl__rounds *g) {
-    bl__result *empty = g->series[0];
     size_t i;
     if (!bl__sample_rounds(g, &run->o, &run->rng)) return 0;
-    bl_compute_stats(empty->samples, empty->count, &empty->raw);
     for (i = 1; i < g->count; i++)
-        if (!g->series[i]->support) bl__time_figures(g->series[i], empty, g->baseline, &run->o);
+        if (!g->series[i]->support) bl__time_figures(g->series[i], g->baseline, &run->o);
     return 1;
 }
 

@@ -14,9 +14,9 @@ class Record:
     `samples` are per-iteration values in `unit`, in the order taken; `summary` is
     always recomputed in Python from them (see stats.py), never copied from the
     binary, so that every format is summarised by the same definitions. A benchlab
-    time record (schema 2) has its samples as measured and the empty loop's cost in
-    `overhead` (its interval's half-width in `overhead_halfwidth`): the summary's
-    figures are after subtracting it, as the header's are.
+    time record (schema 2) has its samples as measured and, in `overhead_samples`, the
+    empty loop's sample of each round: the summary's figures are after subtracting it
+    round by round, as the header's are.
     """
 
     bench: str
@@ -35,12 +35,11 @@ class Record:
     #: {"flag": ..., "value": ...} when the record comes from one value of a --sweep.
     sweep: dict[str, Any] | None = None
     summary: dict[str, Any] = dataclasses.field(default_factory=dict)
-    overhead: float | None = None
-    overhead_halfwidth: float = 0.0
+    overhead_samples: list[float] | None = None
 
     def __post_init__(self) -> None:
         if not self.summary and self.samples:
-            self.summary = stats.summarize(self.samples, self.overhead, self.overhead_halfwidth)
+            self.summary = stats.summarize(self.samples, self.overhead_samples)
 
     @property
     def process(self) -> int | None:

@@ -159,12 +159,17 @@ def _overlaps(a: Record, b: Record) -> bool:
     return first[0] <= second[1] and second[0] <= first[1]
 
 
+def figures(records: list[Record]) -> list[Record]:
+    """One record per figure (the processes of a run combined, combine.py), in the order
+    of the run's plan (stable: a binary's own order within it), whatever shuffled order
+    the processes ran in."""
+    return sorted(combine(records), key=lambda r: r.reported.get("unit", 0))
+
+
 def build_rows(platforms: list[str], records: list[Record], faults: list[Fault]) -> list[Row]:
     """Rows of the table; the records of several processes are first combined (combine.py)."""
     rows: dict[tuple, Row] = {}
-    # In the order of the run's plan (stable: a binary's own order within it), whatever
-    # shuffled order its processes ran in.
-    records = sorted(combine(records), key=lambda r: r.reported.get("unit", 0))
+    records = figures(records)
     for record in records:
         row = rows.get(record.key)
         if row is None:
@@ -276,7 +281,7 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
     swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling.
     """
     groups: dict[tuple, dict[str, dict[float, Record]]] = {}
-    for record in report.records:
+    for record in figures(report.records):
         if not record.sweep:
             continue
         try:

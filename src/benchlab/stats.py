@@ -100,23 +100,42 @@ def median_ci(samples: Sequence[float] | np.ndarray, level: float = CI_LEVEL) ->
     return max(low, float(s[0])), min(high, float(s[-1]))
 
 
-def summarize(samples: Sequence[float], overhead: float | None = None,
-              overhead_halfwidth: float = 0.0) -> dict[str, Any]:
+def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None = None) -> dict[str, Any]:
     """All statistics of formats.md for one process's per-iteration samples, in the order taken.
 
-    With `overhead` (the empty loop's cost, its interval's half-width beside it) the
-    location figures are after subtracting it, as the header reports them: shifted,
-    the median's interval widened in quadrature, nothing below zero; `raw_median` and
-    `raw_median_ci` keep the figures as measured, `zero` says the interval reaches 0.
+    With `overhead_samples` (the empty loop's sample of each round) the location
+    figures are those of the per-round differences, as the header reports them:
+    nothing below zero, `zero` when the median's interval reaches it; `raw_median` and
+    `raw_median_ci` keep the figures as measured, `overhead` the empty loop's median.
     """
     x = np.asarray(samples, dtype=float)
     if x.size == 0:
         return {}
+    if overhead_samples is None:
+        return _summary(x)
+    empty = np.asarray(overhead_samples, dtype=float)
+    if empty.size != x.size:
+        raise ValueError(f"{x.size} samples but {empty.size} overhead samples: one each round")
+    raw = _summary(x)
+    summary = _summary(x - empty)
+    summary["zero"] = not summary["median_ci"][0] > 0
+    for key in SHIFTED:
+        summary[key] = max(0.0, summary[key])
+    summary["median_ci"] = [max(0.0, v) for v in summary["median_ci"]]
+    summary.update(raw_median=raw["median"], raw_median_ci=raw["median_ci"], overhead=quantile(np.sort(empty), 0.5))
+    return summary
+
+
+#: The figures that move when the empty loop's cost is subtracted.
+SHIFTED = ("median", "min", "max", "mean", "p75", "p90", "p99")
+
+
+def _summary(x: np.ndarray) -> dict[str, Any]:
     s = np.sort(x)
     median = quantile(s, 0.5)
     q1, q3 = quantile(s, 0.25), quantile(s, 0.75)
     iqr = q3 - q1
-    summary = {
+    return {
         "n": int(x.size),
         "median": median,
         "min": float(s[0]),
@@ -133,25 +152,6 @@ def summarize(samples: Sequence[float], overhead: float | None = None,
         "outliers_low": int(np.count_nonzero(x < q1 - TUKEY_FENCE * iqr)),
         "outliers_high": int(np.count_nonzero(x > q3 + TUKEY_FENCE * iqr)),
     }
-    if overhead is not None:
-        summary.update(subtract(summary, overhead, overhead_halfwidth))
-    return summary
-
-
-#: The figures that move when the empty loop's cost is subtracted.
-SHIFTED = ("median", "min", "max", "mean", "p75", "p90", "p99")
-
-
-def subtract(summary: dict[str, Any], overhead: float, overhead_halfwidth: float) -> dict[str, Any]:
-    """The header's bl__subtract: the figures of `summary` less `overhead`."""
-    median = summary["median"]
-    low, high = summary["median_ci"]
-    shifted = median - overhead
-    ci = (shifted - math.hypot(median - low, overhead_halfwidth), shifted + math.hypot(high - median, overhead_halfwidth))
-    result: dict[str, Any] = {key: max(0.0, summary[key] - overhead) for key in SHIFTED}
-    result.update(median_ci=[max(0.0, ci[0]), max(0.0, ci[1])], zero=not ci[0] > 0, overhead=overhead,
-                  raw_median=median, raw_median_ci=[low, high])
-    return result
 
 
 def ratio_with_ci(a: Sequence[float], b: Sequence[float], level: float = CI_LEVEL) -> tuple[float, tuple[float, float]]:

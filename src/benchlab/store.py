@@ -200,12 +200,17 @@ def _record_row(run_id: int, record: Record) -> dict[str, Any]:
         run_id=run_id, platform=record.platform, binary=record.binary, bench=record.bench, param=record.param,
         param_name=record.param_name, counter=record.counter, unit=record.unit, format=record.format,
         iterations=record.iterations, median=record.median, sweep=record.sweep, samples=record.samples,
-        sample_iterations=record.sample_iterations, summary=record.summary, reported=record.reported)
+        sample_iterations=record.sample_iterations, summary=record.summary,
+        # the empty loop's sample of each round, beside the samples, so the subtraction can be redone
+        reported={**record.reported, "overhead_samples": record.overhead_samples}
+        if record.overhead_samples else record.reported)
 
 
 def _row_record(row) -> Record:
+    reported = dict(row.reported or {})
     return Record(
+        overhead_samples=reported.pop("overhead_samples", None),
         bench=row.bench, param=row.param, param_name=row.param_name, counter=row.counter, unit=row.unit,
         format=row.format or "", iterations=row.iterations, sweep=row.sweep, samples=row.samples,
-        sample_iterations=row.sample_iterations, summary=row.summary or {}, reported=row.reported or {},
+        sample_iterations=row.sample_iterations, summary=row.summary or {}, reported=reported,
         platform=row.platform, binary=row.binary)

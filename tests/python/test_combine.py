@@ -10,8 +10,9 @@ from benchlab.report import Report
 from benchlab.stats import WITHIN_RUN
 
 
-def process_record(process, samples, *, bench="b", overhead=None):
-    record = Record(bench=bench, param=None, samples=list(samples), overhead=overhead, platform="native", binary="x")
+def process_record(process, samples, *, bench="b", overhead_samples=None):
+    record = Record(bench=bench, param=None, samples=list(samples), overhead_samples=overhead_samples,
+                    platform="native", binary="x")
     record.reported["process"] = process
     return record
 
@@ -68,7 +69,8 @@ def test_processes_whose_intervals_do_not_overlap_are_marked_as_disagreeing():
 
 
 def test_subtracted_figures_near_zero_stay_at_or_above_zero():
-    records = [process_record(k, [0.27 + d, 0.27, 0.27 - d] * 4, overhead=0.27) for k, d in enumerate([0.001, 0.002, 0.003])]
+    records = [process_record(k, [0.27 + d, 0.27, 0.27 - d] * 4, overhead_samples=[0.27] * 12)
+               for k, d in enumerate([0.001, 0.002, 0.003])]
     [combined] = combine(records)
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is True
     assert combined.summary["median"] >= 0

@@ -86,7 +86,7 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
     lind_script(project, "a_done", "Done\\t1\\t100\\t10")
     lind_script(project, "b_stuck", "Partial\\t1\\t100\\t20", hang=True)
     db = project / ".benchlab" / "results.db"
-    child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite"], cwd=project,
+    child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite", "--processes", "1"], cwd=project,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     try:

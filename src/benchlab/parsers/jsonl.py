@@ -19,14 +19,14 @@ from benchlab.parsers.base import Parsed, bad_line, first_line
 from benchlab.records import Record
 
 #: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
-#: as measured, with the subtracted cost in `overhead` and its interval in `overhead_ci`.
+#: as measured, with the empty loop's sample of each round in `overhead_samples`.
 SUPPORTED_SCHEMAS = (1, 2)
 
 #: Fields of a result record that the binary computed and we keep for reference;
 #: the statistics themselves are recomputed from `samples`.
 _REPORTED_FIELDS = (
     "median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "median_ci",
-    "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "overhead_ci", "stopped",
+    "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "subtracted", "stopped",
     "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
     # counter records (formats.md, "Counter records")
@@ -49,15 +49,13 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _overhead(obj: dict) -> tuple[float | None, float]:
-    """The empty loop's cost a schema-2 time record subtracts, and its interval's half-width."""
-    overhead = _finite(obj.get("overhead"))
-    if overhead is None or obj.get("counter", "time") != "time":
-        return None, 0.0
-    ci = obj.get("overhead_ci")
-    if isinstance(ci, list) and len(ci) == 2 and all(_finite(v) is not None for v in ci):
-        return overhead, (float(ci[1]) - float(ci[0])) / 2
-    return overhead, 0.0
+def _overhead_samples(obj: dict, count: int) -> list[float] | None:
+    """The empty loop's sample of each round, for a schema-2 time record that subtracted it."""
+    values = obj.get("overhead_samples")
+    if obj.get("subtracted") is not True or not isinstance(values, list) or len(values) != count:
+        return None
+    numbers = [_finite(v) for v in values]
+    return None if any(v is None for v in numbers) else numbers
 
 
 class JsonlParser:
@@ -129,13 +127,11 @@ class JsonlParser:
         samples = [float(v) for v in raw if v is not None and math.isfinite(float(v))]
         if not samples:
             raise ValueError("no finite samples")
-        overhead, halfwidth = _overhead(obj) if schema != 1 else (None, 0.0)
         return Record(
             iterations=int(iterations) if iterations is not None else None,
             sample_iterations=obj.get("sample_iterations"),
             samples=samples,
-            overhead=overhead,
-            overhead_halfwidth=halfwidth,
+            overhead_samples=_overhead_samples(obj, len(samples)) if schema != 1 else None,
             **common,
         )
 

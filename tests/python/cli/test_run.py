@@ -253,10 +253,11 @@ def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(pr
     titles = [line for line in out.splitlines() if "linearity vs" in line]
     assert titles == ["empty throughput: throughput (ops/s) and linearity vs THREADS",
                       "hash_map throughput: throughput (ops/s) and linearity vs THREADS"]
-    records = json.loads((project / "result.json").read_text())["records"]
+    rows = json.loads((project / "result.json").read_text())["rows"]
     for bench, title in zip(("empty", "hash_map"), titles):
-        figure = {r["param"]: r["summary"]["median"] for r in records
-                  if r["bench"] == bench and r["counter"] == "throughput"}
+        # the figure of each thread count: its processes combined
+        figure = {int(r["sweep"]): r["cells"]["native"]["median"] for r in rows
+                  if r["test"] == bench and r["counter"] == "throughput"}
         table = out[out.index(title):].splitlines()[3:5]
         # linearity: throughput at N over N x throughput at 1
         assert [line.split() for line in table] == [
