@@ -72,7 +72,7 @@ bad=$(tail -n +2 "$work/csv" | grep -Ev '^[A-Za-z0-9_]+,-?[0-9]*,time,[0-9]+,-?[
 checks=$((checks + 1))
 run --format=jsonl --seed=7 --out="$work/jsonl" >"$work/stdout" || fail "--format=jsonl --out failed"
 [ ! -s "$work/stdout" ] || fail "--out still printed on stdout"
-head -1 "$work/jsonl" | grep -q '^{"type":"context","schema":1,' || fail "first jsonl line is not the context"
+head -1 "$work/jsonl" | grep -q '^{"type":"context","schema":2,' || fail "first jsonl line is not the context"
 head -1 "$work/jsonl" | grep -q '"seed":7,' || fail "context does not carry --seed=7"
 [ "$(grep -c '"type":"result"' "$work/jsonl")" -eq "$n_all" ] || fail "jsonl result count differs from lind"
 for key in bench param counter unit iterations sample_iterations samples median min max mean stddev p75 p90 p99 mad median_ci overhead baseline ratio ratio_ci significant; do

@@ -15,7 +15,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 expected=$(eval "$cmd --list" | grep -c ' (threaded)$') || { echo "FAIL: --list names no threaded target" >&2; exit 1; }
 eval "$cmd --format=jsonl \"\$@\"" >"$out" || { echo "FAIL: $cmd exited $?" >&2; exit 1; }
-head -1 "$out" | grep -q '^{"type":"context","schema":1,' || { echo "FAIL: no context record" >&2; exit 1; }
+head -1 "$out" | grep -q '^{"type":"context","schema":2,' || { echo "FAIL: no context record" >&2; exit 1; }
 records=$(grep -c '"type":"throughput"' "$out")
 [ "$records" -eq "$expected" ] || { echo "FAIL: $records throughput records for $expected targets" >&2; exit 1; }
 if [ "$unsupported" -eq 1 ]; then
