@@ -2,32 +2,47 @@
 
    USAGE
    -----
-   One file, one program:
+   One file, one program (tests/c/manual_test.sh compiles and runs every example of
+   this manual, between its "example" and "end" lines):
 
+   example: usage
+       #include <stdlib.h>
+       #include <string.h>
+       #include <unistd.h>
        #include "benchlab.h"
 
+       static int nothing(int x) { return x; }
+       static int (*volatile call)(int) = nothing;   // through a pointer: never inlined
+       static char dst[4096];
+
        BL_BASELINE(empty_call, n) {
-           for (uint64_t i = 0; i < n; i++) fn_ptr();
+           for (uint64_t i = 0; i < n; i++) BL_KEEP(call(1));
        }
-       BL_BENCH(getpid_call, n) {
-           for (uint64_t i = 0; i < n; i++) BL_KEEP(getpid());
+       BL_BENCH(getppid_call, n) {
+           for (uint64_t i = 0; i < n; i++) BL_KEEP(getppid());
        }
        BL_BENCH_ARGS(copy, n, size, 1, 1024, 4096) {
-           char *buf;
-           BL_SUSPEND { buf = make_buffer(size); }     (not timed)
+           char *buf = NULL;
+           BL_SUSPEND { buf = calloc(1, (size_t)size); }   // not timed
+           BL_KEEP(dst);
            for (uint64_t i = 0; i < n; i++) { memcpy(dst, buf, (size_t)size); BL_CLOBBER(); }
            BL_SUSPEND { free(buf); }
        }
        BL_MAIN()
+   end
 
        cc -O2 -Iinclude bench.c -o bench && ./bench
 
    The body of a benchmark loops `n` times itself, so the harness adds no call per
    iteration. benchlab picks `n` so that one sample lasts far longer than the timer's
-   resolution, takes --samples samples within --time-limit seconds, subtracts the
-   measured cost of an empty loop, and reports statistics per iteration. Every
-   benchmark is also compared with the baseline, sampled in alternating rounds so that
-   drift of the machine hits both alike; the ratio comes with a 99% interval.
+   resolution, then samples every selected benchmark in rounds: one sample of each per
+   round, in a shuffled order, with the empty loop whose cost is subtracted round by
+   round, so a slow phase of the machine hits all of them alike. A benchmark stops once
+   the 99% interval of its median is within --precision (default 0.5%), or at
+   --samples or --time-limit. Each benchmark is compared with the baseline sampled in
+   the same rounds; the ratio comes with a 99% interval. Intervals cover this run only
+   (they allow for slow phases within it); what another process would show needs
+   several processes: `benchlab run --processes N` (docs/cli.md).
 
    A program of several files: exactly one file writes
        #define BENCHLAB_IMPLEMENTATION
@@ -48,9 +63,19 @@
 
    THREADED MODE (docs/threads.md)
    -------------
-       static int inc(size_t op, void *ctx) { __atomic_fetch_add(&n, 1, __ATOMIC_RELAXED); return BL_OP_OK; }
+   example: threaded
+       #include "benchlab.h"
+
+       static uint64_t hits;
+       static int inc(size_t op, void *ctx) {
+           (void)op;
+           (void)ctx;
+           __atomic_fetch_add(&hits, 1, __ATOMIC_RELAXED);
+           return BL_OP_OK;
+       }
        BL_TARGET(atomic_counter, NULL, NULL, inc, NULL, NULL, "inc")
        BL_MAIN()
+   end
 
        cc -O2 -pthread -Iinclude t.c -o t && ./t -t=2 -d=1 --format=table   (or csb, jsonl)
 
@@ -70,7 +95,14 @@
    7. Counters                    BL_COUNTER, bl_counter_define, bl_set_counters, BL_MAIN_COUNTERS
    8. Threaded targets            BL_TARGET, bl_target, bl_register_target, BL_OP_*
    9. Command line                bl_main
-   10. Implementation             below the line "IMPLEMENTATION"
+   10. Implementation             below the line "IMPLEMENTATION", in the order of a run:
+       I1 Platform   I2 Limits and tunables   I3 Registry   I4 Timer   I5 Randomness
+       I6 Statistics (batch-median intervals)   I7 Allocation tracking   I8 Counters
+       I9 Latency histogram   I10 Target registry   I11 Settings of a run
+       I12 Suspend and one sample   I13 Calibration   I14 Rounds: the time pass
+       I15 Counter passes   I16 Threaded mode   I17 Context of the run
+       I18 Output: one writer per format   I19 Command line   I20 bl_main: the outline
+       (search for "---- I14." to jump to a section)
 
    COMPILE-TIME OPTIONS
    --------------------
@@ -88,10 +120,13 @@
    -----------
    BL_TIMER=clock|tsc   force the timer (tsc only where it is invariant).
    BL_NO_WARN=1         silence warnings about an unstable machine or an unoptimized build.
+   BL_STACK_OFFSET=B    start the run's stack B bytes lower (layout randomization: what
+                        `benchlab run --processes` sets, different for each process).
 
    COMMAND LINE (every program)
    ----------------------------
-   --list  --filter=SUBSTRING (repeatable)  --samples=N  --time-limit=SECONDS  --seed=N
+   --list  --filter=SUBSTRING (repeatable)  --precision=PCT  --samples=N
+   --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
    --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  --help.
    Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
    --size= --opK=), --latency-every=K.   Formats: docs/formats.md.
@@ -315,6 +350,8 @@ int bl_main(int argc, char **argv);
 #ifndef BENCHLAB__IMPLEMENTED
 #define BENCHLAB__IMPLEMENTED
 
+/* ---- I1. Platform: includes, and what strict modes hide ---------------------------------- */
+
 /* Without BENCHLAB_IMPLEMENTATION every translation unit gets a weak copy, so a
    one-file program needs no define and a many-file program still links; the file
    that defines it gets the strong copy the linker prefers. */
@@ -391,7 +428,7 @@ extern "C" {
 /* C++ does not convert void* implicitly; C does not need the cast. */
 #define BL__CAST(type, expr) ((type)(expr))
 
-/* ---- Limits and tunables ---------------------------------------------------------------------
+/* ---- I2. Limits and tunables --------------------------------------------------------------------
    Each limit is named once, here, and used by its check and its message alike; the
    Python side reads the limits from these lines (src/benchlab/limits.py), so keep them
    "#define NAME number" with the number alone. */
@@ -436,7 +473,7 @@ extern "C" {
 #define BL__BATCHES 10
 #define BL__MIN_BATCHES 4
 
-/* ---- Registry ---------------------------------------------------------------------- */
+/* ---- I3. Registry ---------------------------------------------------------------------- */
 
 typedef struct bl__bench {
     const char *name;
@@ -481,7 +518,7 @@ BL__DEF void bl__register(const char *name, bl_body_fn body, int is_baseline,
     r->count++;
 }
 
-/* ---- Timer --------------------------------------------------------------------------
+/* ---- I4. Timer --------------------------------------------------------------------------
    Two sources. clock_gettime(CLOCK_MONOTONIC) everywhere (on wasm32-wasi it is WASI's
    clock_time_get). On x86-64 the TSC when the CPU says it is invariant (constant rate
    across P-states and C-states): it is cheaper to read and finer, so shorter samples
@@ -610,7 +647,7 @@ static void bl__setup_timer(void) {
 #endif
 }
 
-/* ---- Randomness ----------------------------------------------------------------------- */
+/* ---- I5. Randomness ----------------------------------------------------------------------- */
 
 BL__DEF uint64_t bl__run_seed;
 
@@ -623,7 +660,7 @@ BL__DEF uint64_t bl_random(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
-/* ---- Statistics ------------------------------------------------------------------------
+/* ---- I6. Statistics ------------------------------------------------------------------------
    Definitions in docs/formats.md, shared with the Python side; tests/vectors/ checks both.
    No libm: `cc x.c` without -lm must link, so square roots are computed here. */
 
@@ -810,7 +847,7 @@ static int bl__floor_at_zero(bl_stats *s) {
     return zero;
 }
 
-/* ---- Allocation tracking ---------------------------------------------------------------
+/* ---- I7. Allocation tracking ---------------------------------------------------------------
    glibc has no malloc hooks any more (removed in 2.34), and we want `allocs` to work
    without relinking or LD_PRELOAD. So the header defines malloc, calloc, realloc, free,
    posix_memalign and aligned_alloc itself: a definition in the executable comes first
@@ -959,7 +996,7 @@ int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t ne
 #define BL__HAVE_MALLCTL 0
 #endif
 
-/* ---- Counters ----------------------------------------------------------------------------- */
+/* ---- I8. Counters ---------------------------------------------------------------------------- */
 
 #define BL__MAX_COUNTERS 32
 #define BL__MAX_USER_COUNTERS 32
@@ -1516,7 +1553,7 @@ static void bl__pass_switch(const bl__pass *p, int on) {
 #endif
 }
 
-/* ---- Latency histogram -----------------------------------------------------------------
+/* ---- I9. Latency histogram -----------------------------------------------------------------
    Log-linear buckets, as HdrHistogram: values below 64 ticks have a bucket each; above,
    every power of two [2^e, 2^(e+1)) is cut into 32 equal buckets. A bucket's width is
    then at most 1/32 of its lower bound, and reporting its midpoint is off by at most
@@ -1602,7 +1639,7 @@ BL__UNUSED static void bl__opstats_merge(bl__opstats *into, const bl__opstats *s
     for (i = 0; i < BL__HIST_BUCKETS; i++) into->hist[i] += s->hist[i];
 }
 
-/* ---- Target registry ------------------------------------------------------------------ */
+/* ---- I10. Target registry ------------------------------------------------------------------ */
 
 typedef struct bl__target_registry {
     const bl_target **items;
@@ -1624,7 +1661,7 @@ BL__DEF void bl_register_target(const bl_target *t) {
     r->items[r->count++] = t;
 }
 
-/* ---- Settings of a run ----------------------------------------------------------------------
+/* ---- I11. Settings of a run ---------------------------------------------------------------------
    What the command line decides (section "Command line" fills it in). */
 
 enum bl__schedule { BL__ROUNDS, BL__SEQUENTIAL };
@@ -1733,7 +1770,7 @@ static void bl__free_result(bl__result *r) {
     r->capacity = r->count = 0;
 }
 
-/* ---- Suspend and one sample -------------------------------------------------------------- */
+/* ---- I12. Suspend and one sample ------------------------------------------------------------- */
 
 struct bl_state {
     uint64_t suspend_start;
@@ -1792,7 +1829,7 @@ static void bl__empty_body(bl_state *state, uint64_t n, int64_t arg) {
     for (i = 0; i < n; i++) BL_CLOBBER();
 }
 
-/* ---- Calibration -------------------------------------------------------------------------
+/* ---- I13. Calibration -------------------------------------------------------------------------
    Grow n until one sample takes its share of the time (wall_target_ns, counting
    BL_SUSPEND time, as the limit does) and its timed part is long against the timer's
    resolution. Sizing by timed time alone would let a body with slow suspended setup
@@ -1840,7 +1877,7 @@ static double bl__sample_target_ns(const bl__options *o) {
     return target > floor_ns ? target : floor_ns;
 }
 
-/* ---- Rounds: the time pass ----------------------------------------------------------------
+/* ---- I14. Rounds: the time pass ----------------------------------------------------------------
    Every benchmark still sampling takes one sample per round, in a freshly shuffled
    order drawn from the run's seed, together with the empty loop (whose cost is
    subtracted) and the baseline (which the compared ones are divided by). A slow phase
@@ -1996,7 +2033,7 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
     free(net);
 }
 
-/* ---- Counter passes -----------------------------------------------------------------------
+/* ---- I15. Counter passes -----------------------------------------------------------------------
    Each pass reruns one benchmark with one kind of counter switched on, at the iteration
    count the time pass calibrated, for as many samples as the time pass took and within
    the time limit; with a baseline, in alternating pairs (AB, BA, ...), so every counter
@@ -2112,7 +2149,7 @@ static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uin
     return 1;
 }
 
-/* ---- Threaded mode -------------------------------------------------------------------------- */
+/* ---- I16. Threaded mode ---------------------------------------------------------------------- */
 
 /* The frequencies of a target's operations: as given (all -opK=F must sum to 1024), or
    an equal share each. Returns 0, or 2 after printing the error. */
@@ -2366,7 +2403,7 @@ static void bl__tp_summarize(const bl__tp_result *r, bl__tp_summary *s) {
 
 static double bl__ns(double ticks) { return ticks * bl__op_ns_per_tick(); }
 
-/* ---- Context of the run ------------------------------------------------------------------ */
+/* ---- I17. Context of the run ----------------------------------------------------------------- */
 
 typedef struct bl__context {
     char date[32], host[128], cpu[160], os[128], kernel[128];
@@ -2493,7 +2530,7 @@ static void bl__warn_machine(void) {
 #endif
 }
 
-/* ---- Output: one writer per format ----------------------------------------------------------
+/* ---- I18. Output: one writer per format ---------------------------------------------------------
    Each format is a row of bl__writers: what it prints before the results (context),
    for each result of a benchmark and counter, for a counter that could not count, and
    for a threaded target. A NULL entry means the format has no such thing (lind has no
@@ -2950,7 +2987,7 @@ static const bl__writer bl__writers[BL__FORMATS] = {
     {"csb", NULL, NULL, NULL, bl__csb_throughput},
 };
 
-/* ---- Command line ----------------------------------------------------------------------------
+/* ---- I19. Command line --------------------------------------------------------------------------
    Every flag is a row of bl__flags: its name, whether it takes a value, and the function
    that checks and stores the value. Messages name the flag, the rule and the value; the
    rule's numbers are the limits of section "Limits", so the check and its message agree. */
@@ -3220,7 +3257,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
     return 0;
 }
 
-/* ---- bl_main: the outline of a run -----------------------------------------------------------
+/* ---- I20. bl_main: the outline of a run ---------------------------------------------------------
    bl_main is a list of steps, each returning 0 to go on, an exit status to stop with,
    or -1 to stop with 0 (--help, --list); one cleanup path frees what any step made. */
 

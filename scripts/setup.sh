@@ -15,6 +15,7 @@ packages=(
   python3 python3-venv python3-pip
   libbenchmark-dev                                # Google Benchmark, compared in bench/
   qemu-user valgrind hyperfine libjemalloc-dev linux-perf
+  musl-tools                                      # the header's musl build (tests/c/modes_test.sh)
   git
 )
 
