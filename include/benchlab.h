@@ -457,6 +457,8 @@ extern "C" {
    against an interrupt's few microseconds. */
 #define BL__SAMPLE_NS 50000.0
 
+/* The TSC's rate is measured against the clock over at least this long (I4. Timer). */
+#define BL__TSC_CALIBRATION_NS 2000000
 /* A sample must last this many times the timer's resolution, so that one tick of
    rounding is at most 0.1% of it (nanobench's rule). */
 #define BL__RESOLUTION_FACTOR 1000.0
@@ -597,7 +599,7 @@ static void bl__probe_timer(double *resolution_ticks, double *cost_ticks) {
         if (t1 - t0 < best) best = t1 - t0;
     }
     {
-        const int reads = 20000;
+        const int reads = 5000;
         uint64_t start = bl__now(), sink = 0;
         for (i = 0; i < reads; i++) sink += bl__now();
         BL_KEEP(sink);
@@ -606,9 +608,17 @@ static void bl__probe_timer(double *resolution_ticks, double *cost_ticks) {
     *resolution_ticks = (double)best;
 }
 
+/* Start-up costs every process: kept to about 3 ms, as a run of several short
+   processes pays it each time. */
 static void bl__setup_timer(void) {
     const char *forced = getenv("BL_TIMER");
     double res, cost;
+#if BL__HAVE_TSC
+    /* The TSC's rate is calibrated against the clock over the whole setup (at least
+       BL__TSC_CALIBRATION_NS): the clock's read jitter (tens of ns) is then about
+       1e-5 of the interval, and the clock's own probe runs inside it. */
+    uint64_t c0 = bl__clock_ns(), t0 = bl__rdtsc();
+#endif
     bl__clock.use_tsc = 0;
     bl__clock.tsc_ns_per_tick = 0;
     bl__clock.ns_per_tick = 1.0;
@@ -618,11 +628,9 @@ static void bl__setup_timer(void) {
     bl__clock.cost_ns = cost;
 #if BL__HAVE_TSC
     if (bl__tsc_invariant() && !(forced && strcmp(forced, "clock") == 0)) {
-        /* Calibrate TSC ticks against the clock over 20 ms: the clock's read jitter
-           (tens of ns) is then a few parts per million of the interval. */
-        uint64_t c0 = bl__clock_ns(), t0 = bl__rdtsc(), c1, t1;
+        uint64_t c1, t1;
         double ns_per_tick, tsc_res, tsc_cost;
-        do { c1 = bl__clock_ns(); } while (c1 - c0 < 20000000u);
+        do { c1 = bl__clock_ns(); } while (c1 - c0 < BL__TSC_CALIBRATION_NS);
         t1 = bl__rdtsc();
         ns_per_tick = (double)(c1 - c0) / (double)(t1 - t0);
         bl__clock.tsc_ns_per_tick = ns_per_tick;
