@@ -7,6 +7,9 @@
 BL_BENCH(empty, n) {
     for (uint64_t i = 0; i < n; i++) KERN_EMPTY();
 }
+BL_BENCH(call, n) {
+    for (uint64_t i = 0; i < n; i++) KERN_CALL();
+}
 BL_BENCH(chain10, n) {
     KERN_CHAIN_SETUP;
     for (uint64_t i = 0; i < n; i++) KERN_CHAIN(10);

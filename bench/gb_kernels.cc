@@ -14,6 +14,9 @@
 GB_FN(empty) {
     for (auto _ : state) KERN_EMPTY();
 }
+GB_FN(call) {
+    for (auto _ : state) KERN_CALL();
+}
 GB_FN(chain10) {
     KERN_CHAIN_SETUP;
     for (auto _ : state) KERN_CHAIN(10);
@@ -46,6 +49,7 @@ GB_FN(chain101) {
 }
 
 BENCHMARK(empty);
+BENCHMARK(call);
 BENCHMARK(chain10);
 BENCHMARK(chain100);
 BENCHMARK(chain1000);

@@ -51,6 +51,13 @@ static inline uint64_t kern_chain(uint64_t x, uint64_t a, uint64_t b, int k) {
         KERN_KEEP(kern_x);                                      \
     } while (0)
 
+/* An empty call through a function pointer the compiler cannot see through (it is
+   volatile, so it is loaded again each time and cannot be inlined): the cost of a
+   call and return, as a sandbox's or an interpreter's dispatch pays it. */
+static int kern_nothing(int x) { return x; }
+static int (*volatile kern_call_fn)(int) __attribute__((unused)) = kern_nothing;
+#define KERN_CALL() KERN_KEEP(kern_call_fn(1))
+
 /* getpid through syscall(): glibc's getpid() is a real system call again since 2.25,
    but syscall() makes sure of it on any libc. */
 #define KERN_GETPID() KERN_KEEP(syscall(SYS_getpid))

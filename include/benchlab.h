@@ -2826,7 +2826,7 @@ static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r)
         snprintf(med, sizeof med, "~0 (<%s)", bl__human_time(high, sizeof high, s->median_ci_high));
     } else {
         char m[32];
-        snprintf(med, sizeof med, "%s +-%.1f%%", bl__human_time(m, sizeof m, s->median), 100 * hw / s->median);
+        snprintf(med, sizeof med, "%s +-%.2g%%", bl__human_time(m, sizeof m, s->median), 100 * hw / s->median);
     }
     fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s\n", name, med,
             bl__human_time(low, sizeof low, s->min), bl__human_time(p75, sizeof p75, s->p75),
