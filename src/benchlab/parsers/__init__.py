@@ -43,7 +43,7 @@ def detect(text: str) -> Parser | GbenchParser | None:
 
 def parse_output(text: str, binary: str) -> Parsed:
     """Records of a binary's stdout in whatever supported format(s) it printed."""
-    return parse_stream(io.StringIO(text), binary)
+    return parse_stream(io.StringIO(text, newline=None), binary)  # \r ends a line, as in files
 
 
 def parse_stream(lines: Iterable[str], binary: str) -> Parsed:
@@ -90,7 +90,10 @@ def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed) -> None:
         parser = next((p for p in LINE_PARSERS if (active is None or p is not active[0]) and p.sniff(line)), None)
         if parser is None:
             if active is not None:
-                active[1].reject(number, line)
+                if len(parsed.warnings) >= MAX_WARNINGS:
+                    parsed.suppressed += 1  # not even formatted: a million junk lines stay cheap
+                else:
+                    active[1].reject(number, line)
             else:
                 junk_count += 1
                 if len(junk) < MAX_WARNINGS:

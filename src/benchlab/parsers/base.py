@@ -117,6 +117,8 @@ def whole(value: Any, what: str, minimum: int = 1, maximum: int = INT64_MAX) -> 
     elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
         number = int(value)
     if number is None or not minimum <= number <= maximum:
+        if (minimum, maximum) == (INT64_MIN, INT64_MAX):
+            raise BadValue(f"{what} must be a 64-bit integer, got {show(value)}")
         bound = f">= {minimum}" if maximum == INT64_MAX else f"in [{minimum}, {maximum}]"
         raise BadValue(f"{what} must be a whole number {bound}, got {show(value)}")
     return number

@@ -113,7 +113,8 @@ class _Session:
         return True
 
     def warn_at(self, number: int, line: str):
-        return lambda why: self._bad(number, line, why)
+        """A warning about one value of a line whose record is kept."""
+        return lambda why: self.parsed.warn(f"{self.binary}: line {number}: {why}")
 
     def reject(self, number: int, line: str) -> None:
         self._bad(number, line, "not JSON: a line of jsonl output starts with {")
