@@ -1,6 +1,7 @@
 """Pieces shared by the subcommands: config, database, output."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -16,6 +17,16 @@ format_option = click.option("--format", "output_format", type=click.Choice(list
                              help="Output format (default: table, or guessed from --out's suffix).")
 out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
                           help="Also write the results to FILE (format from --format or the suffix).")
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange, without nan: it compares false with both bounds and would pass."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return number
 
 
 def config_of(context: click.Context) -> Config:

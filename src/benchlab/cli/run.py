@@ -12,7 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchlab import context as run_context
 from benchlab.build import Builder
-from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, output_formats, write_output
+from benchlab.cli.common import (
+    FiniteFloatRange, config_of, db_option, format_option, open_store, out_option, output_formats, write_output)
+from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, Interrupted, UserError
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
@@ -28,11 +30,13 @@ DEFAULT_PLATFORMS = ["native"]
               help="Platform to run on; repeat for several, the first is the reference (default: run.platforms, else native).")
 @format_option
 @out_option
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
               help="Seconds before a binary is killed (default: run.timeout, else 300).")
 @click.option("--samples", type=click.IntRange(min=1), metavar="N", help="Samples per benchmark (--samples=N).")
-@click.option("--time-limit", type=click.FloatRange(min=0), metavar="S", help="Time limit per benchmark (--time-limit=S).")
-@click.option("--seed", type=click.IntRange(min=0), metavar="N", help="Seed passed to every binary (default: random, recorded).")
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIME_LIMIT_S), metavar="S",
+              help="Time limit per benchmark (--time-limit=S).")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N",
+              help="Seed passed to every binary (default: random, recorded).")
 @click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
 @click.option("--counters", metavar="LIST", help="Counters for benchlab binaries (--counters=LIST, e.g. time,page-faults,allocs; docs/counters.md).")
 @click.option("--sweep", metavar="FLAG=V1,V2", help="Run each binary once per value of FLAG (threads means -t).")
