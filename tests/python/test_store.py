@@ -72,7 +72,8 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
     monkeypatch.setattr(Runner, "run_unit", interrupted_on_second)
     result = benchlab("run", "suite")
     assert result.exit_code == 130
-    assert result.stderr == "interrupted: run 1 keeps the 1 records completed so far\n"
+    assert result.stderr == ("[1/2] a_first.sh on native\n[2/2] b_second.sh on native\n"
+                             "interrupted: run 1 keeps the 1 records completed so far\n")
     db = project / ".benchlab" / "results.db"
     assert integrity(db) == "ok"
     store = Store(f"sqlite:///{db}")

@@ -13,9 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchlab import context as run_context
 from benchlab.build import Builder
 from benchlab.cli.common import (
-    FiniteFloatRange, config_of, db_option, format_option, open_store, out_option, output_formats, write_output)
+    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, Interrupted, UserError
+from benchlab.store import StoreFailed
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
 from benchlab.runner import RunOptions, Runner, Sweep
@@ -57,7 +58,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     for platform in platforms:
         platform.check_available()
     resolved = resolve_targets(list(targets), config)
-    output_formats(output_format, out_path)  # a bad --out is an error before, not after, the run
+    check_outputs(config, output_format, out_path)  # a bad --out is an error before, not after, the run
     options = RunOptions(
         timeout=timeout or config.timeout,
         seed=seed if seed is not None else (config.seed if config.seed is not None else random.randrange(2**31)),
@@ -79,40 +80,139 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         raise UserError("no target can run on the chosen platforms (prebuilt binaries run only on their own target)",
                         "give C sources, or a platform matching the executables")
     argv = context.obj.get("argv", ["benchlab", "run", *targets])
+    _warn_ignored_for_workloads(resolved, {"--samples": samples, "--time-limit": time_limit, "--counters": counters,
+                                           "--filter": filters, "--sweep": sweep, "--arg": extra_args}, warn)
     info = run_context.collect(config, platforms, options.seed, argv)
-    store = None if no_store else open_store(config, db_url)
-    run_id = store.begin_run(argv, [p.name for p in platforms], info) if store else None
+    info["plan"] = [unit_key(unit) for unit in units]
+    storage = None if no_store else _Storage(open_store(config, db_url), warn)
+    run_id = storage.begin(argv, [p.name for p in platforms], info) if storage else None
 
-    records, faults = [], []
+    records, faults, filtered_out = [], [], 0
+    plain = _PlainProgress(len(units), stderr, enabled=not sys.stderr.isatty())
     try:
         with _sigterm_as_interrupt(), progress:
             task = progress.add_task("running", total=len(units))
             for unit in units:
                 progress.update(task, description=unit.label)
+                plain.start(unit.label)
                 result = runner.run_unit(unit)
                 records.extend(result.records)
                 faults.extend(result.faults)
+                filtered_out += result.filtered_out
                 if result.context is not None:
                     info["binaries"][f"{unit.target.name}@{unit.platform.name}"] = result.context
-                if store:
-                    store.add_unit(run_id, result.records, result.faults)
+                if storage:
+                    storage.add(result.records, result.faults, unit_key(unit))
                 progress.advance(task)
     except KeyboardInterrupt:
-        if not store:
+        if not storage:
             raise Interrupted("interrupted: nothing stored (--no-store)") from None
-        store.update_context(run_id, info)
-        store.finish_run(run_id, "interrupted", ExitCode.INTERRUPTED)
-        raise Interrupted(f"interrupted: run {run_id} keeps the {len(records)} records completed so far") from None
+        problem = storage.close(info, "interrupted", ExitCode.INTERRUPTED)
+        kept = f"run {run_id} keeps the {len(records) - storage.unsaved_records} records completed so far"
+        raise Interrupted(f"interrupted: {kept}" + (f"; {problem}" if problem else "")) from None
+    if filters and filtered_out == len(units):
+        if storage:
+            storage.forget()
+        shown = ", ".join(repr(f) for f in filters)
+        raise UserError(f"--filter {shown} matches no benchmark in any binary",
+                        "list a binary's benchmarks with its --list; a filter is a substring of NAME or NAME/PARAM=V")
     exit_code = ExitCode.BENCHMARK_FAILURE if faults else ExitCode.OK
+    status = "failed" if faults else "complete"
+    # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
+    problem = storage.close(info, status, exit_code) if storage else None
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
-                    run={"id": run_id, "status": "failed" if faults else "complete", "context": info})
+                    run={"id": run_id, "status": status, "context": info})
     write_output(report, output_format, out_path)
-    if store:
-        store.update_context(run_id, info)
-        store.finish_run(run_id, "failed" if faults else "complete", exit_code)
+    if problem:
+        raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
+                          f"{problem.fix}; the results are printed above"
+                          + (f" and in {out_path}" if out_path else ""))
+    if storage:
         stderr.print(f"saved as run {run_id} (benchlab show {run_id}); "
                      f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache", highlight=False)
     return exit_code
+
+
+def unit_key(unit) -> dict:
+    """A unit as the store records it: what `benchlab show` compares with the plan."""
+    return {"binary": unit.target.name, "platform": unit.platform.name, "sweep": unit.sweep_value}
+
+
+class _Storage:
+    """The run in the database: each unit is committed as it finishes. A unit that cannot be
+    (a full disk) is kept in memory and tried again at the end, and the run goes on: its
+    measurements are printed either way, and the run is closed, never left 'running'."""
+
+    def __init__(self, store, warn):
+        self.store = store
+        self.warn = warn
+        self.run_id = None
+        self.pending: list[tuple] = []
+
+    @property
+    def unsaved_records(self) -> int:
+        return sum(len(records) for records, _, _ in self.pending)
+
+    def begin(self, argv, platforms, info) -> int:
+        self.run_id = self.store.begin_run(argv, platforms, info)
+        return self.run_id
+
+    def add(self, records, faults, key) -> None:
+        try:
+            self.store.add_unit(self.run_id, records, faults, key)
+        except StoreFailed as failure:
+            if not self.pending:
+                self.warn(f"{failure.what}; the run goes on and keeps its results in memory")
+            self.pending.append((records, faults, key))
+
+    def close(self, info, status, exit_code) -> StoreFailed | None:
+        """Store what could not be stored yet, then the context and the final status; the last failure, if any."""
+        problem = None
+        for unit in list(self.pending):
+            try:
+                self.store.add_unit(self.run_id, *unit)
+                self.pending.remove(unit)
+            except StoreFailed as failure:
+                problem = failure
+        for step in (lambda: self.store.update_context(self.run_id, info),
+                     lambda: self.store.finish_run(self.run_id, status, exit_code)):
+            try:
+                step()
+            except StoreFailed as failure:
+                problem = failure
+        return problem
+
+    def forget(self) -> None:
+        try:
+            self.store.delete_run(self.run_id)
+        except StoreFailed:
+            pass  # an empty run left behind: harmless, and the user error says what happened
+
+
+class _PlainProgress:
+    """Progress as lines on stderr when it is not a terminal (a pipe, a CI log), where rich's
+    bar is off: one line as each unit starts, so a long run is never silent."""
+
+    def __init__(self, total: int, console: Console, enabled: bool):
+        self.total = total
+        self.console = console
+        self.enabled = enabled
+        self.done = 0
+
+    def start(self, label: str) -> None:
+        self.done += 1
+        if self.enabled:
+            self.console.print(f"[{self.done}/{self.total}] {label}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _warn_ignored_for_workloads(targets, flags: dict, warn) -> None:
+    """--samples, --counters and the rest are flags of benchmark binaries: say so when a workload gets none."""
+    workloads = [t.name for t in targets if t.kind == "workload"]
+    ignored = [flag for flag, value in flags.items() if value]
+    if workloads and ignored:
+        verb = "does" if len(ignored) == 1 else "do"
+        warn(f"{', '.join(ignored)} {verb} not apply to workloads ({', '.join(workloads)}): a workload is timed "
+             f"from outside over its runs (set workloads.NAME.runs and warmups in benchlab.toml)")
 
 
 @contextlib.contextmanager

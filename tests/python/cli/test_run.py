@@ -34,11 +34,14 @@ def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab
     assert lines[0].split() == ["TEST", "PARAM", "native", "(ns)", "ITERATIONS"]
     rows = {tuple(line.split()[:2]) for line in lines[2:]}
     assert {("copy", "16"), ("copy", "1024")} <= rows
-    assert first.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    # stderr is not a terminal here: one progress line per unit instead of a bar
+    assert first.stderr == ("[1/1] small on native\n"
+                            "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n")
 
     second = benchlab("run", "suite", *FAST)
     assert second.exit_code == 0
-    assert second.stderr == "saved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
+    assert second.stderr == ("[1/1] small on native\n"
+                             "saved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n")
 
 
 @needs_header
@@ -123,7 +126,8 @@ def test_unparseable_line_is_a_warning_naming_binary_and_line(project, benchlab)
     write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\nRead one hundred\\n'\n", executable=True)
     result = benchlab("run", "b.sh", "--no-store")
     assert result.exit_code == 0
-    assert result.stderr == ("warning: b.sh: line 2 is not valid lind output (want test<TAB>param<TAB>loops<TAB>avg_ns), "
+    assert result.stderr == ("[1/1] b.sh on native\n"
+                             "warning: b.sh: line 2 is not valid lind output (want test<TAB>param<TAB>loops<TAB>avg_ns), "
                              "ignored: 'Read one hundred'\n")
 
 
@@ -197,7 +201,8 @@ def test_a_binary_whose_median_disagrees_with_its_samples_is_flagged(project, be
     write(project / "odd.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
     result = benchlab("run", "odd.sh", "--no-store")
     assert result.exit_code == 0
-    assert result.stderr == ("warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
+    assert result.stderr == ("[1/1] odd.sh on native\n"
+                             "warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
                              "using 2 (a header/Python statistics mismatch: please report it)\n")
     assert result.stdout.splitlines()[2].split()[:2] == ["odd", "2?"]
 
@@ -217,7 +222,9 @@ def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(pr
     result = benchlab("run", "suites/concurrency", "--sweep", "threads=1,2", "--time-limit", "0.2",
                       "--out", "result.json", "--no-store")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == ""  # no record ignored
+    # no record ignored: progress lines only
+    assert result.stderr == "".join(f"[{i}/4] {name} on native {threads}\n" for i, (name, threads) in enumerate(
+        [("empty", 1), ("empty", 2), ("hash_map", 1), ("hash_map", 2)], start=1))
     out = result.stdout
     header, _, *lines = out.splitlines()
     assert header.split() == ["TEST", "PARAM", "THREADS", "COUNTER", "UNIT", "native", "ITERATIONS"]
@@ -249,7 +256,8 @@ def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(pro
     result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
                       "--counters", "time,jemalloc-allocated,page-faults,allocs")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    assert result.stderr == ("[1/1] counters on native\n"
+                             "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n")
     header, _, *lines = result.stdout.splitlines()
     assert header.split() == ["TEST", "PARAM", "COUNTER", "UNIT", "native", "ITERATIONS"]
     rows = [line.split(maxsplit=3) for line in lines[:4]]
