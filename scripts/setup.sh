@@ -15,7 +15,7 @@ packages=(
   python3 python3-venv python3-pip
   libbenchmark-dev                                # Google Benchmark, compared in bench/
   qemu-user valgrind hyperfine libjemalloc-dev linux-perf
-  git
+  git time                                        # GNU time: the reference max RSS in tests/python/test_workloads.py
 )
 
 missing=()

@@ -86,10 +86,12 @@ class Row:
 
     @property
     def iterations_label(self) -> str:
+        if self.kind == WORKLOAD_FORMAT:
+            # One execution per sample: the number worth showing is the runs measured.
+            runs = next((c.record.summary.get("n") for c in self.cells.values() if c.record and c.record.summary), None)
+            return f"{runs} runs" if runs else ""
         if self.iterations is None:
             return ""
-        if self.kind == WORKLOAD_FORMAT:
-            return f"{self.iterations} runs"
         if self.counter == "throughput" or self.counter.startswith("latency:"):
             return f"{self.iterations} ops"
         return str(self.iterations)
