@@ -170,6 +170,20 @@ class Store:
             connection.execute(runs.update().where(runs.c.id == run_id).values(
                 status=status, exit_code=exit_code, finished_at=_now()))
 
+    def reclaim(self) -> None:
+        """After a failed write on a full disk: give back the write-ahead log's space.
+
+        The failed transactions' frames stay in SQLite's WAL file, which only grows; a
+        checkpoint that truncates it frees that space, so that closing the run (a small
+        update) can still be written. Nothing to do for other databases."""
+        if self.engine.dialect.name != "sqlite":
+            return
+        try:
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        except SQLAlchemyError:
+            pass
+
     def delete_run(self, run_id: int) -> None:
         """Forget a run that measured nothing (e.g. a --filter that matched no benchmark)."""
         with self._errors("write to", self._WRITE_FIX, StoreFailed), self.engine.begin() as connection:

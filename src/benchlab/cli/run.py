@@ -164,22 +164,33 @@ class _Storage:
             if not self.pending:
                 self.warn(f"{failure.what}; the run goes on and keeps its results in memory")
             self.pending.append((records, faults, key))
+            self.store.reclaim()  # the failed write's space, for the units still to come
 
     def close(self, info, status, exit_code) -> StoreFailed | None:
         """Store what could not be stored yet, then the context and the final status; the last failure, if any."""
         problem = None
+        if self.pending:
+            self.store.reclaim()
         for unit in list(self.pending):
             try:
                 self.store.add_unit(self.run_id, *unit)
                 self.pending.remove(unit)
             except StoreFailed as failure:
                 problem = failure
-        for step in (lambda: self.store.update_context(self.run_id, info),
-                     lambda: self.store.finish_run(self.run_id, status, exit_code)):
+        if self.pending and status != "interrupted":
+            # Measured but not all stored: not a complete run in the database (show names what is missing).
+            status, exit_code = "failed", ExitCode.USAGE_ERROR
+        for step in (lambda: self.store.finish_run(self.run_id, status, exit_code),
+                     lambda: self.store.update_context(self.run_id, info)):
             try:
                 step()
             except StoreFailed as failure:
                 problem = failure
+                self.store.reclaim()  # a full disk: free what the failed writes took, and try once more
+                try:
+                    step()
+                except StoreFailed:
+                    pass
         return problem
 
     def forget(self) -> None:

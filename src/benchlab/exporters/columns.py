@@ -117,8 +117,10 @@ def partial_lines(report: Report) -> list[str]:
     planned = len((run.get("context") or {}).get("plan") or [])
     if status == "running":
         head = f"run {run.get('id')} is still running"
+    elif status in ("killed", "interrupted"):
+        head = f"partial run: run {run.get('id')} was {status} part-way"
     else:
-        head = f"partial run: run {run.get('id')} was {status or 'not finished'} part-way"
+        head = f"partial run: run {run.get('id')} did not store every unit"
     if planned:
         head += f"; {len(missing)} of {planned} units did not finish" + (":" if missing else "")
     lines = [head]
