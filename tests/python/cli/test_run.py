@@ -294,3 +294,128 @@ def test_threaded_target_on_wasm_is_not_supported_and_says_why(project, benchlab
     assert cells[5] == "not supported [1]"
     assert "- [1] not supported: threads are not available on wasm32-wasi (no pthreads in wasi-libc)" \
         in result.stdout.splitlines()
+
+
+OTHER_BENCH = """\
+    #include "benchlab.h"
+    BL_BENCH(fs_read_like, n) { uint64_t x = 0; for (uint64_t i = 0; i < n; i++) { x += i; BL_KEEP(x); } }
+    BL_MAIN()
+"""
+
+
+@needs_header
+def test_a_filter_matching_nothing_in_one_binary_is_not_a_failure(project, benchlab):
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    write(project / "suite" / "other.c", OTHER_BENCH)
+    result = benchlab("run", "suite", *FAST, "--filter", "fs_read", "--no-store")
+    assert result.exit_code == 0, result.stdout
+    assert "FAILED" not in result.stdout
+    assert [line.split()[0] for line in result.stdout.splitlines()[2:] if not line.startswith("?")] == ["fs_read_like"]
+    assert result.stderr == "[1/2] other on native\n[2/2] small on native\n"
+
+
+@needs_header
+def test_a_filter_matching_nothing_anywhere_is_one_error_and_stores_nothing(project, benchlab):
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    write(project / "suite" / "other.c", OTHER_BENCH)
+    result = benchlab("run", "suite", *FAST, "--filter", "nothing_like_it")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "error: --filter 'nothing_like_it' matches no benchmark in any binary (list a binary's benchmarks with its "
+        "--list; a filter is a substring of NAME or NAME/PARAM=V)")
+    assert benchlab("runs").stdout.splitlines()[2:] == []
+
+
+def test_google_benchmark_with_no_match_is_not_a_failure_either(project, benchlab, gbench_binary):
+    write(project / "lind.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", str(gbench_binary), "lind.sh", "--filter", "Read", "--no-store")
+    assert result.exit_code == 0, result.stdout
+    assert "FAILED" not in result.stdout and result.stdout.splitlines()[2].split()[:2] == ["Read", "1"]
+
+
+@pytest.mark.parametrize("out, message", [
+    ("missing/result.json", "error: --out missing/result.json: the directory missing does not exist "
+                            "(create it first, or give another path)\n"),
+    ("adir", "error: Invalid value for '--out': File 'adir' is a directory. (see 'benchlab run --help')\n"),
+])
+def test_a_bad_out_path_is_an_error_before_anything_runs(project, benchlab, out, message):
+    (project / "adir").mkdir()
+    write(project / "b.sh", "#!/bin/sh\necho ran > ran.txt\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--out", out, "--format", "json")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+    assert not (project / ".benchlab" / "results.db").exists()  # no run begun, nothing ran
+
+
+def test_a_project_whose_state_directory_cannot_be_made_is_one_error(project, benchlab):
+    (project / ".benchlab").write_text("not a directory")
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--no-store")
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: cannot create {project}/.benchlab/scratch: Not a directory (builds and scratch "
+                             "directories live in .benchlab/ of the project: make it writable)\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--timeout", "inf"], "error: Invalid value for '--timeout': inf is not in the range 0<x<=1000000000.0. "
+                           "(see 'benchlab run --help')\n"),
+    (["--timeout", "nan"], "error: Invalid value for '--timeout': 'nan' is not a number of seconds "
+                           "(see 'benchlab run --help')\n"),
+    (["--time-limit", "nan"], "error: Invalid value for '--time-limit': 'nan' is not a number of seconds "
+                              "(see 'benchlab run --help')\n"),
+    (["--time-limit", "0"], "error: Invalid value for '--time-limit': 0.0 is not in the range 0<x<=1000000.0. "
+                            "(see 'benchlab run --help')\n"),
+    (["--arg", "a\0b"], "error: argument 4 ('a\\x00b') contains a NUL character (remove it)\n"),
+])
+def test_non_finite_and_nul_flags_are_usage_errors(project, benchlab, args, message):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+
+
+def test_flags_of_benchmark_binaries_given_to_a_workload_are_named(project, benchlab):
+    write(project / "benchlab.toml", '[workloads.nap]\ncommand = ["true"]\nruns = 2\nwarmups = 0\n')
+    result = benchlab("run", "nap", "--samples", "20", "--counters", "allocs", "--no-store")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "warning: --samples, --counters do not apply to workloads (nap): a workload is timed from outside over "
+        "its runs (set workloads.NAME.runs and warmups in benchlab.toml)\n[1/1] nap on native\n")
+    user = result.stdout.splitlines()[2].split()
+    assert user[:3] == ["nap", "user", "s"] and user[-2:] == ["2", "runs"]
+    assert user[4].startswith("[") and "–" in user[4]          # the range of the runs, min–max
+
+
+def test_a_child_holding_stdout_does_not_outlive_the_run(project, benchlab, tmp_path):
+    pidfile = tmp_path / "pid"
+    write(project / "forker.sh", f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nprintf 'Read\\t1\\t100\\t240\\n'\n",
+          executable=True)
+    result = benchlab("run", "forker.sh", "--no-store")
+    assert result.exit_code == 0
+    from test_process import alive
+    import time
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(pid)
+
+
+def test_a_million_junk_lines_cost_a_few_warnings_and_keep_every_result(project, benchlab):
+    write(project / "chatty.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nyes 'junk' | head -n 1000000\n"
+                                 "printf 'Read\\t2\\t100\\t250\\n'\n", executable=True)
+    result = benchlab("run", "chatty.sh", "--no-store")
+    assert result.exit_code == 0
+    assert [line.split()[:3] for line in result.stdout.splitlines()[2:4]] == [["Read", "1", "240?"], ["Read", "2", "250?"]]
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 1 + 10 + 1  # the progress line, ten warnings, one summary
+    assert warnings[-1] == "warning: chatty.sh: 999990 more warnings like these not shown (the first 10 are)"
+
+
+def test_two_binaries_with_the_same_test_get_a_row_each(project, benchlab):
+    write(project / "suite" / "native_fs.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    write(project / "suite" / "grate_fs.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t1102\\n'\n", executable=True)
+    result = benchlab("run", "suite", "--no-store")
+    assert result.exit_code == 0
+    header, _, *rows = result.stdout.splitlines()
+    assert header.split() == ["TEST", "BINARY", "PARAM", "native", "(ns)", "ITERATIONS"]
+    assert [row.split() for row in rows[:2]] == [["Read", "grate_fs.sh", "1", "1102?", "100"],
+                                                 ["Read", "native_fs.sh", "1", "240?", "100"]]
