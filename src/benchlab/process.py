@@ -24,6 +24,9 @@ from typing import BinaryIO
 
 #: Lines of stderr kept to explain a failure.
 STDERR_TAIL_LINES = 5
+#: Bytes of stderr read back: its end explains a failure, and a program printing
+#: gigabytes of diagnostics must not cost as much memory.
+STDERR_KEPT_BYTES = 64 * 1024
 
 
 @dataclasses.dataclass
@@ -63,11 +66,12 @@ class Outcome:
 
 
 def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
-                timeout: float | None = None, stdout: BinaryIO | None = None) -> Outcome:
+                timeout: float | None = None, stdout: BinaryIO | int | None = None) -> Outcome:
     """Run argv to completion (or kill it at `timeout` seconds); never raises for the child's failure.
 
-    With `stdout` (a binary file), the child's output goes there for the caller to read
-    as a stream, and `Outcome.stdout` stays empty.
+    With `stdout` (a binary file, or subprocess.DEVNULL to discard it as hyperfine does
+    for commands it times), the child's output goes there for the caller to read as a
+    stream, and `Outcome.stdout` stays empty.
     """
     outcome = Outcome(argv=argv, timeout=timeout)
     with contextlib.ExitStack() as files:
@@ -121,13 +125,14 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
         if stdout is None:
             out.seek(0)
             outcome.stdout = out.read().decode(errors="replace")
-        err.seek(0)
+        size = err.seek(0, os.SEEK_END)
+        err.seek(max(0, size - STDERR_KEPT_BYTES))
         outcome.stderr = err.read().decode(errors="replace")
     return outcome
 
 
 def run_measured(argv: list[str], launcher: Path, *, env: dict[str, str] | None = None, cwd: str,
-                 timeout: float | None = None) -> Outcome:
+                 timeout: float | None = None, stdout=None) -> Outcome:
     """Run argv through the `measure` launcher (measure.c): the kernel's accounting of argv alone.
 
     Exit status, signal, user and sys seconds, max RSS and wall time are those the
@@ -136,7 +141,8 @@ def run_measured(argv: list[str], launcher: Path, *, env: dict[str, str] | None 
     with tempfile.NamedTemporaryFile(prefix="measure-", suffix=".txt", dir=cwd, delete=False) as handle:
         report_path = Path(handle.name)
     try:
-        outcome = run_process([str(launcher), str(report_path), *argv], env=env, cwd=cwd, timeout=timeout)
+        outcome = run_process([str(launcher), str(report_path), *argv], env=env, cwd=cwd, timeout=timeout,
+                              stdout=stdout)
         report = _read_report(report_path)
     finally:
         report_path.unlink(missing_ok=True)

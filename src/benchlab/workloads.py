@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 from benchlab.config import Workload
@@ -89,10 +90,13 @@ def run_workload(workload: Workload, platform: Platform, *, timeout: float, scra
     argv = platform.argv(program, workload.command[1:], scratch, root)
     measured: list[Outcome] = []
     for index in range(workload.warmups + workload.runs):
+        # The command's output is discarded, as hyperfine does: only its cost is measured.
         if isinstance(launcher, Path):
-            outcome = run_measured(argv, launcher, env=platform.environment(), cwd=scratch, timeout=timeout)
+            outcome = run_measured(argv, launcher, env=platform.environment(), cwd=scratch, timeout=timeout,
+                                   stdout=subprocess.DEVNULL)
         else:
-            outcome = run_process(argv, env=platform.environment(), cwd=scratch, timeout=timeout)
+            outcome = run_process(argv, env=platform.environment(), cwd=scratch, timeout=timeout,
+                                  stdout=subprocess.DEVNULL)
         if not outcome.ok:
             phase = "warm-up" if index < workload.warmups else "run"
             fault = Fault(binary=workload.name, platform=platform.name,

@@ -31,7 +31,7 @@ from benchlab.errors import UserError
 from benchlab.parsers import GBENCH, LINE_PARSERS, detect, parse_output
 from benchlab.parsers.base import MAX_WARNINGS, Parsed, problems
 from benchlab.platforms import resolve_platforms
-from benchlab.records import Fault, Record
+from benchlab.records import Record
 from benchlab.store import Store
 
 # -- values that broke things (issue 11) and their relatives ------------------------------------
