@@ -164,6 +164,8 @@ def test_the_same_test_from_two_binaries_on_one_platform_is_two_rows_never_one()
     assert lines[0].split() == ["TEST", "BINARY", "PARAM", "native", "(ns)", "wasm", "(ns)", "ITERATIONS"]
     assert [line.split()[:4] for line in lines[2:5]] == [
         ["Read", "fs_read", "1", "240"], ["Read", "imfs_grate", "1", "451"], ["Read", "imfs_grate", "#2", "1"]]
+    rows = json.loads(EXPORTERS["json"](report))["rows"]
+    assert [row["binary"] for row in rows] == ["fs_read", "imfs_grate", "imfs_grate #2"]
 
 
 def workload(platform, samples, counter="user"):
