@@ -210,7 +210,7 @@ class Store:
     def resolve_run_id(self, text: str) -> int:
         """A run id, or 'latest' / a negative index (-1 is the latest run)."""
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            if text == "latest" or (text.startswith("-") and text[1:].isdigit()):
+            if text == "latest" or (text.startswith("-") and text[1:].isdigit() and len(text) <= 19):
                 offset = 0 if text == "latest" else int(text[1:]) - 1
                 row = connection.execute(sa.select(runs.c.id).order_by(runs.c.id.desc()).offset(offset).limit(1)).first()
                 if row is None:

@@ -365,7 +365,15 @@ def run_arguments(draw) -> list[str]:
             args.append(draw(st.one_of(st.sampled_from([*BINARIES, "gz", "suite", "l", "suite/c", "nothing"]), safe_text)))
     if draw(st.booleans()):
         args.insert(0, "suite")  # every binary: the path most inputs should reach
-    return args
+    if draw(st.integers(0, 9)) == 0:
+        # Now and then the other commands, on the database the runs before filled.
+        command = draw(st.sampled_from(["show", "runs"]))
+        extra = draw(st.lists(st.one_of(st.sampled_from(
+            ["latest", "-1", "-2", "1", "0", "-99999999999999999999", "99999999999999999999", "x", "--limit",
+             "99999999999999999999", "5", "--format", "json", "csv", "--out", "out.json", "--db", "sqlite:///junk.db"]),
+            safe_text), max_size=4))
+        return [command, *extra]
+    return ["run", *args]
 
 
 @st.composite
@@ -415,10 +423,10 @@ class CliProject:
             outcome.signal_number = -status
         else:
             outcome.exit_status = status
-        if stdout is not None:
-            stdout.write(text.encode("utf-8", errors="surrogatepass"))
-        else:
+        if stdout is None:
             outcome.stdout = text
+        elif not isinstance(stdout, int):  # subprocess.DEVNULL: discarded, as a workload's output is
+            stdout.write(text.encode("utf-8", errors="surrogatepass"))
         return outcome
 
     @contextlib.contextmanager
@@ -454,7 +462,7 @@ class CliProject:
             (self.directory / leftover).unlink(missing_ok=True)
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["run", *args])
+            code = main(args)
         assert code in EXIT_CODES, (code, err.getvalue()[-500:])
         assert "Traceback" not in err.getvalue()
         self.check_outputs()

@@ -60,14 +60,15 @@ REGRESSIONS: dict[str, list] = {
                '[platforms.x]\ncommand = ["{exe}"]\nlaunchers = [["a\\u0000"]]\n', "a = " + "[" * 5000,
                "a = " + "9" * 5000 + "\n", '[workloads."a/b"]\ncommand = ["true"]\n'],
     "run": [
-        (["suite", "--timeout", "inf"], {}), (["suite", "--timeout=nan"], {}), (["suite", "--time-limit", "nan"], {}),
-        (["suite", "--out", "missing/out.json"], {}), (["suite", "--filter", "nothing"], {
+        (["run", "suite", "--timeout", "inf"], {}), (["run", "suite", "--timeout=nan"], {}), (["run", "suite", "--time-limit", "nan"], {}),
+        (["run", "suite", "--out", "missing/out.json"], {}), (["run", "suite", "--filter", "nothing"], {
             name: ("", 2, "benchlab: no benchmark matches --filter=nothing (see --list)") for name in targets.BINARIES}),
-        (["suite", "--db", "sqlite:///junk.db"], {}), (["suite", "--db", "postgresql+psycopg2://localhost/x"], {}),
-        (["suite", "--db", "sqlite:///file:ro.db?mode=ro&uri=true"], {}), (["suite", "--arg", "a\0b"], {}),
-        (["suite", "--format", "json", "--out", "out.json"], {
+        (["run", "suite", "--db", "sqlite:///junk.db"], {}), (["run", "suite", "--db", "postgresql+psycopg2://localhost/x"], {}),
+        (["run", "suite", "--db", "sqlite:///file:ro.db?mode=ro&uri=true"], {}), (["run", "suite", "--arg", "a\0b"], {}),
+        (["run", "suite", "--format", "json", "--out", "out.json"], {
             "lind.sh": ("Read\t1\t10\t1e999\nRead\t2\t10\t5\n", 0, ""), "jsonl.sh": (RESULT % ',"median":{}', 0, ""),
             "gb.sh": (GB % '{"name":"BM","iterations":1,"real_time":NaN,"cpu_time":1}', 0, "")}),
+        (["show", "-99999999999999999999"], {}), (["runs", "--limit", "99999999999999999999"], {}),
     ],
 }
 REGRESSIONS["detect"] = [text for name in ("lind", "jsonl", "gbench", "csb", "b63csv") for text in REGRESSIONS[name]]

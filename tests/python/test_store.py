@@ -253,3 +253,15 @@ def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, m
     assert document["run"]["missing"] == [{"binary": "b_second.sh", "platform": "native", "sweep": None}]
     complete = benchlab("run", "suite/a_first.sh")
     assert complete.exit_code == 0 and benchlab("show").exit_code == 0
+
+
+def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab):
+    lind_script(project, "one", "One\\t1\\t100\\t10")
+    assert benchlab("run", "suite").exit_code == 0
+    shown = benchlab("show", "--", "-99999999999999999999")
+    assert (shown.exit_code, shown.stderr) == (
+        2, "error: run id must be a number, 'latest' or -N, got '-99999999999999999999' (list runs with: benchlab runs)\n")
+    listing = benchlab("runs", "--limit", "99999999999999999999")
+    assert (listing.exit_code, listing.stderr) == (
+        2, "error: Invalid value for '--limit': 99999999999999999999 is not in the range 1<=x<=4611686018427387904. "
+           "(see 'benchlab runs --help')\n")
