@@ -320,9 +320,10 @@ def test_a_filter_matching_nothing_anywhere_is_one_error_and_stores_nothing(proj
     write(project / "suite" / "other.c", OTHER_BENCH)
     result = benchlab("run", "suite", *FAST, "--filter", "nothing_like_it")
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.splitlines()[-1] == (
+    assert result.stderr == (
+        "[1/2] other on native\n[2/2] small on native\n"
         "error: --filter 'nothing_like_it' matches no benchmark in any binary (list a binary's benchmarks with its "
-        "--list; a filter is a substring of NAME or NAME/PARAM=V)")
+        "--list; a filter is a substring of NAME or NAME/PARAM=V)\n")
     assert benchlab("runs").stdout.splitlines()[2:] == []
 
 
