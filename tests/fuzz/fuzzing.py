@@ -9,6 +9,7 @@ the smallest input Hypothesis could shrink it to); exit status 1 if any.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 import tempfile
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -28,6 +30,8 @@ import fuzz_targets as targets  # noqa: E402
 DEADLINE_MS = 2000
 #: Inputs per target in scripts/fuzz unless --inputs says otherwise.
 LONG_INPUTS = 100_000
+#: Inputs per Hypothesis run (see run_target).
+CHUNK = 10_000
 
 RESULT = '{"type":"result","bench":"a","param":null,"iterations":10,"samples":[1.0,2.0,3.0]%s}'
 GB = '{"context":{},"benchmarks":[%s]}'
@@ -108,7 +112,11 @@ class Outcome:
 
 def run_target(name: str, seeds: dict, inputs: int, directory: Path, *, derandomize: bool = False,
                seed: int | None = None) -> Outcome:
-    """Run one fuzzer for `inputs` inputs (plus its regression cases); never raises for a failure it finds."""
+    """Run one fuzzer for `inputs` inputs (plus its regression cases); never raises for a failure it finds.
+
+    Long runs go in rounds of CHUNK inputs, each a Hypothesis run of its own: Hypothesis
+    remembers every input of a run (to avoid repeats), which would grow without bound
+    over 100,000. A bug found in several rounds is counted once."""
     target = TARGETS[name]
     count = [0]
     started = time.perf_counter()
@@ -119,28 +127,33 @@ def run_target(name: str, seeds: dict, inputs: int, directory: Path, *, derandom
         count[0] += 1
         check(item)
 
-    test = given(target.strategy(seeds))(one)
-    for case in REGRESSIONS.get(name, []):
-        test = example(case)(test)
-    test = settings(max_examples=inputs, deadline=DEADLINE_MS, derandomize=derandomize, database=None,
-                    report_multiple_bugs=True, print_blob=True,
-                    suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate, Phase.shrink],
-                    )(test)
-    if seed is not None and not derandomize:
-        from hypothesis import seed as hypothesis_seed
-        test = hypothesis_seed(seed)(test)
-    failures: list[BaseException] = []
-    try:
-        if project is not None:
-            with project.active():
+    failures: dict[tuple, BaseException] = {}
+    with project.active() if project is not None else contextlib.nullcontext():
+        for round_number, start in enumerate(range(0, max(inputs, 1), CHUNK)):
+            test = given(target.strategy(seeds))(one)
+            if round_number == 0:
+                for case in REGRESSIONS.get(name, []):
+                    test = example(case)(test)
+            test = settings(max_examples=min(CHUNK, inputs - start), deadline=DEADLINE_MS, derandomize=derandomize,
+                            database=None, report_multiple_bugs=True, print_blob=True,
+                            suppress_health_check=list(HealthCheck),
+                            phases=[Phase.explicit, Phase.generate, Phase.shrink])(test)
+            if seed is not None and not derandomize:
+                test = hypothesis_seed(seed + round_number)(test)
+            try:
                 test()
-        else:
-            test()
-    except BaseExceptionGroup as group:
-        failures.extend(group.exceptions)
-    except Exception as failure:  # noqa: BLE001 - a failure of the code under test, reported below
-        failures.append(failure)
-    return Outcome(name, count[0], failures, time.perf_counter() - started)
+            except BaseExceptionGroup as group:
+                for failure in group.exceptions:
+                    failures.setdefault(_signature(failure), failure)
+            except Exception as failure:  # noqa: BLE001 - a failure of the code under test, reported below
+                failures.setdefault(_signature(failure), failure)
+    return Outcome(name, count[0], list(failures.values()), time.perf_counter() - started)
+
+
+def _signature(failure: BaseException) -> tuple:
+    """The same bug found twice: the same exception type raised at the same line."""
+    frames = traceback.extract_tb(failure.__traceback__)
+    return (type(failure).__name__, *((frames[-1].filename, frames[-1].lineno) if frames else ()))
 
 
 def describe(failure: BaseException) -> str:
