@@ -16,7 +16,7 @@ packages=(
   libbenchmark-dev                                # Google Benchmark, compared in bench/
   qemu-user valgrind hyperfine libjemalloc-dev linux-perf
   musl-tools                                      # the header's musl build (tests/c/modes_test.sh)
-  git
+  git time                                        # GNU time: the reference max RSS in tests/python/test_workloads.py
 )
 
 missing=()

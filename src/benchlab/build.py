@@ -20,6 +20,8 @@ from benchlab.errors import UserError
 #: Bump to invalidate every cached binary when the way we build changes.
 CACHE_VERSION = "1"
 WASM_TARGET = "wasm32-wasi"
+#: The workload launcher's source (see its comment: why max RSS needs it).
+MEASURE_SOURCE = Path(__file__).with_name("measure.c")
 
 
 class BuildFailed(Exception):
@@ -55,6 +57,7 @@ class Builder:
     #: Paths compiled and reused by this builder, for the summary and the tests.
     compiled: list[Path] = dataclasses.field(default_factory=list)
     reused: list[Path] = dataclasses.field(default_factory=list)
+    _launcher: Path | str | None = dataclasses.field(default=None, repr=False)
 
     @property
     def cache_dir(self) -> Path:
@@ -140,6 +143,26 @@ class Builder:
         os.replace(partial, output)
         self.compiled.append(output)
         return output
+
+    def measure_launcher(self) -> Path | str:
+        """The `measure` launcher for workloads (measure.c), built once; or why it cannot be.
+
+        Built with the native compiler like any source and cached the same way. Without
+        a compiler the workloads still run, but their max RSS is unknown (a string says why).
+        """
+        if self._launcher is None:
+            try:
+                self._launcher = self.build(MEASURE_SOURCE, "native")
+                # Not a benchmark: the "N compiled, M from the build cache" summary leaves it out.
+                for built in (self.compiled, self.reused):
+                    if built and built[-1] == self._launcher:
+                        built.pop()
+            except UserError as error:
+                self._launcher = f"the workload launcher cannot be built: {error}"
+            except BuildFailed as failure:
+                tail = " ".join(failure.stderr.strip().splitlines()[-1:])
+                self._launcher = f"the workload launcher does not compile: {tail}"
+        return self._launcher
 
     @staticmethod
     def _explain_toolchain_failure(target: str, stderr: str) -> None:

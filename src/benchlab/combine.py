@@ -36,8 +36,13 @@ def combine(records: list[Record]) -> list[Record]:
     """One record per (benchmark, param, counter, sweep value, platform, binary): the
     records of several processes combined, the others as they are, in first-seen order."""
     groups: dict[tuple, list[Record]] = {}
+    # A binary that prints one row twice in a process keeps two figures (report.row_keys
+    # names the second "#2"): the n-th of a process pairs with the n-th of the others.
+    occurrence: dict[tuple, int] = {}
     for record in records:
-        groups.setdefault((record.key, record.platform, record.binary), []).append(record)
+        seen = (record.key, record.platform, record.binary, record.process)
+        occurrence[seen] = occurrence.get(seen, 0) + 1
+        groups.setdefault((record.key, record.platform, record.binary, occurrence[seen]), []).append(record)
     return [group[0] if len(group) == 1 and group[0].process is None else combine_processes(group)
             for group in groups.values()]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,14 @@ BUILD_TARGETS = ("native", "wasm32-wasi")
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_WORKLOAD_RUNS = 3
 DEFAULT_WORKLOAD_WARMUPS = 1
+#: Longest timeout we can wait for (31 years; Python's waits overflow near 292 years).
+MAX_TIMEOUT_S = 1e9
+#: The header's bound of --time-limit (BL__MAX_TIME_LIMIT_S; > 0 too).
+MAX_TIME_LIMIT_S = limit("MAX_TIME_LIMIT_S")
+#: The header reads --seed as an unsigned 64-bit number.
+MAX_SEED = 2**64 - 1
+#: A workload's runs and warm-ups: as many as the header's samples at most.
+MAX_WORKLOAD_RUNS = 1_000_000
 
 
 @dataclasses.dataclass
@@ -104,20 +113,47 @@ class _Checker:
     def string(self, value: Any, key: str) -> str:
         if not isinstance(value, str):
             raise self.fail(key, f"must be a string, got {_kind(value)}", f'write {key.rsplit(".", 1)[-1]} = "..."')
+        self.no_nul(value, key)
         return value
 
     def strings(self, value: Any, key: str) -> list[str]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.fail(key, f"must be a list of strings, got {_kind(value)}",
                             f'write {key.rsplit(".", 1)[-1]} = ["...", "..."]')
+        for index, item in enumerate(value):
+            self.no_nul(item, f"{key}[{index}]")
         return value
 
-    def number(self, value: Any, key: str, *, integer: bool = False, minimum: float = 0) -> float:
+    def no_nul(self, value: str, key: str) -> None:
+        # No program can receive a NUL byte in an argument or the environment (C strings end there).
+        if "\0" in value:
+            raise self.fail(key, "contains a NUL character (\\u0000)", "remove it: arguments and environment "
+                            "variables of a program cannot hold one")
+
+    def number(self, value: Any, key: str, *, integer: bool = False, minimum: float = 0,
+               maximum: float | None = None, above: bool = False) -> float:
+        """A number in [minimum, maximum] (or > minimum when `above`), finite: inf and nan are TOML floats too."""
         ok = isinstance(value, int) if integer else isinstance(value, (int, float))
-        if isinstance(value, bool) or not ok or value < minimum:
+        if ok and not isinstance(value, bool):
+            ok = (math.isfinite(value) and (value > minimum if above else value >= minimum)
+                  and (maximum is None or value <= maximum))
+        if not ok:
             kind = "a whole number" if integer else "a number"
-            raise self.fail(key, f"must be {kind} >= {minimum:g}, got {value!r}", f"write {key.rsplit('.', 1)[-1]} = {max(minimum, 1):g}")
+            bound = f"> {minimum:g}" if above else f">= {minimum:g}"
+            if maximum is not None:
+                bound += f" and <= {maximum:g}"
+            example = 1 if above or minimum < 1 else minimum
+            raise self.fail(key, f"must be {kind} {bound}, got {_show(value)}",
+                            f"write {key.rsplit('.', 1)[-1]} = {example:g}")
         return value
+
+
+def _show(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long to print
+        return "a number too long to print"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind(value: Any) -> str:
@@ -147,9 +183,25 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     if not path.is_file():
         raise UserError(f"config file {path} does not exist", "give an existing file to --config")
     try:
-        data = tomllib.loads(path.read_text())
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}", "check the file's permissions") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path.name}: not UTF-8 text (byte {exc.start})", "save it as UTF-8, as TOML requires") from None
+    return parse_text(text, path)
+
+
+def parse_text(text: str, path: Path) -> Config:
+    """The config in `text`, as if read from `path` (its directory is the project root)."""
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path.name}: invalid TOML: {exc}", "fix the syntax at that line") from None
+    except RecursionError:
+        raise UserError(f"{path.name}: invalid TOML: arrays or tables nested too deeply",
+                        "flatten the nesting") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise UserError(f"{path.name}: invalid TOML: {exc}", "fix that value") from None
     return _parse(data, path)
 
 
@@ -165,15 +217,16 @@ def _parse(data: dict, path: Path) -> Config:
     if "platforms" in run:
         config.platforms = check.strings(run["platforms"], "run.platforms")
     if "timeout" in run:
-        config.timeout = float(check.number(run["timeout"], "run.timeout", minimum=0.001))
+        config.timeout = float(check.number(run["timeout"], "run.timeout", minimum=0.001, maximum=MAX_TIMEOUT_S))
     if "samples" in run:
         config.samples = int(check.number(run["samples"], "run.samples", integer=True, minimum=limit("MIN_SAMPLES")))
     if "processes" in run:
         config.processes = int(check.number(run["processes"], "run.processes", integer=True, minimum=1))
     if "time_limit" in run:
-        config.time_limit = float(check.number(run["time_limit"], "run.time_limit", minimum=0))
+        config.time_limit = float(check.number(run["time_limit"], "run.time_limit", minimum=0, above=True,
+                                               maximum=MAX_TIME_LIMIT_S))
     if "seed" in run:
-        config.seed = int(check.number(run["seed"], "run.seed", integer=True))
+        config.seed = int(check.number(run["seed"], "run.seed", integer=True, maximum=MAX_SEED))
     if "db" in run:
         config.db = check.string(run["db"], "run.db")
 
@@ -188,12 +241,21 @@ def _parse(data: dict, path: Path) -> Config:
 
     platforms = check.table(data.get("platforms", {}), "platforms")
     for name, spec in platforms.items():
+        _check_name(check, name, "platforms")
         config.user_platforms[name] = _parse_platform(check, name, spec)
 
     workloads = check.table(data.get("workloads", {}), "workloads")
     for name, spec in workloads.items():
+        _check_name(check, name, "workloads")
         config.workloads[name] = _parse_workload(check, name, spec)
     return config
+
+
+def _check_name(check: _Checker, name: str, table: str) -> None:
+    """A platform or workload name is a column heading, a row and part of a scratch directory's name."""
+    if not name.strip() or any(c in name for c in "/\0") or any(ord(c) < 32 for c in name):
+        raise check.fail(f"{table}.{name!r}", "is not a usable name (empty, or with '/' or control characters)",
+                         f"name it with letters, digits, '-' or '_', e.g. [{table}.mine]")
 
 
 def _parse_platform(check: _Checker, name: str, spec: Any) -> PlatformSpec:
@@ -212,6 +274,9 @@ def _parse_platform(check: _Checker, name: str, spec: Any) -> PlatformSpec:
         raise check.fail(f"{key}.build", f"unknown build target {build!r}", f"use one of: {', '.join(BUILD_TARGETS)}")
     env = check.table(spec.get("env", {}), f"{key}.env")
     for env_key, value in env.items():
+        if not env_key or "=" in env_key or "\0" in env_key:
+            raise check.fail(f"{key}.env", f"{env_key!r} is not an environment variable name (empty, or with '=' or NUL)",
+                             'write env = { NAME = "value" }')
         check.string(value, f"{key}.env.{env_key}")
     launchers = spec.get("launchers", [])
     if not isinstance(launchers, list):
@@ -236,6 +301,8 @@ def _parse_workload(check: _Checker, name: str, spec: Any) -> Workload:
         raise check.fail(f"{key}.command", "is empty", 'add command = ["program", "arg", ...]')
     return Workload(
         name=name, command=command,
-        runs=int(check.number(spec.get("runs", DEFAULT_WORKLOAD_RUNS), f"{key}.runs", integer=True, minimum=1)),
-        warmups=int(check.number(spec.get("warmups", DEFAULT_WORKLOAD_WARMUPS), f"{key}.warmups", integer=True)),
+        runs=int(check.number(spec.get("runs", DEFAULT_WORKLOAD_RUNS), f"{key}.runs", integer=True, minimum=1,
+                              maximum=MAX_WORKLOAD_RUNS)),
+        warmups=int(check.number(spec.get("warmups", DEFAULT_WORKLOAD_WARMUPS), f"{key}.warmups", integer=True,
+                                 maximum=MAX_WORKLOAD_RUNS)),
     )

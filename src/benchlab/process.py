@@ -1,13 +1,17 @@
 """Running one child process: output, exit reason, timeout, and the OS's accounting.
 
-The child gets its own session so that a timeout or Ctrl-C kills the whole tree
-(qemu, valgrind and wasm launchers fork helpers). os.wait4 returns the child's
-rusage, so user/sys seconds and max RSS are the kernel's numbers for exactly that
-child, not a difference of our own counters. Output goes to temporary files
-rather than pipes: a chatty child can never block on a full pipe while we wait.
+The child gets its own session, and when it ends (or times out, or on Ctrl-C) its
+whole process group is killed: qemu, valgrind and the wasm launcher fork helpers, and
+a benchmark may leave a child behind that still holds our output file. os.wait4
+returns the child's rusage, so user/sys seconds are the kernel's numbers for exactly
+that child. Its max RSS is not the command's own when the child was forked from this
+Python process (see measure.c): workloads run through the small `measure` launcher.
+Output goes to temporary files rather than pipes: a chatty child can never block on a
+full pipe while we wait, and a caller can read a large output as a stream.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
@@ -15,9 +19,14 @@ import subprocess
 import tempfile
 import threading
 import time
+from pathlib import Path
+from typing import BinaryIO
 
 #: Lines of stderr kept to explain a failure.
 STDERR_TAIL_LINES = 5
+#: Bytes of stderr read back: its end explains a failure, and a program printing
+#: gigabytes of diagnostics must not cost as much memory.
+STDERR_KEPT_BYTES = 64 * 1024
 
 
 @dataclasses.dataclass
@@ -57,25 +66,37 @@ class Outcome:
 
 
 def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
-                timeout: float | None = None) -> Outcome:
-    """Run argv to completion (or kill it at `timeout` seconds); never raises for the child's failure."""
+                timeout: float | None = None, stdout: BinaryIO | int | None = None) -> Outcome:
+    """Run argv to completion (or kill it at `timeout` seconds); never raises for the child's failure.
+
+    With `stdout` (a binary file, or subprocess.DEVNULL to discard it as hyperfine does
+    for commands it times), the child's output goes there for the caller to read as a
+    stream, and `Outcome.stdout` stays empty.
+    """
     outcome = Outcome(argv=argv, timeout=timeout)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with contextlib.ExitStack() as files:
+        out = stdout if stdout is not None else files.enter_context(tempfile.TemporaryFile())
+        err = files.enter_context(tempfile.TemporaryFile())
         started = time.perf_counter()
         try:
             child = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                      env=env, cwd=cwd, start_new_session=True)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
+            # ValueError: a NUL byte in an argument or the environment, which no exec can pass.
             outcome.exit_status = 127
-            outcome.stderr = f"cannot start {argv[0]}: {exc.strerror}"
+            outcome.stderr = f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"
             return outcome
         waited: dict = {}
 
         def reap() -> None:
-            # Blocking wait4 in a thread, so the wall time ends when the child does,
-            # not at the next tick of a polling loop.
+            # Wait for the exit without reaping (WNOWAIT): the zombie keeps its process
+            # group id from being reused while we kill what it left behind. Blocking, in
+            # a thread, so the wall time ends when the child does, not at a polling tick.
+            os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+            waited["ended"] = time.perf_counter()
+            _kill_group(child.pid)
             _, status, usage = os.wait4(child.pid, 0)
-            waited.update(status=status, usage=usage, ended=time.perf_counter())
+            waited.update(status=status, usage=usage)
 
         reaper = threading.Thread(target=reap, daemon=True)
         reaper.start()
@@ -101,15 +122,52 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
         outcome.user_s = usage.ru_utime
         outcome.sys_s = usage.ru_stime
         outcome.max_rss_kib = usage.ru_maxrss  # kilobytes on Linux
-        out.seek(0)
-        err.seek(0)
-        outcome.stdout = out.read().decode(errors="replace")
+        if stdout is None:
+            out.seek(0)
+            outcome.stdout = out.read().decode(errors="replace")
+        size = err.seek(0, os.SEEK_END)
+        err.seek(max(0, size - STDERR_KEPT_BYTES))
         outcome.stderr = err.read().decode(errors="replace")
     return outcome
+
+
+def run_measured(argv: list[str], launcher: Path, *, env: dict[str, str] | None = None, cwd: str,
+                 timeout: float | None = None, stdout=None) -> Outcome:
+    """Run argv through the `measure` launcher (measure.c): the kernel's accounting of argv alone.
+
+    Exit status, signal, user and sys seconds, max RSS and wall time are those the
+    launcher reports for its child; the launcher's own run only bounds the timeout.
+    """
+    with tempfile.NamedTemporaryFile(prefix="measure-", suffix=".txt", dir=cwd, delete=False) as handle:
+        report_path = Path(handle.name)
+    try:
+        outcome = run_process([str(launcher), str(report_path), *argv], env=env, cwd=cwd, timeout=timeout,
+                              stdout=stdout)
+        report = _read_report(report_path)
+    finally:
+        report_path.unlink(missing_ok=True)
+    outcome.argv = argv
+    if report is None:
+        return outcome  # timed out or killed: the launcher's own outcome says so
+    outcome.exit_status = report["status"] if report["status"] >= 0 else None
+    outcome.signal_number = report["signal"] or None
+    outcome.user_s = report["user_us"] / 1e6
+    outcome.sys_s = report["sys_us"] / 1e6
+    outcome.max_rss_kib = report["maxrss_kib"]
+    outcome.wall_s = report["wall_ns"] / 1e9
+    return outcome
+
+
+def _read_report(path: Path) -> dict[str, int] | None:
+    try:
+        fields = dict(item.split("=", 1) for item in path.read_text().split())
+        return {key: int(fields[key]) for key in ("status", "signal", "user_us", "sys_us", "maxrss_kib", "wall_ns")}
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    except (ProcessLookupError, PermissionError):
+        pass  # nothing left in the group (a setuid member we may not signal is not ours to kill)

@@ -5,6 +5,7 @@ formats can never disagree about a number or a mark.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 from typing import Any
 
@@ -17,6 +18,9 @@ MIN_SAMPLES_FOR_CI = 8
 #: A median whose 99% CI half-width exceeds this fraction of it is marked noisy.
 NOISE_THRESHOLD = 0.05
 
+#: Sweep flags that mean the thread count (runner.SWEEP_ALIASES: threads is -t).
+SWEEP_ALIASES_OF_THREADS = ("threads", "-t", "--threads")
+
 MARK_OVERLAP = "~"
 MARK_NOISY = "?"
 MARK_DISAGREE = "!"
@@ -27,6 +31,10 @@ LEGEND = {
     MARK_DISAGREE: ("its processes disagree beyond their own intervals (the machine, CPU or layout differed "
                     "between them): trust the +- of the rerun interval, not a single process"),
 }
+
+
+#: The format of whole-command workloads (workloads.py): a few runs, shown with their range.
+WORKLOAD_FORMAT = "workload"
 
 
 def format_value(value: float | None) -> str:
@@ -61,6 +69,9 @@ class Cell:
             value = f"~0 (<{format_value(summary['median_ci'][1])})"
         else:
             value = format_value(self.record.median) + _spread(summary)
+        if self.record.format == WORKLOAD_FORMAT:
+            # A workload's few runs (3 by default) bound nothing statistically: show their range.
+            value += f" [{format_value(summary.get('min'))}–{format_value(summary.get('max'))}]"
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
         stands = ""
         if self.failed_processes:
@@ -96,6 +107,25 @@ class Row:
     cells: dict[str, Cell]
     iterations: int | None = None
     failed: bool = False
+    #: The binary, when another binary (or another line of the same one) gives the same
+    #: (test, param) on a platform: both are shown, never one hiding the other.
+    binary: str | None = None
+    param_name: str | None = None
+    #: What ITERATIONS means for this row's records: iterations per sample, or (see iterations_label)
+    #: a workload's runs, a threaded run's operations.
+    kind: str = ""
+
+    @property
+    def iterations_label(self) -> str:
+        if self.kind == WORKLOAD_FORMAT:
+            # One execution per sample: the number worth showing is the runs measured.
+            runs = next((c.record.summary.get("n") for c in self.cells.values() if c.record and c.record.summary), None)
+            return f"{runs} runs" if runs else ""
+        if self.iterations is None:
+            return ""
+        if self.counter == "throughput" or self.counter.startswith("latency:"):
+            return f"{self.iterations} ops"
+        return str(self.iterations)
 
 
 @dataclasses.dataclass
@@ -133,6 +163,10 @@ class Report:
 
 
 def _interval(record: Record) -> tuple[float, float] | None:
+    if record.format == WORKLOAD_FORMAT and record.summary:
+        # A workload's runs are too few for a 99% interval (below 8 it is [min, max]
+        # anyway, formats.md): its range is what the table shows and judges.
+        return float(record.summary["min"]), float(record.summary["max"])
     ci = record.summary.get("median_ci")
     enough = record.summary.get("n", 0) >= MIN_SAMPLES_FOR_CI or record.summary.get("processes", 1) > 1
     if not enough or not ci:
@@ -166,17 +200,40 @@ def figures(records: list[Record]) -> list[Record]:
     return sorted(combine(records), key=lambda r: r.reported.get("unit", 0))
 
 
+def row_keys(records: list[Record]) -> list[tuple[tuple, str | None]]:
+    """Each record's row: its key, plus its binary when the key is not unique on a platform.
+
+    Two binaries printing the same (test, param) on one platform (the Lind seed's native,
+    sandbox and interposer programs; two suites with a common test name), or one binary
+    printing it twice, get a row each, named by binary (and `#2`, ... for repeats).
+    """
+    counts = collections.Counter((record.key, record.platform) for record in records)
+    shared = {key for (key, _), count in counts.items() if count > 1}
+    seen: collections.Counter = collections.Counter()
+    result = []
+    for record in records:
+        if record.key not in shared:
+            result.append((record.key, None))
+            continue
+        seen[(record.key, record.platform, record.binary)] += 1
+        repeat = seen[(record.key, record.platform, record.binary)]
+        label = record.binary if repeat == 1 else f"{record.binary} #{repeat}"
+        result.append(((*record.key, label), label))
+    return result
+
+
 def build_rows(platforms: list[str], records: list[Record], faults: list[Fault]) -> list[Row]:
     """Rows of the table; the records of several processes are first combined (combine.py)."""
     rows: dict[tuple, Row] = {}
     records = figures(records)
-    for record in records:
-        row = rows.get(record.key)
+    for record, (key, binary) in zip(records, row_keys(records)):
+        row = rows.get(key)
         if row is None:
-            row = rows[record.key] = Row(
+            row = rows[key] = Row(
                 test=record.bench, param=record.param, counter=record.counter, unit=record.unit,
                 sweep_value=record.sweep["value"] if record.sweep else None,
-                cells={p: Cell(p) for p in platforms})
+                cells={p: Cell(p) for p in platforms}, binary=binary, param_name=record.param_name,
+                kind=record.format)
         if record.platform in row.cells and row.cells[record.platform].record is None:
             row.cells[record.platform].record = record
     for row in rows.values():

@@ -14,6 +14,7 @@ first round only.
 from __future__ import annotations
 
 import dataclasses
+import io
 import random
 import shutil
 import tempfile
@@ -23,7 +24,7 @@ from typing import Any, Callable
 from benchlab.build import BuildFailed, Builder
 from benchlab.config import Config
 from benchlab.errors import UserError
-from benchlab.parsers import parse_output
+from benchlab.parsers import Parsed, parse_stream
 from benchlab.platforms import Platform
 from benchlab.process import STDERR_TAIL_LINES, run_process
 from benchlab.records import Fault, Record
@@ -107,6 +108,8 @@ class UnitResult:
     context: dict[str, Any] | None = None
     #: Which of the run's processes of this unit (0..N-1); None when the run has one.
     process: int | None = None
+    #: The binary has no benchmark matching --filter (not a failure; see `no_match`).
+    filtered_out: bool = False
 
 
 def interleaved(units: list[Unit], processes: int, seed: int) -> list[tuple[Unit, int]]:
@@ -192,7 +195,7 @@ class Runner:
             if unit.target.kind == "workload":
                 result.records, result.faults = run_workload(
                     unit.target.workload, unit.platform, timeout=self.options.timeout,
-                    scratch=scratch, root=str(self.config.root))
+                    scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
             else:
                 layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
                 self._run_binary(unit, result, scratch, layout)
@@ -237,30 +240,60 @@ class Runner:
         if unit.sweep_value is not None:
             args.append(self.options.sweep.argument(unit.sweep_value))
         argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
-        outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
-                              timeout=self.options.timeout)
         binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
-        parsed = parse_output(outcome.stdout, binary)
+        with tempfile.TemporaryFile() as stdout:
+            outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
+                                  timeout=self.options.timeout, stdout=stdout)
+            parsed, head = read_output(stdout, binary)
         for warning in parsed.warnings:
             self.warn(warning)
         self._check_reported_medians(binary, parsed.records)
         result.records = parsed.records
         result.context = parsed.context
-        if not outcome.ok:
+        if no_match(unit.target.flavor, self.options, outcome, parsed):
+            result.filtered_out = True
+        elif not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
         elif not parsed.records and parsed.context is None:
             # Nothing we understand at all. (A benchlab binary that prints only its
             # context defines no benchmark for this platform, e.g. geteuid on WASI:
             # that is not a failure, its row just stays empty.)
-            tail = outcome.stderr_tail() or outcome.stdout.strip().splitlines()[:STDERR_TAIL_LINES]
+            tail = outcome.stderr_tail() or head
             result.faults.append(Fault(unit.target.name, unit.platform.name, "printed no results", tail))
 
     def _check_reported_medians(self, binary: str, records: list[Record]) -> None:
         """Warn when the binary's median is not the median of the samples it printed."""
         for record in records:
             theirs, ours = record.reported.get("median"), record.median
-            if theirs is None or ours is None:
+            if not isinstance(theirs, (int, float)) or ours is None:
                 continue
             if abs(theirs - ours) > max(MEDIAN_AGREEMENT_ABS, MEDIAN_AGREEMENT_REL * abs(ours)):
                 self.warn(f"{binary}: {record.bench}: the binary reports median {theirs:g} but its samples "
                           f"give {ours:g}; using {ours:g} (a header/Python statistics mismatch: please report it)")
+
+
+#: What the header (include/benchlab.h) and Google Benchmark say on stderr when no
+#: benchmark of theirs matches the filter; the header then exits 2, Google Benchmark 0.
+NO_MATCH_MESSAGES = {"benchlab": "no benchmark matches --filter", "gbench": "Failed to match any benchmarks"}
+
+
+def no_match(flavor: str, options: RunOptions, outcome, parsed: Parsed) -> bool:
+    """True when a binary ran no benchmark because none matches --filter: not a failure, as
+    long as some other binary has one (a filter that matches nothing anywhere is one error)."""
+    message = NO_MATCH_MESSAGES.get(flavor)
+    if not options.filters or message is None or parsed.records or outcome.timed_out:
+        return False
+    return outcome.exit_status in (0, 2) and message in outcome.stderr
+
+
+def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
+    """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault."""
+    stdout.seek(0)
+    head = [line.strip() for line in stdout.read(64 * 1024).decode(errors="replace").splitlines() if line.strip()]
+    stdout.seek(0)
+    text = io.TextIOWrapper(stdout, encoding="utf-8", errors="replace", newline=None)
+    try:
+        parsed = parse_stream(text, binary)
+    finally:
+        text.detach()  # the caller closes the file
+    return parsed, head[:STDERR_TAIL_LINES]

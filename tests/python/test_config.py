@@ -62,3 +62,56 @@ def test_user_platform_chain_and_workloads(project):
     assert grate.environment()["RUST_LOG"] == "warn"
     assert config.workloads["hello"].command == ["echo", "hi"] and config.workloads["hello"].runs == 3
     assert (config.workloads["slow"].runs, config.workloads["slow"].warmups) == (5, 0)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e10"])
+def test_timeout_must_be_finite(project, value):
+    assert error_of(project, f"[run]\ntimeout = {value}\n") == (
+        f"benchlab.toml: run.timeout: must be a number >= 0.001 and <= 1e+09, got {float(value)!r} (write timeout = 1)")
+
+
+def test_time_limit_is_within_the_headers_bounds_and_seed_is_64_bit(project):
+    assert error_of(project, "[run]\ntime_limit = nan\n") == (
+        "benchlab.toml: run.time_limit: must be a number > 0 and <= 1e+06, got nan (write time_limit = 1)")
+    assert error_of(project, "[run]\ntime_limit = 0\n") == (
+        "benchlab.toml: run.time_limit: must be a number > 0 and <= 1e+06, got 0 (write time_limit = 1)")
+    assert error_of(project, f"[run]\nseed = {2**64}\n") == (
+        "benchlab.toml: run.seed: must be a whole number >= 0 and <= 1.84467e+19, got 18446744073709551616 "
+        "(write seed = 1)")
+
+
+NUL_FIX = "(remove it: arguments and environment variables of a program cannot hold one)"
+
+
+@pytest.mark.parametrize("text, key", [
+    ('[platforms.x]\ncommand = ["{exe}", "a\\u0000b"]\n', "platforms.x.command[1]"),
+    ('[platforms.x]\ncommand = ["{exe}"]\nenv = { A = "\\u0000" }\n', "platforms.x.env.A"),
+    ('[platforms.x]\ncommand = ["{exe}"]\nlaunchers = [["sudo"], ["a\\u0000"]]\n', "platforms.x.launchers[1][0]"),
+    ('[workloads]\nw = ["echo", "\\u0000"]\n', "workloads.w.command[1]"),
+])
+def test_a_nul_character_is_an_error_naming_the_key(project, text, key):
+    assert error_of(project, text) == f"benchlab.toml: {key}: contains a NUL character (\\u0000) {NUL_FIX}"
+
+
+def test_bad_environment_names_and_table_names(project):
+    assert error_of(project, '[platforms.x]\ncommand = ["{exe}"]\nenv = { "A=B" = "1" }\n') == (
+        "benchlab.toml: platforms.x.env: 'A=B' is not an environment variable name (empty, or with '=' or NUL) "
+        '(write env = { NAME = "value" })')
+    assert error_of(project, '[workloads."a/b"]\ncommand = ["true"]\n') == (
+        "benchlab.toml: workloads.'a/b': is not a usable name (empty, or with '/' or control characters) "
+        "(name it with letters, digits, '-' or '_', e.g. [workloads.mine])")
+
+
+def test_unreadable_or_odd_config_files_are_user_errors(project):
+    (project / "benchlab.toml").write_bytes(b"[run]\ntimeout = 5\n\xff\xfe")
+    with pytest.raises(UserError, match=r"^benchlab.toml: not UTF-8 text \(byte 18\) \(save it as UTF-8"):
+        load_config()
+    write(project / "benchlab.toml", "a = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(UserError, match="nested too deeply"):
+        load_config()
+    write(project / "benchlab.toml", "a = " + "9" * 5000 + "\n")
+    with pytest.raises(UserError, match=r"^benchlab.toml: invalid TOML: Exceeds the limit \(4300 digits\)"):
+        load_config()
+    write(project / "benchlab.toml", "[workloads.w]\ncommand = [\"true\"]\nruns = 100000000000\n")
+    with pytest.raises(UserError, match=r"workloads.w.runs: must be a whole number >= 1 and <= 1e\+06"):
+        load_config()

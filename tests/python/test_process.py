@@ -1,5 +1,6 @@
 import signal
 import sys
+import time
 
 from benchlab.process import run_process
 
@@ -37,3 +38,30 @@ def test_a_program_that_does_not_exist_is_exit_127_not_an_exception():
     outcome = run_process(["/no/such/program"])
     assert outcome.reason() == "exit status 127"
     assert "No such file" in outcome.stderr
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for a reaper that a container's init may never be counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_child_left_behind_is_killed_when_the_run_ends(tmp_path):
+    # The benchmark exits at once; its child keeps our output file open and would run 30 s.
+    pidfile = tmp_path / "pid"
+    outcome = run_process(["sh", "-c", f"sleep 30 & echo $! > {pidfile}; echo done"], timeout=10)
+    assert outcome.ok and outcome.stdout == "done\n" and outcome.wall_s < 5
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5  # SIGKILL is delivered asynchronously: allow the kernel a moment
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(pid)
+
+
+def test_a_nul_byte_in_an_argument_is_exit_127_not_an_exception():
+    outcome = run_process(["echo", "a\0b"])
+    assert outcome.reason() == "exit status 127"
+    assert outcome.stderr == "cannot start 'echo': embedded null byte"

@@ -89,9 +89,11 @@ def test_unsupported_counter_cell_says_why_and_has_no_ratio_or_marks():
     assert counter_row.cells["b"].text == "500"      # no ratio to a figure that does not exist
     assert counter_row.iterations == 10
     table = EXPORTERS["table"](report)
-    assert "not supported: perf_event_open: ENOENT, no PMU" in table
-    assert "| Read | 1 | instructions | instructions | not supported: perf_event_open: ENOENT, no PMU | 500 | 10 |" \
-        in EXPORTERS["markdown"](report)
+    # in the human formats a long reason is a numbered footnote
+    assert "not supported [1]" in table and "[1] not supported: perf_event_open: ENOENT, no PMU" in table
+    markdown = EXPORTERS["markdown"](report).splitlines()
+    assert "| Read | 1 | instructions | instructions | not supported [1] | 500 | 10 |" in markdown
+    assert markdown[-1] == "- [1] not supported: perf_event_open: ENOENT, no PMU"
 
 
 def test_unsupported_records_are_kept_in_json_and_csv():
@@ -144,3 +146,59 @@ def test_an_unsupported_throughput_makes_no_sweep_curve():
                               sweep={"flag": "threads", "value": str(threads)}))
     [(_, _, curves)] = scaling(Report(["native", "wasm"], records, []))
     assert list(curves) == ["native"]
+
+
+def test_the_same_test_from_two_binaries_on_one_platform_is_two_rows_never_one():
+    native = record("native", 240, bench="Read")
+    native.binary = "fs_read"
+    sandbox_a = record("native", 451, bench="Read")
+    sandbox_a.binary = "imfs_grate"
+    again = record("native", 460, bench="Read")
+    again.binary = "imfs_grate"        # the same binary printing the row twice
+    on_wasm = record("wasm", 900, bench="Read")
+    on_wasm.binary = "fs_read"
+    report = Report(["native", "wasm"], [native, sandbox_a, again, on_wasm], [])
+    assert [(row.binary, row.cells["native"].text, row.cells["wasm"].text) for row in report.rows] == [
+        ("fs_read", "240", "900 (3.750)"), ("imfs_grate", "451", "-"), ("imfs_grate #2", "460", "-")]
+    lines = EXPORTERS["table"](report).splitlines()
+    assert lines[0].split() == ["TEST", "BINARY", "PARAM", "native", "(ns)", "wasm", "(ns)", "ITERATIONS"]
+    assert [line.split()[:4] for line in lines[2:5]] == [
+        ["Read", "fs_read", "1", "240"], ["Read", "imfs_grate", "1", "451"], ["Read", "imfs_grate", "#2", "1"]]
+    rows = json.loads(EXPORTERS["json"](report))["rows"]
+    assert [row["binary"] for row in rows] == ["fs_read", "imfs_grate", "imfs_grate #2"]
+
+
+def workload(platform, samples, counter="user"):
+    return Record(bench="gzip", param=None, counter=counter, unit="s", samples=samples, iterations=1,
+                  platform=platform, binary="gzip", format="workload")
+
+
+def test_workload_cells_show_the_range_of_their_runs_and_judge_by_it():
+    tight_runs = workload("a", [0.50, 0.51, 0.505])
+    wide_runs = workload("b", [0.5, 0.7, 0.6])
+    report = Report(["a", "b"], [tight_runs, wide_runs], [])
+    [row] = report.rows
+    assert row.cells["a"].text == "0.505 [0.5–0.51]"            # 3 runs, no "?" when they agree
+    # half the range is 17% of the median: uncertain; and the two ranges overlap
+    assert row.cells["b"].text == "0.6 [0.5–0.7] (1.188)~?"
+    assert row.iterations_label == "3 runs"
+    legend = EXPORTERS["table"](report).splitlines()[-1]
+    assert legend.startswith("[a–b]  a workload's fastest and slowest measured run")
+
+
+def test_iterations_of_threaded_rows_are_operations():
+    report = Report(["native"], [swept("throughput", "ops/s", 2, 1e6)], [])
+    report.rows[0].iterations = 123456
+    assert report.rows[0].iterations_label == "123456 ops"
+
+
+def test_footnotes_number_each_reason_once():
+    records = [unsupported("a", counter="instructions"), unsupported("a", counter="cycles"),
+               unsupported("a", counter="allocs", reason="the program is not linked with jemalloc")]
+    lines = EXPORTERS["table"](Report(["a"], records, [])).splitlines()
+    assert [line.split()[-1] for line in lines[2:5]] == ["[1]", "[1]", "[2]"]
+    assert lines[5:7] == ["[1] not supported: perf_event_open: ENOENT, no PMU",
+                          "[2] not supported: the program is not linked with jemalloc"]
+    # a short reason stays in its cell
+    short = EXPORTERS["table"](Report(["a"], [unsupported("a", reason="no PMU")], [])).splitlines()
+    assert short[2].endswith("not supported: no PMU") and len(short) == 3

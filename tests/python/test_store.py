@@ -1,4 +1,5 @@
 """Storage survives interruptions: only completed units, never a corrupt file."""
+import json
 import os
 import signal
 import sqlite3
@@ -72,7 +73,8 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
     monkeypatch.setattr(Runner, "run_unit", interrupted_on_second)
     result = benchlab("run", "suite", "--processes", "1")
     assert result.exit_code == 130
-    assert result.stderr == "interrupted: run 1 keeps the 1 records completed so far\n"
+    assert result.stderr == ("[1/2] a_first.sh on native\n[2/2] b_second.sh on native\n"
+                             "interrupted: run 1 keeps the 1 records completed so far\n")
     db = project / ".benchlab" / "results.db"
     assert integrity(db) == "ok"
     store = Store(f"sqlite:///{db}")
@@ -145,3 +147,121 @@ def test_db_option_and_environment_choose_the_database(project, benchlab, monkey
     assert not (project / ".benchlab" / "results.db").exists() or benchlab("show", "1").exit_code == 2
     bad = benchlab("runs", "--db", "nosuchdialect://x")
     assert bad.exit_code == 2 and bad.stderr.startswith("error: cannot use database URL 'nosuchdialect://x'")
+
+
+WRITE_FIX = "(make the database writable or free disk space, or run with --no-store or another --db)"
+
+
+def test_a_read_only_database_is_an_error_before_anything_runs_and_can_still_be_read(project, benchlab, tmp_path):
+    lind_script(project, "one", "One\\t1\\t100\\t10")
+    path = tmp_path / "ro.db"
+    assert benchlab("run", "suite", "--db", f"sqlite:///{path}").exit_code == 0
+    read_only = f"sqlite:///file:{path}?mode=ro&uri=true"  # read-only even for root, unlike chmod
+    result = benchlab("run", "suite", "--db", read_only)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"error: cannot write to database {read_only!r}: attempt to write a readonly database {WRITE_FIX}\n"
+    listing = benchlab("runs", "--db", read_only)
+    row = listing.stdout.splitlines()[2].split()
+    assert listing.exit_code == 0 and (row[0], row[2]) == ("1", "complete")
+
+
+@pytest.mark.parametrize("content", [os.urandom(4096), b"SQLite format 3\0" + b"garbage" * 600])
+def test_a_file_that_is_not_a_database_is_one_error(project, benchlab, content):
+    lind_script(project, "one", "One\\t1\\t100\\t10")
+    (project / "junk.db").write_bytes(content)
+    for command in (["run", "suite"], ["runs"], ["show"]):
+        result = benchlab(*command, "--db", "sqlite:///junk.db")
+        assert result.exit_code == 2
+        assert result.stderr == ("error: cannot open database 'sqlite:///junk.db': file is not a database (check the "
+                                 "path or URL given by --db, BENCHLAB_DB or run.db; a file that is not a benchlab "
+                                 "database needs another name)\n")
+    assert (project / "junk.db").read_bytes() == content  # and left as it was
+
+
+def test_postgresql_without_its_driver_is_one_error(project, benchlab):
+    result = benchlab("runs", "--db", "postgresql+psycopg2://localhost/bench")
+    assert result.exit_code == 2
+    assert result.stderr == ("error: cannot use database URL 'postgresql+psycopg2://localhost/bench': its Python driver "
+                             "'psycopg2' is not installed (pip install psycopg2-binary into benchlab's environment, "
+                             "or use sqlite:///FILE)\n")
+
+
+@pytest.fixture
+def disk_full_after_begin(monkeypatch):
+    """SQLite's 'database or disk is full' for every write that grows the file after the run
+    row is written: SQLITE_FULL, as on a full disk (max_page_count caps the file's size)."""
+    real_begin = Store.begin_run
+
+    def begin_then_fill(self, *args):
+        run_id = real_begin(self, *args)
+        with self.engine.connect() as connection:
+            pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
+            connection.exec_driver_sql(f"PRAGMA max_page_count = {pages}")
+        return run_id
+
+    monkeypatch.setattr(Store, "begin_run", begin_then_fill)
+
+
+def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchlab, disk_full_after_begin):
+    # Many samples, so that each unit needs new pages of the file.
+    for name, value in (("a_first", 10), ("b_second", 20)):
+        samples = ",".join([str(value)] * 2000)
+        line = f'{{"type":"result","bench":"{name}","param":null,"iterations":5,"samples":[{samples}]}}'
+        write(project / "suite" / f"{name}.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
+    result = benchlab("run", "suite", "--out", "results.json", "--processes", "1")
+    assert result.exit_code == 2
+    # the run went on: both measurements printed and written to --out
+    assert [line.split()[:2] for line in result.stdout.splitlines()[2:4]] == [["a_first", "10"], ["b_second", "20"]]
+    assert [r["samples"] for r in json.loads((project / "results.json").read_text())["records"]] == [
+        [10.0] * 2000, [20.0] * 2000]
+    db = f"sqlite:///{project}/.benchlab/results.db"
+    assert result.stderr == (
+        "[1/2] a_first.sh on native\n"
+        f"warning: cannot write to database {db!r}: database or disk is full; the run goes on and keeps its results "
+        "in memory\n"
+        "[2/2] b_second.sh on native\n"
+        f"error: run 1 is not completely stored: cannot write to database {db!r}: database or disk is full "
+        f"{WRITE_FIX[:-1]}; the results are printed above and in results.json)\n")
+    # closed, not left 'running' (which `runs` would show as killed), and show says what is missing
+    [run] = Store(db).list_runs()
+    assert run["status"] == "failed" and run["exit_code"] == 2
+    shown = benchlab("show", "1")
+    assert shown.exit_code == 1
+    assert shown.stdout.splitlines()[-3:] == [
+        "partial run: run 1 did not store every unit; 2 of 2 units did not finish:",
+        "    a_first.sh on native", "    b_second.sh on native"]
+
+
+def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, monkeypatch):
+    lind_script(project, "a_first", "First\\t1\\t100\\t10")
+    lind_script(project, "b_second", "Second\\t1\\t100\\t20")
+    real_run_unit = Runner.run_unit
+
+    def interrupted_on_second(self, unit, process=None):
+        if unit.target.name == "b_second.sh":
+            raise KeyboardInterrupt
+        return real_run_unit(self, unit, process)
+
+    monkeypatch.setattr(Runner, "run_unit", interrupted_on_second)
+    assert benchlab("run", "suite", "--processes", "1").exit_code == 130
+    shown = benchlab("show")
+    assert shown.exit_code == 1
+    assert shown.stdout.splitlines()[0].split()[:2] == ["TEST", "PARAM"]
+    assert shown.stdout.splitlines()[-2:] == [
+        "partial run: run 1 was interrupted part-way; 1 of 2 units did not finish:", "    b_second.sh on native"]
+    document = json.loads(benchlab("show", "--format", "json").stdout)
+    assert document["run"]["missing"] == [{"binary": "b_second.sh", "platform": "native", "sweep": None}]
+    complete = benchlab("run", "suite/a_first.sh")
+    assert complete.exit_code == 0 and benchlab("show").exit_code == 0
+
+
+def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab):
+    lind_script(project, "one", "One\\t1\\t100\\t10")
+    assert benchlab("run", "suite").exit_code == 0
+    shown = benchlab("show", "--", "-99999999999999999999")
+    assert (shown.exit_code, shown.stderr) == (
+        2, "error: run id must be a number, 'latest' or -N, got '-99999999999999999999' (list runs with: benchlab runs)\n")
+    listing = benchlab("runs", "--limit", "99999999999999999999")
+    assert (listing.exit_code, listing.stderr) == (
+        2, "error: Invalid value for '--limit': 99999999999999999999 is not in the range 1<=x<=4611686018427387904. "
+           "(see 'benchlab runs --help')\n")

@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the command, turn user errors into one line and an exit code."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
+        _check_arguments(args)
         result = cli.main(args=args, prog_name="benchlab", standalone_mode=False, obj={"argv": ["benchlab", *args]})
     except UserError as error:
         if os.environ.get(DEBUG_VARIABLE):
@@ -56,6 +57,14 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("interrupted", err=True)
         return ExitCode.INTERRUPTED
     return int(result or 0)
+
+
+def _check_arguments(args: list[str]) -> None:
+    # A real command line cannot hold a NUL byte, but a caller of main() can pass one, and
+    # no benchmark binary could receive it.
+    for index, arg in enumerate(args, start=1):
+        if "\0" in arg:
+            raise UserError(f"argument {index} ({arg!r}) contains a NUL character", "remove it")
 
 
 def entry_point() -> None:

@@ -1,6 +1,8 @@
 """Pieces shared by the subcommands: config, database, output."""
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 
 import click
@@ -16,6 +18,20 @@ format_option = click.option("--format", "output_format", type=click.Choice(list
                              help="Output format (default: table, or guessed from --out's suffix).")
 out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
                           help="Also write the results to FILE (format from --format or the suffix).")
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange for finite numbers only: nan compares false with both bounds and
+    would pass, and inf deserves its own word."""
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 def config_of(context: click.Context) -> Config:
@@ -35,6 +51,25 @@ def output_formats(output_format: str | None, out_path: str | None) -> tuple[str
         raise UserError(f"cannot tell the format of --out {out_path} from its suffix",
                         "add --format json|csv|markdown|table, or name the file .json, .csv or .md")
     return "table", file_format
+
+
+def check_outputs(config: Config, output_format: str | None, out_path: str | None) -> None:
+    """Everything a run writes, checked before it starts: --out and the state directory."""
+    output_formats(output_format, out_path)
+    if out_path is not None:
+        path = Path(out_path)
+        parent = path.parent
+        if path.is_dir():
+            raise UserError(f"--out {out_path} is a directory", "give a file name, e.g. --out results.json")
+        if not parent.is_dir():
+            raise UserError(f"--out {out_path}: the directory {parent} does not exist", "create it first, or give another path")
+        if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            raise UserError(f"--out {out_path} is not writable", "give a path you can write")
+    try:
+        (config.state_dir / "scratch").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {config.state_dir / 'scratch'}: {exc.strerror}",
+                        "builds and scratch directories live in .benchlab/ of the project: make it writable") from None
 
 
 def write_output(report, output_format: str | None, out_path: str | None) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 import random
 import signal
 import sys
@@ -13,34 +12,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchlab import context as run_context
 from benchlab.build import Builder
-from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, output_formats, write_output
+from benchlab.cli.common import (
+    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
+from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, Interrupted, UserError
 from benchlab.limits import limit
+from benchlab.store import StoreFailed
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
 from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep, interleaved
 from benchlab.targets import resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
-
-
-class FiniteRange(click.ParamType):
-    """A finite number in [low, high]: click's FloatRange lets nan and inf through."""
-    name = "number"
-
-    def __init__(self, low: float, high: float, low_open: bool = False):
-        self.low, self.high, self.low_open = low, high, low_open
-
-    def convert(self, value, param, ctx):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            self.fail(f"{value!r} is not a number", param, ctx)
-        below = number <= self.low if self.low_open else number < self.low
-        if not math.isfinite(number) or below or number > self.high:
-            rule = f"{self.low:g}{'<' if self.low_open else '<='}x<={self.high:g}"
-            self.fail(f"{value!r} is not a finite number in the range {rule}", param, ctx)
-        return number
 
 
 def _limit_range(low: str, high: str) -> click.IntRange:
@@ -54,13 +37,13 @@ def _limit_range(low: str, high: str) -> click.IntRange:
               help="Platform to run on; repeat for several, the first is the reference (default: run.platforms, else native).")
 @format_option
 @out_option
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="S",
+@click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
               help="Seconds before a binary is killed (default: run.timeout, else 300).")
 @click.option("--samples", type=_limit_range("MIN_SAMPLES", "MAX_SAMPLES"), metavar="N",
               help="Samples per benchmark in each process (--samples=N; default: as --precision needs).")
-@click.option("--time-limit", type=FiniteRange(0, limit("MAX_TIME_LIMIT_S"), low_open=True), metavar="S",
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIME_LIMIT_S), metavar="S",
               help="Sampling time per benchmark in each process, at most (--time-limit=S).")
-@click.option("--precision", type=FiniteRange(0, limit("MAX_PRECISION_PCT")), metavar="PCT",
+@click.option("--precision", type=FiniteFloatRange(min=0, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
               help="Stop a benchmark once its median's interval is within +-PCT%% (--precision=PCT; 0: off).")
 @click.option("--schedule", type=click.Choice(["rounds", "sequential"]),
               help="rounds: every benchmark of a program sampled in shuffled rounds (default); sequential: one after another.")
@@ -69,7 +52,8 @@ def _limit_range(low: str, high: str) -> click.IntRange:
               help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
 @click.option("--no-randomize-layout", is_flag=True,
               help="Give every process the same environment size and stack offset.")
-@click.option("--seed", type=click.IntRange(min=0), metavar="N", help="Seed passed to every binary (default: random, recorded).")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N",
+              help="Seed passed to every binary (default: random, recorded).")
 @click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
 @click.option("--counters", metavar="LIST", help="Counters for benchlab binaries (--counters=LIST, e.g. time,page-faults,allocs; docs/counters.md).")
 @click.option("--sweep", metavar="FLAG=V1,V2", help="Run each binary once per value of FLAG (threads means -t).")
@@ -91,7 +75,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     for platform in platforms:
         platform.check_available()
     resolved = resolve_targets(list(targets), config)
-    output_formats(output_format, out_path)  # a bad --out is an error before, not after, the run
+    check_outputs(config, output_format, out_path)  # a bad --out is an error before, not after, the run
     options = RunOptions(
         timeout=timeout or config.timeout,
         seed=seed if seed is not None else (config.seed if config.seed is not None else random.randrange(2**31)),
@@ -120,41 +104,151 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         raise UserError("no target can run on the chosen platforms (prebuilt binaries run only on their own target)",
                         "give C sources, or a platform matching the executables")
     argv = context.obj.get("argv", ["benchlab", "run", *targets])
+    _warn_ignored_for_workloads(resolved, {"--samples": samples, "--time-limit": time_limit, "--counters": counters,
+                                           "--filter": filters, "--sweep": sweep, "--arg": extra_args}, warn)
     info = run_context.collect(config, platforms, options.seed, argv)
-    store = None if no_store else open_store(config, db_url)
-    run_id = store.begin_run(argv, [p.name for p in platforms], info) if store else None
-
-    records, faults = [], []
     order = interleaved(units, options.processes, options.seed)
+    info["plan"] = [unit_key(unit) for unit, _ in order]  # a unit once per process
+    storage = None if no_store else _Storage(open_store(config, db_url), warn)
+    run_id = storage.begin(argv, [p.name for p in platforms], info) if storage else None
+
+    records, faults, filtered_out = [], [], 0
+    plain = _PlainProgress(len(order), stderr, enabled=not sys.stderr.isatty())
     try:
         with _sigterm_as_interrupt(), progress:
             task = progress.add_task("running", total=len(order))
             for unit, process in order:
                 progress.update(task, description=unit.label)
+                plain.start(unit.label)
                 result = runner.run_unit(unit, process if options.processes > 1 else None)
                 records.extend(result.records)
                 faults.extend(result.faults)
+                filtered_out += result.filtered_out
                 if result.context is not None:
                     info["binaries"][f"{unit.target.name}@{unit.platform.name}"] = result.context
-                if store:
-                    store.add_unit(run_id, result.records, result.faults)
+                if storage:
+                    storage.add(result.records, result.faults, unit_key(unit))
                 progress.advance(task)
     except KeyboardInterrupt:
-        if not store:
+        if not storage:
             raise Interrupted("interrupted: nothing stored (--no-store)") from None
-        store.update_context(run_id, info)
-        store.finish_run(run_id, "interrupted", ExitCode.INTERRUPTED)
-        raise Interrupted(f"interrupted: run {run_id} keeps the {len(records)} records completed so far") from None
+        problem = storage.close(info, "interrupted", ExitCode.INTERRUPTED)
+        kept = f"run {run_id} keeps the {len(records) - storage.unsaved_records} records completed so far"
+        raise Interrupted(f"interrupted: {kept}" + (f"; {problem}" if problem else "")) from None
+    if filters and filtered_out == len(order):
+        if storage:
+            storage.forget()
+        shown = ", ".join(repr(f) for f in filters)
+        raise UserError(f"--filter {shown} matches no benchmark in any binary",
+                        "list a binary's benchmarks with its --list; a filter is a substring of NAME or NAME/PARAM=V")
     exit_code = ExitCode.BENCHMARK_FAILURE if faults else ExitCode.OK
+    status = "failed" if faults else "complete"
+    # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
+    problem = storage.close(info, status, exit_code) if storage else None
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
-                    run={"id": run_id, "status": "failed" if faults else "complete", "context": info})
+                    run={"id": run_id, "status": status, "context": info})
     write_output(report, output_format, out_path)
-    if store:
-        store.update_context(run_id, info)
-        store.finish_run(run_id, "failed" if faults else "complete", exit_code)
+    if problem:
+        raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
+                          f"{problem.fix}; the results are printed above"
+                          + (f" and in {out_path}" if out_path else ""))
+    if storage:
         stderr.print(f"saved as run {run_id} (benchlab show {run_id}); "
                      f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache", highlight=False)
     return exit_code
+
+
+def unit_key(unit) -> dict:
+    """A unit as the store records it: what `benchlab show` compares with the plan."""
+    return {"binary": unit.target.name, "platform": unit.platform.name, "sweep": unit.sweep_value}
+
+
+class _Storage:
+    """The run in the database: each unit is committed as it finishes. A unit that cannot be
+    (a full disk) is kept in memory and tried again at the end, and the run goes on: its
+    measurements are printed either way, and the run is closed, never left 'running'."""
+
+    def __init__(self, store, warn):
+        self.store = store
+        self.warn = warn
+        self.run_id = None
+        self.pending: list[tuple] = []
+
+    @property
+    def unsaved_records(self) -> int:
+        return sum(len(records) for records, _, _ in self.pending)
+
+    def begin(self, argv, platforms, info) -> int:
+        self.run_id = self.store.begin_run(argv, platforms, info)
+        return self.run_id
+
+    def add(self, records, faults, key) -> None:
+        try:
+            self.store.add_unit(self.run_id, records, faults, key)
+        except StoreFailed as failure:
+            if not self.pending:
+                self.warn(f"{failure.what}; the run goes on and keeps its results in memory")
+            self.pending.append((records, faults, key))
+            self.store.reclaim()  # the failed write's space, for the units still to come
+
+    def close(self, info, status, exit_code) -> StoreFailed | None:
+        """Store what could not be stored yet, then the context and the final status; the last failure, if any."""
+        problem = None
+        if self.pending:
+            self.store.reclaim()
+        for unit in list(self.pending):
+            try:
+                self.store.add_unit(self.run_id, *unit)
+                self.pending.remove(unit)
+            except StoreFailed as failure:
+                problem = failure
+        if self.pending and status != "interrupted":
+            # Measured but not all stored: not a complete run in the database (show names what is missing).
+            status, exit_code = "failed", ExitCode.USAGE_ERROR
+        for step in (lambda: self.store.finish_run(self.run_id, status, exit_code),
+                     lambda: self.store.update_context(self.run_id, info)):
+            try:
+                step()
+            except StoreFailed as failure:
+                problem = failure
+                self.store.reclaim()  # a full disk: free what the failed writes took, and try once more
+                try:
+                    step()
+                except StoreFailed:
+                    pass
+        return problem
+
+    def forget(self) -> None:
+        try:
+            self.store.delete_run(self.run_id)
+        except StoreFailed:
+            pass  # an empty run left behind: harmless, and the user error says what happened
+
+
+class _PlainProgress:
+    """Progress as lines on stderr when it is not a terminal (a pipe, a CI log), where rich's
+    bar is off: one line as each unit starts, so a long run is never silent."""
+
+    def __init__(self, total: int, console: Console, enabled: bool):
+        self.total = total
+        self.console = console
+        self.enabled = enabled
+        self.done = 0
+
+    def start(self, label: str) -> None:
+        self.done += 1
+        if self.enabled:
+            self.console.print(f"[{self.done}/{self.total}] {label}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _warn_ignored_for_workloads(targets, flags: dict, warn) -> None:
+    """--samples, --counters and the rest are flags of benchmark binaries: say so when a workload gets none."""
+    workloads = [t.name for t in targets if t.kind == "workload"]
+    ignored = [flag for flag, value in flags.items() if value]
+    if workloads and ignored:
+        verb = "does" if len(ignored) == 1 else "do"
+        warn(f"{', '.join(ignored)} {verb} not apply to workloads ({', '.join(workloads)}): a workload is timed "
+             f"from outside over its runs (set workloads.NAME.runs and warmups in benchlab.toml)")
 
 
 @contextlib.contextmanager

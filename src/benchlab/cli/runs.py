@@ -13,7 +13,9 @@ from benchlab.cli.common import config_of, db_option, open_store
 
 @click.command("runs")
 @db_option
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="How many runs to list.")
+# The upper bound keeps the number within SQLite's 64-bit integers (a LIMIT beyond them is an error there).
+@click.option("--limit", type=click.IntRange(min=1, max=2**62), default=20, show_default=True,
+              help="How many runs to list.")
 @click.pass_context
 def command(context: click.Context, db_url: str | None, limit: int) -> int:
     """List stored runs, newest first."""

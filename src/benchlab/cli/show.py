@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, write_output
+from benchlab.errors import ExitCode
 from benchlab.report import Report
 
 
@@ -16,11 +17,15 @@ from benchlab.report import Report
 @click.pass_context
 def command(context: click.Context, run_id: str, db_url: str | None, output_format: str | None,
             out_path: str | None) -> int:
-    """Print stored run RUN (an id from `benchlab runs`, 'latest', or -N for the N-th latest)."""
+    """Print stored run RUN (an id from `benchlab runs`, 'latest', or -N for the N-th latest).
+
+    Exits 1 when the run ended part-way (killed or interrupted); the output names the missing units."""
     store = open_store(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
     report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
-                         "context": run["context"]})
+                         "context": run["context"], "missing": run["missing"]})
     write_output(report, output_format, out_path)
-    return 0
+    # A run that ended part-way is not a complete result: say so in the exit status too.
+    partial = run["status"] in ("killed", "interrupted") or (run["missing"] and run["status"] != "running")
+    return ExitCode.BENCHMARK_FAILURE if partial else ExitCode.OK

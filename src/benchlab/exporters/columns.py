@@ -1,12 +1,67 @@
 """Column headings and cell texts shared by the table and markdown exporters."""
 from __future__ import annotations
 
-from benchlab.report import LEGEND, Report, Row, format_value, scaling
+from benchlab.report import (
+    LEGEND, NOISE_THRESHOLD, SWEEP_ALIASES_OF_THREADS, WORKLOAD_FORMAT, Cell, Report, Row, format_value, scaling)
+
+#: A cell's note longer than this ("not supported: <the binary's reason>") becomes a
+#: numbered footnote under the table, so one reason cannot widen a table to 180 columns.
+MAX_NOTE_CHARS = 24
+
+
+def _shows_binary(report: Report) -> bool:
+    return any(row.binary for row in report.rows)
+
+
+def _param_text(report: Report, row: Row) -> str:
+    if row.param is None:
+        return ""
+    # A threaded record's param is its thread count: in a sweep over threads it only repeats THREADS.
+    if row.param_name == "threads" and (report.sweep_flag or "") in SWEEP_ALIASES_OF_THREADS:
+        return ""
+    return str(row.param)
+
+
+def _shows_param(report: Report) -> bool:
+    return not report.sweep_flag or any(_param_text(report, row) for row in report.rows)
+
+
+def footnotes(report: Report) -> dict[str, int]:
+    """Long cell notes, numbered in order of appearance (a reason shared by cells has one number)."""
+    notes: dict[str, int] = {}
+    for row in report.rows:
+        for platform in report.platforms:
+            note = _note(row.cells[platform])
+            if note is not None and note not in notes:
+                notes[note] = len(notes) + 1
+    return notes
+
+
+def _note(cell: Cell) -> str | None:
+    if cell.record is not None and cell.fault is None and not cell.record.supported:
+        text = cell.text
+        return text if len(text) > MAX_NOTE_CHARS else None
+    return None
+
+
+def cell_text(cell: Cell, notes: dict[str, int]) -> str:
+    note = _note(cell)
+    if note is None:
+        return cell.text
+    return f"{note.split(':', 1)[0]} [{notes[note]}]"
+
+
+def footnote_lines(report: Report) -> list[str]:
+    return [f"[{number}] {note}" for note, number in footnotes(report).items()]
 
 
 def headings(report: Report) -> list[str]:
     unit = report.common_unit
-    heads = ["TEST", "PARAM"]
+    heads = ["TEST"]
+    if _shows_binary(report):
+        heads.append("BINARY")
+    if _shows_param(report):
+        heads.append("PARAM")
     if report.sweep_flag:
         heads.append(report.sweep_flag.upper().lstrip("-"))
     if report.show_counter:
@@ -18,21 +73,30 @@ def headings(report: Report) -> list[str]:
     return heads
 
 
-def cells(report: Report, row: Row) -> list[str]:
-    values = [row.test, "" if row.param is None else str(row.param)]
+def cells(report: Report, row: Row, notes: dict[str, int] | None = None) -> list[str]:
+    notes = footnotes(report) if notes is None else notes
+    values = [row.test]
+    if _shows_binary(report):
+        values.append(row.binary or "")
+    if _shows_param(report):
+        values.append(_param_text(report, row))
     if report.sweep_flag:
         values.append("" if row.sweep_value is None else str(row.sweep_value))
     if report.show_counter:
         values.append(row.counter)
     if report.common_unit is None:
         values.append(row.unit)
-    values.extend(row.cells[p].text for p in report.platforms)
-    values.append("" if row.iterations is None else str(row.iterations))
+    values.extend(cell_text(row.cells[p], notes) for p in report.platforms)
+    values.append(row.iterations_label)
     return values
 
 
 def legend_lines(report: Report) -> list[str]:
-    return [f"{mark}  {LEGEND[mark]}" for mark in report.marks_used]
+    lines = [f"{mark}  {LEGEND[mark]}" for mark in report.marks_used]
+    if any(row.kind == WORKLOAD_FORMAT and not row.failed for row in report.rows):
+        lines.append(f"[a–b]  a workload's fastest and slowest measured run; ? when half of that range is over "
+                     f"{NOISE_THRESHOLD:.0%} of the median, ~ when it overlaps the first platform's")
+    return lines
 
 
 def failure_lines(report: Report) -> list[str]:
@@ -47,6 +111,28 @@ def failure_lines(report: Report) -> list[str]:
         hit = f" (in {len(group)} processes)" if len(group) > 1 else ""
         lines.append(f"{binary} on {platform}{sweep}: {reason}{hit}")
         lines.extend(f"    {line}" for line in group[0].stderr_tail)
+    return lines
+
+
+def partial_lines(report: Report) -> list[str]:
+    """For a run that did not finish (killed, interrupted, still running): what is missing."""
+    run = report.run or {}
+    status, missing = run.get("status"), run.get("missing") or []
+    if status not in ("killed", "interrupted", "running") and not missing:
+        return []
+    planned = len((run.get("context") or {}).get("plan") or [])
+    if status == "running":
+        head = f"run {run.get('id')} is still running"
+    elif status in ("killed", "interrupted"):
+        head = f"partial run: run {run.get('id')} was {status} part-way"
+    else:
+        head = f"partial run: run {run.get('id')} did not store every unit"
+    if planned:
+        head += f"; {len(missing)} of {planned} units did not finish" + (":" if missing else "")
+    lines = [head]
+    for unit in missing:
+        sweep = f" {unit['sweep']}" if unit.get("sweep") is not None else ""
+        lines.append(f"    {unit.get('binary')} on {unit.get('platform')}{sweep}")
     return lines
 
 

@@ -36,7 +36,7 @@ def render(report: Report) -> str:
                                    "median_ci": cell.record.summary.get("median_ci"),
                                    "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
         rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
-                     "sweep": row.sweep_value, "cells": cells})
+                     "sweep": row.sweep_value, "binary": row.binary, "cells": cells})
     document = {
         "schema": SCHEMA,
         "run": report.run,

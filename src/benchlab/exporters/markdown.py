@@ -1,7 +1,8 @@
 """A GitHub-flavoured markdown table, for pull-request comments."""
 from __future__ import annotations
 
-from benchlab.exporters.columns import cells, failure_lines, headings, legend_lines, scaling_tables
+from benchlab.exporters.columns import (
+    cells, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
 from benchlab.report import Report
 
 
@@ -14,13 +15,20 @@ def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def render(report: Report) -> str:
-    lines = _table(headings(report), [cells(report, row) for row in report.rows])
+    notes = footnotes(report)
+    lines = _table(headings(report), [cells(report, row, notes) for row in report.rows])
     for title, heads, rows in scaling_tables(report):
         lines += ["", f"**{title}**", "", *_table(heads, rows)]
+    notes = footnote_lines(report)
+    if notes:
+        lines += ["", *(f"- {note}" for note in notes)]
     legend = legend_lines(report)
     if legend:
-        lines += ["", *(f"- `{entry[0]}` {entry[3:]}" for entry in legend)]
+        lines += ["", *(f"- `{entry.split('  ', 1)[0]}` {entry.split('  ', 1)[1]}" for entry in legend)]
     failures = failure_lines(report)
     if failures:
         lines += ["", "**Failures**", "", "```", *failures, "```"]
+    partial = partial_lines(report)
+    if partial:
+        lines += ["", f"**{partial[0]}**", *(["", "```", *(line.strip() for line in partial[1:]), "```"] if partial[1:] else [])]
     return "\n".join(lines) + "\n"

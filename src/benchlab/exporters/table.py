@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from benchlab.exporters.columns import cells, failure_lines, headings, legend_lines, scaling_tables
+from benchlab.exporters.columns import (
+    cells, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
 from benchlab.report import Report
 
 
@@ -17,8 +18,9 @@ def build(report: Report) -> list:
     main = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for index, heading in enumerate(headings(report)):
         main.add_column(heading, justify="left" if index == 0 else "right", no_wrap=True)
+    notes = footnotes(report)
     for row in report.rows:
-        values = [Text(value) for value in cells(report, row)]
+        values = [Text(value) for value in cells(report, row, notes)]
         if row.failed:
             for value in values:
                 if value.plain.startswith("FAILED"):
@@ -31,11 +33,12 @@ def build(report: Report) -> list:
             scaling.add_row(*values)
         # The title as its own line: a table title would wrap to the (narrow) table's width.
         parts.extend([Text(""), Text(title, style="bold"), scaling])
-    parts.extend(Text(line, style="dim") for line in legend_lines(report))
+    parts.extend(Text(line, style="dim") for line in [*footnote_lines(report), *legend_lines(report)])
     failures = failure_lines(report)
     if failures:
         parts.append(Text("failures:", style="bold red"))
         parts.extend(Text(line) for line in failures)
+    parts.extend(Text(line, style="bold red" if index == 0 else "") for index, line in enumerate(partial_lines(report)))
     return parts
 
 

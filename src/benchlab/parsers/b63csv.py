@@ -11,14 +11,16 @@ measures; we read time as ns.
 from __future__ import annotations
 
 import csv
-import io
 import re
 
-from benchlab.parsers.base import Parsed, bad_line, first_line, parse_param
+from benchlab.parsers.base import BadValue, Parsed, bad_line, figure, name, param_value, whole
 from benchlab.records import Record
 
 BENCHLAB_HEADER = ["name", "param", "counter", "iterations", "value"]
-_B63_LINE = re.compile(r"^[^,]+,[^,]+,\d+,-?\d+(\.\d*)?([eE][-+]?\d+)?$")
+_NUMBER = r"-?\d+(\.\d*)?([eE][-+]?\d+)?"
+#: B63's line, and benchlab's (after its header) with the param column.
+_B63_LINE = re.compile(rf"^[^,]+,[^,]+,\d+,{_NUMBER}$")
+_BENCHLAB_LINE = re.compile(rf"^[^,]+,(-?\d+)?,[^,]+,\d+,{_NUMBER}$")
 
 
 #: Units of the counters benchlab's header names (docs/counters.md): the csv lines carry
@@ -44,45 +46,72 @@ def _unit(counter: str) -> str:
 class B63CsvParser:
     name = "b63csv"
 
-    def sniff(self, text: str) -> bool:
-        line = first_line(text)
+    def sniff(self, line: str) -> bool:
         return line.replace(" ", "") == ",".join(BENCHLAB_HEADER) or bool(_B63_LINE.match(line))
 
-    def parse(self, text: str, binary: str) -> Parsed:
-        parsed = Parsed()
-        groups: dict[tuple, list[tuple[int, float]]] = {}
-        with_param = False
-        for number, fields in enumerate(csv.reader(io.StringIO(text)), start=1):
-            if not fields or not "".join(fields).strip():
-                continue
-            fields = [f.strip() for f in fields]
-            line = ",".join(fields)
-            if fields == BENCHLAB_HEADER:
-                with_param = True
-                continue
-            want = 5 if with_param else 4
-            if len(fields) != want:
-                parsed.warnings.append(bad_line(binary, number, line, self.name, f"{len(fields)} fields, want {want}"))
-                continue
-            try:
-                if with_param:
-                    name, param, counter, iterations, value = fields
-                    key = (name, parse_param(param), counter)
-                else:
-                    name, counter, iterations, value = fields
-                    key = (name, None, counter)
-                count = int(iterations)
-                if count <= 0:
-                    raise ValueError("iterations must be positive")
-                groups.setdefault(key, []).append((count, float(value)))
-            except ValueError as exc:
-                parsed.warnings.append(bad_line(binary, number, line, self.name, str(exc)))
-        for (name, param, counter), rows in groups.items():
+    def session(self, binary: str, parsed: Parsed) -> "_Session":
+        return _Session(binary, parsed)
+
+
+class _Session:
+    """Lines are samples: they are grouped per (name, param, counter) and become records at the end."""
+
+    def __init__(self, binary: str, parsed: Parsed):
+        self.binary = binary
+        self.parsed = parsed
+        self.with_param = False
+        self.groups: dict[tuple, list[tuple[int, float]]] = {}
+
+    def _fields(self, line: str) -> list[str] | None:
+        try:
+            # One line at a time: a bare carriage return or a huge field is this line's
+            # problem (csv.Error), not the end of the whole output.
+            fields = next(csv.reader([line]), [])
+        except csv.Error:
+            return None
+        return [f.strip() for f in fields]
+
+    def feed(self, number: int, line: str) -> bool:
+        if line.replace(" ", "") == ",".join(BENCHLAB_HEADER):
+            self.with_param = True
+            return True
+        shape = _BENCHLAB_LINE if self.with_param else _B63_LINE
+        compact = ",".join(f.strip() for f in line.split(","))
+        if not shape.match(compact):
+            return False
+        fields = self._fields(line)
+        try:
+            if fields is None or len(fields) != (5 if self.with_param else 4):
+                raise BadValue("quoted or malformed fields")
+            if self.with_param:
+                bench, param, counter, iterations, value = fields
+                key = (name(bench, "name"), param_value(param), name(counter, "counter"))
+            else:
+                bench, counter, iterations, value = fields
+                key = (name(bench, "name"), None, name(counter, "counter"))
+            count = whole(iterations, "iterations")
+            total = figure(value, "value")
+            per_iteration = figure(total / count, "value / iterations")
+        except BadValue as bad:
+            self.parsed.warn(bad_line(self.binary, number, line, "b63csv", str(bad)))
+            return True
+        self.groups.setdefault(key, []).append((count, per_iteration))
+        self.parsed.understood_lines += 1
+        return True
+
+    def reject(self, number: int, line: str) -> None:
+        fields = self._fields(line)
+        want = 5 if self.with_param else 4
+        why = "not CSV" if fields is None else (
+            f"{len(fields)} fields, want {want}" if len(fields) != want else "iterations or value is not a number")
+        self.parsed.warn(bad_line(self.binary, number, line, "b63csv", why))
+
+    def finish(self) -> None:
+        for (bench, param, counter), rows in self.groups.items():
             counts = [count for count, _ in rows]
-            parsed.records.append(Record(
-                bench=name, param=param, counter=counter, unit=_unit(counter),
+            self.parsed.records.append(Record(
+                bench=bench, param=param, counter=counter, unit=_unit(counter),
                 iterations=max(set(counts), key=counts.count),
                 sample_iterations=counts,
-                samples=[value / count for count, value in rows],
+                samples=[value for _, value in rows],
             ))
-        return parsed

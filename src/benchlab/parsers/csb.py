@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from benchlab.parsers.base import Parsed, bad_line, first_line
+from benchlab.parsers.base import BadValue, Parsed, bad_line, figure, name, whole
 from benchlab.records import Record
 
 _PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=([^;]*);")
@@ -42,54 +42,89 @@ _NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 class CsbParser:
     name = "csb"
 
-    def sniff(self, text: str) -> bool:
-        return bool(_LINE.match(first_line(text)))
+    def sniff(self, line: str) -> bool:
+        return bool(_LINE.match(line))
 
-    def parse(self, text: str, binary: str) -> Parsed:
-        parsed = Parsed()
-        for number, line in enumerate(text.splitlines(), start=1):
-            line = line.strip()
-            if not line:
-                continue
-            if not _LINE.match(line):
-                parsed.warnings.append(bad_line(binary, number, line, self.name, "want key=val; pairs"))
-                continue
-            values = dict(_PAIR.findall(line))
-            try:
-                parsed.records.extend(self._records(values))
-            except (KeyError, ValueError) as exc:
-                parsed.warnings.append(bad_line(binary, number, line, self.name, f"missing or bad key {exc}"))
-        return parsed
+    def session(self, binary: str, parsed: Parsed) -> "_Session":
+        return _Session(binary, parsed)
 
-    @staticmethod
-    def _records(values: dict[str, str]) -> list[Record]:
-        name = values.get("algo_name", "csb")
-        threads = int(values["num_threads"])
-        common = dict(bench=name, param=threads, param_name="threads", reported=dict(values))
-        unit = values.get("throughput_unit") or CSB_THROUGHPUT_UNIT
-        records = [Record(counter="throughput", unit=unit, samples=[float(values["throughput_min"])],
-                          iterations=int(values["univ_count"]) if "univ_count" in values else None, **common)]
-        latency_unit = values.get("latency_unit")
-        if latency_unit is not None:
-            if latency_unit not in _NS_PER:
-                raise ValueError(f"latency_unit={latency_unit!r} (known: {', '.join(_NS_PER)})")
-            ns_per_value = _NS_PER[latency_unit]
-        else:
-            ticks_per_ms = float(values.get("ticks_to_ms", 0) or 0)
-            ns_per_value = 1e6 / ticks_per_ms if ticks_per_ms > 0 else None
-        if ns_per_value is None:
-            return records  # ticks of an unknown length: no latency we can state in ns
-        for key, value in values.items():
-            match = _OP_AVG.match(key)
-            if match:
-                # Nothing timed (benchlab's --latency-every=0) is written avg=0.00 with an
-                # all-zero histogram; a timed 0-tick latency would count in entry 0. No
-                # latency then, rather than a zero one.
-                histogram = values.get(f"{match.group(1)}_histogram")
-                if histogram is not None and not any(float(h or 0) for h in histogram.split(",")):
-                    continue
-                count = values.get(f"{match.group(1)}_count")
-                records.append(Record(counter=f"latency:{match.group(1)}", unit="ns",
-                                      samples=[float(value) * ns_per_value],
-                                      iterations=int(count) if count else None, **common))
-        return records
+
+class _Session:
+    def __init__(self, binary: str, parsed: Parsed):
+        self.binary = binary
+        self.parsed = parsed
+
+    def feed(self, number: int, line: str) -> bool:
+        if not _LINE.match(line):
+            return False
+        values = dict(_PAIR.findall(line))
+        # Each figure of the line stands alone: a bad latency does not cost the throughput.
+        for record_or_problem in _records(values):
+            if isinstance(record_or_problem, Record):
+                self.parsed.records.append(record_or_problem)
+                self.parsed.understood_lines += 1
+            else:
+                self.parsed.warn(bad_line(self.binary, number, line, "csb", record_or_problem))
+        return True
+
+    def reject(self, number: int, line: str) -> None:
+        self.parsed.warn(bad_line(self.binary, number, line, "csb", "want key=val; pairs"))
+
+    def finish(self) -> None:
+        pass
+
+
+def _records(values: dict[str, str]) -> list[Record | str]:
+    """The line's throughput and latency records, or for each one that is bad, why."""
+    try:
+        bench = name(values.get("algo_name", "csb"), "algo_name")
+        threads = whole(values.get("num_threads"), "num_threads")
+    except BadValue as bad:
+        return [str(bad)]
+    reported = dict(values)
+    common = dict(bench=bench, param=threads, param_name="threads", reported=reported)
+    results: list[Record | str] = []
+    try:
+        unit = name(values.get("throughput_unit") or CSB_THROUGHPUT_UNIT, "throughput_unit", limit=32)
+        count = whole(values["univ_count"], "univ_count", minimum=0) if "univ_count" in values else None
+        results.append(Record(counter="throughput", unit=unit, iterations=count,
+                              samples=[figure(values.get("throughput_min"), "throughput_min", minimum=0)], **common))
+    except BadValue as bad:
+        results.append(str(bad))
+    latency_unit = values.get("latency_unit")
+    if latency_unit is not None:
+        if latency_unit not in _NS_PER:
+            return [*results, f"latency_unit={latency_unit!r} (known: {', '.join(_NS_PER)})"]
+        ns_per_value = _NS_PER[latency_unit]
+    else:
+        try:
+            ticks_per_ms = figure(values.get("ticks_to_ms", 0) or 0, "ticks_to_ms", minimum=0)
+        except BadValue as bad:
+            return [*results, str(bad)]
+        ns_per_value = 1e6 / ticks_per_ms if ticks_per_ms > 0 else None
+    if ns_per_value is None:
+        return results  # ticks of an unknown length: no latency we can state in ns
+    for key, value in values.items():
+        match = _OP_AVG.match(key)
+        if not match:
+            continue
+        try:
+            results.extend(_latency(match.group(1), value, values, ns_per_value, common))
+        except BadValue as bad:
+            results.append(str(bad))
+    return results
+
+
+def _latency(op: str, value: str, values: dict[str, str], ns_per_value: float, common: dict) -> list[Record]:
+    # Nothing timed (benchlab's --latency-every=0) is written avg=0.00 with an
+    # all-zero histogram; a timed 0-tick latency would count in entry 0. No
+    # latency then, rather than a zero one.
+    histogram = values.get(f"{op}_histogram")
+    if histogram is not None:
+        counts = [figure(h or 0, f"{op}_histogram", minimum=0) for h in histogram.split(",")]
+        if not any(counts):
+            return []
+    count = values.get(f"{op}_count")
+    latency = figure(value, f"{op}_avg", minimum=0) * ns_per_value
+    return [Record(counter=f"latency:{op}", unit="ns", samples=[figure(latency, f"{op}_avg in ns")],
+                   iterations=whole(count, f"{op}_count", minimum=0) if count else None, **common)]

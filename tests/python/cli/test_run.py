@@ -34,11 +34,13 @@ def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab
     assert lines[0].split() == ["TEST", "PARAM", "native", "(ns)", "ITERATIONS"]
     rows = {tuple(line.split()[:2]) for line in lines[2:]}
     assert {("copy", "16"), ("copy", "1024")} <= rows
-    assert first.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    # stderr is not a terminal here: one progress line per process instead of a bar (5 by default)
+    progress = "".join(f"[{k}/5] small on native\n" for k in range(1, 6))
+    assert first.stderr == progress + "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
 
     second = benchlab("run", "suite", *FAST)
     assert second.exit_code == 0
-    assert second.stderr == "saved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
+    assert second.stderr == progress + "saved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
 
 
 @needs_header
@@ -103,13 +105,11 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
     (["run", "b.sh", "--processes", "0"],
      "error: Invalid value for '--processes' / '-N': 0 is not in the range 1<=x<=1000. (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--precision=-1"],
-     "error: Invalid value for '--precision': '-1' is not a finite number in the range 0<=x<=100 "
-     "(see 'benchlab run --help')\n"),
+     "error: Invalid value for '--precision': -1.0 is not in the range 0<=x<=100.0. (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--precision=abc"],
      "error: Invalid value for '--precision': 'abc' is not a number (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--precision=nan"],
-     "error: Invalid value for '--precision': 'nan' is not a finite number in the range 0<=x<=100 "
-     "(see 'benchlab run --help')\n"),
+     "error: Invalid value for '--precision': 'nan' is not a finite number (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--schedule=other"],
      "error: Invalid value for '--schedule': 'other' is not one of 'rounds', 'sequential'. "
      "(see 'benchlab run --help')\n"),
@@ -117,8 +117,7 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
     (["run", "b.sh", "--samples", "2"],
      "error: Invalid value for '--samples': 2 is not in the range 3<=x<=1000000. (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--time-limit", "inf"],
-     "error: Invalid value for '--time-limit': 'inf' is not a finite number in the range 0<x<=1e+06 "
-     "(see 'benchlab run --help')\n"),
+     "error: Invalid value for '--time-limit': 'inf' is not a finite number (see 'benchlab run --help')\n"),
 ])
 def test_usage_errors_are_one_line_and_exit_2(project, benchlab, args, message):
     write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
@@ -142,9 +141,10 @@ def test_bad_config_is_one_line_naming_file_key_and_fix(project, benchlab):
 
 def test_unparseable_line_is_a_warning_naming_binary_and_line(project, benchlab):
     write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\nRead one hundred\\n'\n", executable=True)
-    result = benchlab("run", "b.sh", "--no-store")
+    result = benchlab("run", "b.sh", "--no-store", "--processes", "1")
     assert result.exit_code == 0
-    assert result.stderr == ("warning: b.sh: line 2 is not valid lind output (want test<TAB>param<TAB>loops<TAB>avg_ns), "
+    assert result.stderr == ("[1/1] b.sh on native\n"
+                             "warning: b.sh: line 2 is not valid lind output (want test<TAB>param<TAB>loops<TAB>avg_ns), "
                              "ignored: 'Read one hundred'\n")
 
 
@@ -218,7 +218,8 @@ def test_a_binary_whose_median_disagrees_with_its_samples_is_flagged(project, be
     write(project / "odd.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
     result = benchlab("run", "odd.sh", "--no-store", "--processes", "1")
     assert result.exit_code == 0
-    assert result.stderr == ("warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
+    assert result.stderr == ("[1/1] odd.sh on native\n"
+                             "warning: odd.sh: odd: the binary reports median 7.5 but its samples give 2; "
                              "using 2 (a header/Python statistics mismatch: please report it)\n")
     assert result.stdout.splitlines()[2].split()[:2] == ["odd", "2?"]
 
@@ -236,19 +237,26 @@ def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(pr
     copy_from_repo(project, "suites/concurrency/empty.c", "suites/concurrency/hash_map.c")
     # --time-limit is the threaded mode's default -d (docs/threads.md): 0.2 s per run
     result = benchlab("run", "suites/concurrency", "--sweep", "threads=1,2", "--time-limit", "0.2",
-                      "--out", "result.json", "--no-store")
+                      "--out", "result.json", "--no-store", "--processes", "2")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == ""  # no record ignored
+    # no record ignored: progress lines only, each unit twice (two processes), in shuffled rounds
+    progress = result.stderr.splitlines()
+    assert sorted(line.split("] ", 1)[1] for line in progress) == sorted(
+        f"{name} on native {threads}" for name in ("empty", "hash_map") for threads in (1, 2) for _ in range(2))
+    assert [line.split("]")[0] for line in progress] == [f"[{i}/8" for i in range(1, 9)]
     out = result.stdout
     header, _, *lines = out.splitlines()
-    assert header.split() == ["TEST", "PARAM", "THREADS", "COUNTER", "UNIT", "native", "ITERATIONS"]
+    # no PARAM column: a threaded record's param is its thread count, which THREADS shows
+    assert header.split() == ["TEST", "THREADS", "COUNTER", "UNIT", "native", "ITERATIONS"]
     rows = [line.split() for line in lines[:lines.index("")]]
-    keys = [tuple(row[:5]) for row in rows]
+    keys = [tuple(row[:4]) for row in rows]
     for threads in ("1", "2"):
-        assert ("empty", threads, threads, "throughput", "ops/s") in keys
-        assert ("hash_map", threads, threads, "throughput", "ops/s") in keys
+        assert ("empty", threads, "throughput", "ops/s") in keys
+        assert ("hash_map", threads, "throughput", "ops/s") in keys
         for op in ("op0_lookup", "op1_insert", "op2_delete"):
-            assert ("hash_map", threads, threads, f"latency:{op}", "ns") in keys
+            assert ("hash_map", threads, f"latency:{op}", "ns") in keys
+    # ITERATIONS of a threaded run is its total operations, and says so
+    assert all(row[-1] == "ops" and row[-2].isdigit() for row in rows)
     # one sweep table per target, of throughput only: latencies are not throughputs
     titles = [line for line in out.splitlines() if "linearity vs" in line]
     assert titles == ["empty throughput: throughput (ops/s) and linearity vs THREADS",
@@ -271,13 +279,16 @@ def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(pro
     result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
                       "--counters", "time,jemalloc-allocated,page-faults,allocs", "--processes", "1")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    assert result.stderr == ("[1/1] counters on native\n"
+                             "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n")
     header, _, *lines = result.stdout.splitlines()
     assert header.split() == ["TEST", "PARAM", "COUNTER", "UNIT", "native", "ITERATIONS"]
     rows = [line.split(maxsplit=3) for line in lines[:4]]
     assert [row[:3] for row in rows] == [["map_touch_unmap", "time", "ns"], ["map_touch_unmap", "jemalloc-allocated", "bytes"],
                                          ["map_touch_unmap", "page-faults", "events"], ["map_touch_unmap", "allocs", "calls"]]
-    assert rows[1][3] == "not supported: the program is not linked with jemalloc (mallctl not found)"
+    # a long reason is a footnote, so that it does not widen the table
+    assert rows[1][3] == "not supported [1]"
+    assert "[1] not supported: the program is not linked with jemalloc (mallctl not found)" in lines
     assert rows[3][3].split()[0].rstrip("?~") == "1"      # one malloc per iteration
 
     shown = benchlab("show", "1")
@@ -300,7 +311,9 @@ def test_threaded_target_on_wasm_is_not_supported_and_says_why(project, benchlab
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[:4] == ["shared_counter", "1", "throughput", "ops/s"]
     assert float(cells[4].rstrip("?~")) > 0
-    assert cells[5] == "not supported: threads are not available on wasm32-wasi (no pthreads in wasi-libc)"
+    assert cells[5] == "not supported [1]"
+    assert "- [1] not supported: threads are not available on wasm32-wasi (no pthreads in wasi-libc)" \
+        in result.stdout.splitlines()
 
 
 def test_processes_run_in_shuffled_rounds_with_a_different_layout_each(project, benchlab):
@@ -340,3 +353,130 @@ def test_a_failed_process_is_reported_and_the_others_are_combined(project, bench
     assert "240" in row and "[3 of 4 processes]" in row
     assert "FAILED" not in result.stdout  # no failed row: the figure stands on the other processes
     assert "flaky.sh on native: exit status 3\n    lost my file\n" in result.stdout
+
+
+
+OTHER_BENCH = """\
+    #include "benchlab.h"
+    BL_BENCH(fs_read_like, n) { uint64_t x = 0; for (uint64_t i = 0; i < n; i++) { x += i; BL_KEEP(x); } }
+    BL_MAIN()
+"""
+
+
+@needs_header
+def test_a_filter_matching_nothing_in_one_binary_is_not_a_failure(project, benchlab):
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    write(project / "suite" / "other.c", OTHER_BENCH)
+    result = benchlab("run", "suite", *FAST, "--filter", "fs_read", "--no-store", "--processes", "1")
+    assert result.exit_code == 0, result.stdout
+    assert "FAILED" not in result.stdout
+    assert [line.split()[0] for line in result.stdout.splitlines()[2:] if not line.startswith("?")] == ["fs_read_like"]
+    assert result.stderr == "[1/2] other on native\n[2/2] small on native\n"
+
+
+@needs_header
+def test_a_filter_matching_nothing_anywhere_is_one_error_and_stores_nothing(project, benchlab):
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    write(project / "suite" / "other.c", OTHER_BENCH)
+    result = benchlab("run", "suite", *FAST, "--filter", "nothing_like_it", "--processes", "1")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == (
+        "[1/2] other on native\n[2/2] small on native\n"
+        "error: --filter 'nothing_like_it' matches no benchmark in any binary (list a binary's benchmarks with its "
+        "--list; a filter is a substring of NAME or NAME/PARAM=V)\n")
+    assert benchlab("runs").stdout.splitlines()[2:] == []
+
+
+def test_google_benchmark_with_no_match_is_not_a_failure_either(project, benchlab, gbench_binary):
+    write(project / "lind.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", str(gbench_binary), "lind.sh", "--filter", "Read", "--no-store")
+    assert result.exit_code == 0, result.stdout
+    assert "FAILED" not in result.stdout and result.stdout.splitlines()[2].split()[:2] == ["Read", "1"]
+
+
+@pytest.mark.parametrize("out, message", [
+    ("missing/result.json", "error: --out missing/result.json: the directory missing does not exist "
+                            "(create it first, or give another path)\n"),
+    ("adir", "error: Invalid value for '--out': File 'adir' is a directory. (see 'benchlab run --help')\n"),
+])
+def test_a_bad_out_path_is_an_error_before_anything_runs(project, benchlab, out, message):
+    (project / "adir").mkdir()
+    write(project / "b.sh", "#!/bin/sh\necho ran > ran.txt\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--out", out, "--format", "json")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+    assert not (project / ".benchlab" / "results.db").exists()  # no run begun, nothing ran
+
+
+def test_a_project_whose_state_directory_cannot_be_made_is_one_error(project, benchlab):
+    (project / ".benchlab").write_text("not a directory")
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--no-store")
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: cannot create {project}/.benchlab/scratch: Not a directory (builds and scratch "
+                             "directories live in .benchlab/ of the project: make it writable)\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--timeout", "inf"], "error: Invalid value for '--timeout': 'inf' is not a finite number "
+                           "(see 'benchlab run --help')\n"),
+    (["--timeout", "nan"], "error: Invalid value for '--timeout': 'nan' is not a finite number "
+                           "(see 'benchlab run --help')\n"),
+    (["--time-limit", "nan"], "error: Invalid value for '--time-limit': 'nan' is not a finite number "
+                              "(see 'benchlab run --help')\n"),
+    (["--time-limit", "0"], "error: Invalid value for '--time-limit': 0.0 is not in the range 0<x<=1000000.0. "
+                            "(see 'benchlab run --help')\n"),
+    (["--arg", "a\0b"], "error: argument 4 ('a\\x00b') contains a NUL character (remove it)\n"),
+])
+def test_non_finite_and_nul_flags_are_usage_errors(project, benchlab, args, message):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+
+
+def test_flags_of_benchmark_binaries_given_to_a_workload_are_named(project, benchlab):
+    write(project / "benchlab.toml", '[workloads.nap]\ncommand = ["true"]\nruns = 2\nwarmups = 0\n')
+    result = benchlab("run", "nap", "--samples", "20", "--counters", "allocs", "--no-store")
+    assert result.exit_code == 0
+    assert result.stderr == (
+        "warning: --samples, --counters do not apply to workloads (nap): a workload is timed from outside over "
+        "its runs (set workloads.NAME.runs and warmups in benchlab.toml)\n[1/1] nap on native\n")
+    user = result.stdout.splitlines()[2].split()
+    assert user[:3] == ["nap", "user", "s"] and user[-2:] == ["2", "runs"]
+    assert user[4].startswith("[") and "–" in user[4]          # the range of the runs, min–max
+
+
+def test_a_child_holding_stdout_does_not_outlive_the_run(project, benchlab, tmp_path):
+    pidfile = tmp_path / "pid"
+    write(project / "forker.sh", f"#!/bin/sh\nsleep 60 &\necho $! > {pidfile}\nprintf 'Read\\t1\\t100\\t240\\n'\n",
+          executable=True)
+    result = benchlab("run", "forker.sh", "--no-store")
+    assert result.exit_code == 0
+    from test_process import alive
+    import time
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(pid)
+
+
+def test_a_million_junk_lines_cost_a_few_warnings_and_keep_every_result(project, benchlab):
+    write(project / "chatty.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nyes 'junk' | head -n 1000000\n"
+                                 "printf 'Read\\t2\\t100\\t250\\n'\n", executable=True)
+    result = benchlab("run", "chatty.sh", "--no-store", "--processes", "1")
+    assert result.exit_code == 0
+    assert [line.split()[:3] for line in result.stdout.splitlines()[2:4]] == [["Read", "1", "240?"], ["Read", "2", "250?"]]
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 1 + 10 + 1  # the progress line, ten warnings, one summary
+    assert warnings[-1] == "warning: chatty.sh: 999990 more warnings like these not shown (the first 10 are)"
+
+
+def test_two_binaries_with_the_same_test_get_a_row_each(project, benchlab):
+    write(project / "suite" / "native_fs.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    write(project / "suite" / "grate_fs.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t1102\\n'\n", executable=True)
+    result = benchlab("run", "suite", "--no-store", "--processes", "1")
+    assert result.exit_code == 0
+    header, _, *rows = result.stdout.splitlines()
+    assert header.split() == ["TEST", "BINARY", "PARAM", "native", "(ns)", "ITERATIONS"]
+    assert [row.split() for row in rows[:2]] == [["Read", "grate_fs.sh", "1", "1102?", "100"],
+                                                 ["Read", "native_fs.sh", "1", "240?", "100"]]

@@ -1,0 +1,491 @@
+"""The fuzz targets: each parser, output detection, the config loader and the `run` command
+line, with the inputs Hypothesis draws for them and the checks every input must pass.
+
+A failure (issue 11) is any of:
+- an exception other than benchlab's user-error type (UserError and its subclasses);
+- more than 2 s on one input (Hypothesis's deadline, set where the targets are run);
+- a stored figure that is NaN or infinite, or a negative count.
+Parsers are fuzzed one by one (each on its own, without detection or the final check of
+parsers/__init__.py, so that a record it should not make is seen) and through
+parse_output; every record must keep base.problems' invariants and survive a round
+trip through the store.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable
+from unittest import mock
+
+from hypothesis import strategies as st
+
+from benchlab.config import load_config
+from benchlab.errors import UserError
+from benchlab.parsers import GBENCH, LINE_PARSERS, detect, parse_output
+from benchlab.parsers.base import MAX_WARNINGS, Parsed, problems
+from benchlab.platforms import resolve_platforms
+from benchlab.records import Record
+from benchlab.store import Store
+
+# -- values that broke things (issue 11) and their relatives ------------------------------------
+
+WEIRD_NUMBERS = [
+    "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "-Infinity", "1e999", "-1e999", "1e308", "-1e308", "1e150",
+    "1e151", "-5", "-1", "0", "-0", "0.0", "1.5", "-2.5", "", "null", "true", "false", "{}", "[]", '"x"', '""',
+    "[1]", '{"a":1}', "9" * 20, "9" * 400, "9" * 4301, "9" * 5000, "-9223372036854775809", "9223372036854775807",
+    "9223372036854775808", "18446744073709551616", "4294967296", "1e-320", "0x10", "1_000", " 7 ", "+3", "07",
+]
+JUNK_LINES = [
+    "", "junk", "hello world", "Running: /home/lind/fs_read.c", "{", "}", "[", "[]", "{}", '{"type":"result"}',
+    '{"type":"context","schema":2}', '{"type":"throughput"}', "a=b;", "=;", "a=;", "x,y", "x,y,z,w", ",,,",
+    "name,param,counter,iterations,value", "\t\t\t", "Read\t1\t0\t5", "Read\t-1\t10\t-5", "\x00", "\r", "\u2028",
+    "a\x1bb", "\ufeff{}", "num_threads=;", "throughput_min=1;", '"x\ry",time,10,5',
+    '{"type":"result","samples":' + "[" * 2000, "[" * 100_000, '{"type":"result","bench":"a","samples":[' + "9" * 5000 + "]}",
+]
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def json_values(depth: int = 2) -> st.SearchStrategy:
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), st.sampled_from(["ns", "time", "ops/s"]))
+    if depth <= 0:
+        return scalars
+    inner = json_values(depth - 1)
+    return st.one_of(scalars, st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4))
+
+
+@st.composite
+def mutated(draw, seeds: list[str], others: list[str]) -> str:
+    """A real output with a few mutations: of lines, of numbers, of JSON values, of characters."""
+    text = draw(st.sampled_from(seeds))
+    if text.lstrip().startswith("{") and "\n" in text.strip():
+        # A JSON document over many lines (Google Benchmark's): mutate its values as a whole first.
+        for _ in range(draw(st.integers(0, 3))):
+            text = _mutate_json(draw, text)
+    lines = text.splitlines(keepends=True) or [""]
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["drop", "dup", "swap", "junk", "cut", "foreign", "number", "json", "chars",
+                                     "huge", "blank"]))
+        i = draw(st.integers(0, len(lines) - 1))
+        line = lines[i]
+        if kind == "drop" and len(lines) > 1:
+            del lines[i]
+        elif kind == "dup":
+            lines.insert(i, line)
+        elif kind == "swap":
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif kind == "junk":
+            lines.insert(i, draw(st.sampled_from(JUNK_LINES)) + "\n")
+        elif kind == "cut":
+            lines[i] = line[:draw(st.integers(0, max(0, len(line))))]
+        elif kind == "foreign" and others:
+            other = draw(st.sampled_from(others)).splitlines(keepends=True)
+            if other:
+                lines.insert(i, draw(st.sampled_from(other)))
+        elif kind == "number":
+            numbers = list(NUMBER.finditer(line))
+            if numbers:
+                match = draw(st.sampled_from(numbers))
+                lines[i] = line[:match.start()] + draw(st.sampled_from(WEIRD_NUMBERS)) + line[match.end():]
+        elif kind == "json":
+            lines[i] = _mutate_json(draw, line)
+        elif kind == "chars":
+            at = draw(st.integers(0, len(line)))
+            lines[i] = line[:at] + draw(st.text(alphabet=st.sampled_from(
+                list("\t,;=:{}[]\"\\\r\x00 -.eE0123456789") + ["\u2028", "\x85", "é"]), max_size=6)) + line[at:]
+        elif kind == "huge":
+            lines.insert(i, draw(st.sampled_from(["x", "9", "[", "a=b;", "a,"])) * draw(st.sampled_from([1000, 140_000])) + "\n")
+        elif kind == "blank":
+            lines.insert(i, "\n")
+    return "".join(lines)
+
+
+def _mutate_json(draw, line: str) -> str:
+    """Replace one value anywhere in a JSON line (or a gbench document's line) by an odd one."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    paths: list[tuple] = []
+
+    def walk(value: Any, path: tuple) -> None:
+        paths.append(path)
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value[:20]):
+                walk(item, (*path, index))
+
+    walk(obj, ())
+    path = draw(st.sampled_from(paths))
+    replacement = draw(st.one_of(json_values(), st.sampled_from([float("nan"), float("inf"), -5, 0, 10**400, {}, [1]])))
+    if not path:
+        obj = replacement
+    else:
+        parent = obj
+        for key in path[:-1]:
+            parent = parent[key]
+        if draw(st.booleans()) or not isinstance(parent, dict):
+            parent[path[-1]] = replacement
+        else:
+            del parent[path[-1]]
+    ending = "\n" if line.endswith("\n") else ""
+    try:
+        # NaN and Infinity as Python writes them: what a buggy binary prints; a document stays on many lines.
+        return json.dumps(obj, indent=2 if "\n" in line.strip() else None) + ending
+    except (ValueError, RecursionError):
+        return line
+
+
+def outputs(seeds: dict[str, list[str]], fmt: str | None = None) -> st.SearchStrategy[str]:
+    """A binary's output: mostly mutated real outputs (of `fmt`, or of any format), some random text."""
+    pool = [text for name, texts in seeds.items() if fmt is None or name == fmt for text in texts]
+    others = [text for texts in seeds.values() for text in texts]
+    strategies = [mutated(pool, others), st.sampled_from(JUNK_LINES), st.text(max_size=200)]
+    return st.one_of(*strategies) if pool else st.one_of(*strategies[1:])
+
+
+# -- checks ------------------------------------------------------------------------------------------
+
+_store: dict[str, Any] = {"store": None, "uses": 0}
+
+
+def _scratch_store() -> Store:
+    """An in-memory database, replaced now and then so that long runs do not grow it without bound."""
+    if _store["store"] is None or _store["uses"] >= 500:
+        _store["store"] = Store("sqlite://")
+        _store["run"] = _store["store"].begin_run(["fuzz"], ["native"], {})
+        _store["uses"] = 0
+    _store["uses"] += 1
+    return _store["store"]
+
+
+def check_records(records: list[Record]) -> None:
+    for record in records:
+        assert problems(record) == [], (problems(record), record)
+        assert record.iterations is None or record.iterations >= 0
+        assert all(count >= 1 for count in record.sample_iterations or [])
+        for value in record.summary.values():
+            for number in value if isinstance(value, list) else [value]:
+                assert not isinstance(number, float) or math.isfinite(number), record.summary
+        json.dumps(record.reported, allow_nan=False)  # nothing non-finite kept, even among the extras
+    if not records:
+        return
+    store = _scratch_store()
+    for record in records:
+        record.platform, record.binary = record.platform or "native", record.binary or "fuzz"
+    store.add_unit(_store["run"], records, [])
+    with store.engine.connect() as connection:
+        stored = connection.exec_driver_sql(
+            "SELECT median, iterations, samples, summary FROM records ORDER BY id DESC LIMIT ?", (len(records),)).all()
+    for median, iterations, samples, summary in stored:
+        assert median is None or math.isfinite(median)
+        assert iterations is None or iterations >= 0
+        json.loads(samples, parse_constant=_no_constant)
+        json.loads(summary or "{}", parse_constant=_no_constant)
+
+
+def check_parsed(parsed: Parsed) -> None:
+    check_records(parsed.records)
+    assert len(parsed.warnings) <= MAX_WARNINGS + 1
+    assert not any("parser bug" in warning for warning in parsed.warnings), parsed.warnings
+
+
+# -- targets -------------------------------------------------------------------------------------------
+
+def parse_with(name: str, text: str) -> Parsed:
+    """One parser on its own: every line offered to it, nothing checked after it."""
+    parsed = Parsed()
+    if name == "gbench":
+        GBENCH.parse_document(text, "fuzz", parsed)
+        return parsed
+    parser = next(p for p in LINE_PARSERS if p.name == name)
+    session = parser.session("fuzz", parsed)
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):
+        line = line.strip()
+        if line and not session.feed(number, line):
+            session.reject(number, line)
+    session.finish()
+    return parsed
+
+
+def parser_target(name: str) -> Callable[[str], None]:
+    def target(text: str) -> None:
+        check_parsed(parse_with(name, text))
+    target.__name__ = f"fuzz_{name}"
+    return target
+
+
+def detect_target(text: str) -> None:
+    detect(text)
+    check_parsed(parse_output(text, "fuzz"))
+
+
+# -- the config loader ----------------------------------------------------------------------------------
+
+KEYS = {
+    "": ["run", "build", "platforms", "workloads", "runs", "x"],
+    "run": ["suites", "platforms", "timeout", "samples", "time_limit", "seed", "db", "timout"],
+    "build": ["cc", "cflags", "wasm_cc", "wasm_cflags", "include", "libs"],
+    "platform": ["command", "build", "env", "launchers", "description", "cmd"],
+    "workload": ["command", "runs", "warmups"],
+}
+TEMPLATE_WORDS = ["{exe}", "{args}", "{scratch}", "{root}", "ssh", "-o", "BatchMode=yes", "box", "qemu-aarch64",
+                  "sudo", "native", "wasm32-wasi", "wasm", "true", "echo", "", "a\x00b", "x=y", "/bin/sh", "-c"]
+
+
+def toml_values() -> st.SearchStrategy:
+    words = st.one_of(st.sampled_from(TEMPLATE_WORDS), st.text(max_size=10))
+    scalars = st.one_of(words, st.integers(-5, 10**6), st.sampled_from([2**63, 2**64, -(2**63), 10**30]),
+                        st.floats(allow_nan=True, allow_infinity=True), st.booleans())
+    return st.one_of(scalars, st.lists(words, max_size=5), st.lists(st.lists(words, max_size=3), max_size=3),
+                     st.dictionaries(st.text(max_size=6), words, max_size=3))
+
+
+def toml_text(value: Any) -> str:
+    """A value as TOML (a small writer: strings, numbers including inf and nan, lists, inline tables)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # TOML's basic strings escape as JSON's do (\uXXXX, \n, \")
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_text(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(key)} = {toml_text(item)}" for key, item in value.items()) + " }"
+    raise TypeError(value)
+
+
+@st.composite
+def configs(draw) -> str:
+    """A benchlab.toml: known tables and keys (and near misses) with values of every TOML type."""
+    parts = []
+    for table in draw(st.lists(st.sampled_from(KEYS[""]), max_size=4, unique=True)):
+        if table in ("platforms", "workloads"):
+            for name in draw(st.lists(st.one_of(st.sampled_from(["box", "native", "qemu", "w", "a/b", ""]),
+                                                st.text(max_size=6)), max_size=3, unique=True)):
+                kind = "platform" if table == "platforms" else "workload"
+                header = f"[{table}.{json.dumps(name)}]"
+                body = {key: draw(toml_values()) for key in draw(st.lists(st.sampled_from(KEYS[kind]), max_size=4,
+                                                                          unique=True))}
+                if kind == "platform" and draw(st.booleans()):
+                    body["command"] = draw(st.lists(st.sampled_from(TEMPLATE_WORDS), max_size=5))
+                parts.append(header + "\n" + "".join(f"{k} = {toml_text(v)}\n" for k, v in body.items()))
+        else:
+            keys = KEYS.get(table, ["x"])
+            body = {key: draw(toml_values()) for key in draw(st.lists(st.sampled_from(keys), max_size=4, unique=True))}
+            parts.append(f"[{table}]\n" + "".join(f"{k} = {toml_text(v)}\n" for k, v in body.items()))
+    text = "\n".join(parts)
+    if draw(st.integers(0, 9)) == 0:  # now and then, a raw edit that may break the syntax
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(["[", "]", "=", '"', "\x00", "\ufffd", "\n[[x]]\n", "a = [" * 600]))
+        text += "" if draw(st.booleans()) else "\n"
+    return text
+
+
+def config_target(text: str, directory: Path) -> None:
+    path = directory / "benchlab.toml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        config = load_config(path)
+        names = [*config.platforms, *config.user_platforms]
+        platforms = resolve_platforms(names or ["native"], config)
+        for platform in platforms:
+            platform.argv("/bin/true", ["--a b", "c;d"], str(directory), str(directory))
+            platform.environment()
+            _ = platform.is_remote, platform.runs_scripts, platform.program_key()
+    except UserError:
+        pass
+
+
+# -- the run command line ------------------------------------------------------------------------------------
+
+#: The project the command runs in: executables (whose outputs the fuzzer chooses) and workloads.
+BINARIES = ("lind.sh", "csb.sh", "jsonl.sh", "csv.sh", "gb.sh")
+PROJECT_CONFIG = """\
+[run]
+platforms = ["native"]
+
+[platforms.box]
+command = ["ssh", "-o", "BatchMode=yes", "box", "{exe}", "{args}"]
+
+[platforms.grate]
+launchers = [["true"]]
+command = ["{exe}", "{args}"]
+
+[workloads.gz]
+command = ["gzip", "-c", "/dev/null"]
+runs = 2
+warmups = 1
+"""
+OPTION_VALUES = {
+    "--platform": ["native", "qemu", "valgrind", "wasm", "box", "grate", "jvm", ""],
+    "--format": ["table", "json", "csv", "markdown", "xml", ""],
+    "--out": ["out.json", "out.csv", "out.md", "out.txt", "out.xyz", "missing/out.json", "adir", "", "."],
+    "--timeout": ["1", "0", "-1", "inf", "nan", "1e10", "0.001", "abc", ""],
+    "--samples": ["3", "1", "0", "-1", "1000000", "1000001", "x", "1e3"],
+    "--time-limit": ["0.1", "0", "nan", "inf", "1e6", "1000001", "-0"],
+    "--seed": ["0", "-1", "18446744073709551615", "18446744073709551616", "x"],
+    "--filter": ["Read", "BM_", "copy", "nothing", "", "a b", "x;y"],
+    "--counters": ["time", "time,allocs", "", "bogus"],
+    "--sweep": ["threads=1,2", "threads", "-s=10,100", "x=", "=1", "threads=a,b,c", "n=1,,2"],
+    "--arg": ["--x", "a b", "-t=2", "", "$(true)"],
+    "--db": ["sqlite:///other.db", "nosuchdialect://x", "postgresql+psycopg2://localhost/x", "sqlite:///missing/x.db",
+             "sqlite:///junk.db", "sqlite:///file:ro.db?mode=ro&uri=true"],
+}
+EXIT_CODES = (0, 1, 2)
+
+
+@st.composite
+def run_arguments(draw) -> list[str]:
+    safe_text = st.text(alphabet=st.characters(blacklist_characters="/\\.", blacklist_categories=("Cs",)), max_size=8)
+    args: list[str] = []
+    for _ in range(draw(st.integers(0, 8))):
+        choice = draw(st.integers(0, 9))
+        if choice <= 5:
+            option = draw(st.sampled_from(sorted(OPTION_VALUES)))
+            value = draw(st.one_of(st.sampled_from(OPTION_VALUES[option]), safe_text))
+            args += [f"{option}={value}"] if draw(st.booleans()) else [option, value]
+        elif choice == 6:
+            args.append(draw(st.sampled_from(["--no-store", "-p", "--help", "--bogus", "-", "--"])))
+        else:
+            args.append(draw(st.one_of(st.sampled_from([*BINARIES, "gz", "suite", "l", "suite/c", "nothing"]), safe_text)))
+    if draw(st.booleans()):
+        args.insert(0, "suite")  # every binary: the path most inputs should reach
+    if draw(st.integers(0, 9)) == 0:
+        # Now and then the other commands, on the database the runs before filled.
+        command = draw(st.sampled_from(["show", "runs"]))
+        extra = draw(st.lists(st.one_of(st.sampled_from(
+            ["latest", "-1", "-2", "1", "0", "-99999999999999999999", "99999999999999999999", "x", "--limit",
+             "99999999999999999999", "5", "--format", "json", "csv", "--out", "out.json", "--db", "sqlite:///junk.db"]),
+            safe_text), max_size=4))
+        return [command, *extra]
+    return ["run", *args]
+
+
+@st.composite
+def run_inputs(draw, seeds: dict[str, list[str]]) -> tuple[list[str], dict[str, tuple[str, int, str]]]:
+    """(arguments, {binary: (stdout, exit status, stderr)})."""
+    behaviour = {}
+    for binary, fmt in zip(BINARIES, ("lind", "csb", "jsonl", "b63csv", "gbench")):
+        stdout = draw(outputs(seeds, fmt))
+        status = draw(st.sampled_from([0, 0, 0, 1, 2, -9]))
+        stderr = draw(st.sampled_from(["", "boom", "benchlab: no benchmark matches --filter=x (see --list)",
+                                       "Failed to match any benchmarks against regex: x"]))
+        behaviour[binary] = (stdout, status, stderr)
+    return draw(run_arguments()), behaviour
+
+
+class CliProject:
+    """A project directory, and the processes of a run replaced by the fuzzer's outputs.
+
+    Nothing is spawned: run_process and the workload launcher are stubbed, so a run
+    takes milliseconds and no input can make a real program do anything."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.behaviour: dict[str, tuple[str, int, str]] = {}
+        self.uses = 0
+
+    def reset(self) -> None:
+        if self.directory.exists():
+            shutil.rmtree(self.directory)
+        suite = self.directory / "suite"
+        suite.mkdir(parents=True)
+        for binary in BINARIES:
+            (suite / binary).write_text("#!/bin/sh\n# output supplied by the fuzzer\n")
+            (suite / binary).chmod(0o755)
+        (self.directory / "benchlab.toml").write_text(PROJECT_CONFIG)
+        (self.directory / "adir").mkdir()
+        (self.directory / "junk.db").write_bytes(b"SQLite format 3\0" + b"\x13" * 2000)
+        Store(f"sqlite:///{self.directory / 'ro.db'}")
+
+    def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None):
+        from benchlab.process import Outcome
+        name = next((os.path.basename(a) for a in argv if os.path.basename(a) in self.behaviour), None)
+        text, status, stderr = self.behaviour.get(name, ("", 0, ""))
+        outcome = Outcome(argv=list(argv), timeout=timeout, stderr=stderr, wall_s=0.01, user_s=0.01, sys_s=0.0,
+                          max_rss_kib=1000)
+        if status < 0:
+            outcome.signal_number = -status
+        else:
+            outcome.exit_status = status
+        if stdout is None:
+            outcome.stdout = text
+        elif not isinstance(stdout, int):  # subprocess.DEVNULL: discarded, as a workload's output is
+            stdout.write(text.encode("utf-8", errors="surrogatepass"))
+        return outcome
+
+    @contextlib.contextmanager
+    def active(self):
+        self.reset()
+        previous = os.getcwd()
+        os.chdir(self.directory)
+        patches = [
+            mock.patch("benchlab.runner.run_process", self.fake_run),
+            mock.patch("benchlab.workloads.run_process", self.fake_run),
+            mock.patch("benchlab.workloads.run_measured", lambda argv, launcher, **kw: self.fake_run(argv, **kw)),
+            mock.patch("benchlab.build.Builder.measure_launcher", lambda self: Path("/measure")),
+            mock.patch("benchlab.platforms._first_line", lambda argv: "fuzz 1.0"),
+            mock.patch("benchlab.context.git_commit", lambda root: None),
+            mock.patch.dict(os.environ, {"BENCHLAB_DB": "", "BENCHLAB_CONFIG": ""}),
+        ]
+        with contextlib.ExitStack() as stack:
+            for patch in patches:
+                stack.enter_context(patch)
+            try:
+                yield self
+            finally:
+                os.chdir(previous)
+
+    def run(self, args: list[str], behaviour: dict[str, tuple[str, int, str]]) -> None:
+        from benchlab.cli import main
+        self.uses += 1
+        if self.uses % 200 == 0:
+            self.reset()  # keep the database small over a long run
+            os.chdir(self.directory)  # the directory was made anew
+        self.behaviour = behaviour
+        for leftover in ("out.json", "out.csv", "out.md", "out.txt"):
+            (self.directory / leftover).unlink(missing_ok=True)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+        assert code in EXIT_CODES, (code, err.getvalue()[-500:])
+        assert "Traceback" not in err.getvalue()
+        self.check_outputs()
+
+    def check_outputs(self) -> None:
+        out_json = self.directory / "out.json"
+        if out_json.exists():
+            json.loads(out_json.read_text(), parse_constant=_no_constant)  # no NaN or Infinity written
+        for db in (self.directory / ".benchlab" / "results.db", self.directory / "other.db"):
+            if not db.exists():
+                continue
+            with contextlib.closing(sqlite3.connect(db)) as connection:
+                rows = connection.execute(
+                    "SELECT median, iterations, param, samples, sample_iterations, summary, reported FROM records "
+                    "WHERE run_id = (SELECT max(id) FROM runs)").fetchall()
+            for median, iterations, param, samples, sample_iterations, summary, reported in rows:
+                assert median is None or math.isfinite(median)
+                assert iterations is None or iterations >= 0
+                for text in (samples, sample_iterations, summary, reported):
+                    if text is not None:
+                        json.loads(text, parse_constant=_no_constant)
+                assert all(count >= 1 for count in json.loads(sample_iterations or "[]") or [])
+
+
+def _no_constant(name: str):
+    raise AssertionError(f"a stored or written figure is {name}")
