@@ -449,7 +449,7 @@ extern "C" {
 /* Defaults of the command line, measured to give figures that hold across processes
    in little time (bench/README.md, "Defaults"). */
 #define BL__DEFAULT_PRECISION_PCT 0.5
-#define BL__DEFAULT_TIME_LIMIT_S 0.05
+#define BL__DEFAULT_TIME_LIMIT_S 0.01
 #define BL__DEFAULT_MAX_SAMPLES 1000
 /* A precision stop needs this many samples first: 10 batches of 2. */
 #define BL__PRECISION_MIN_SAMPLES 20

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime
-import importlib.metadata
 import platform as host_platform
 import socket
 import subprocess
@@ -11,6 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from benchlab import __version__
+
+
+def _metadata():
+    """importlib.metadata, imported when first needed: it costs ~30 ms at start-up."""
+    import importlib.metadata
+    return importlib.metadata
 from benchlab.build import compiler_version
 from benchlab.config import Config
 from benchlab.platforms import Platform
@@ -52,7 +57,7 @@ def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str
         "kernel": host_platform.release(),
         "arch": host_platform.machine(),
         "python": sys.version.split()[0],
-        "numpy": importlib.metadata.version("numpy"),
+        "numpy": _metadata().version("numpy"),
         "compilers": compilers,
         "cflags": {"native": config.build.cflags, "wasm32-wasi": config.build.wasm_cflags},
         "git": git_commit(config.root),
