@@ -37,3 +37,10 @@ class UserError(Exception):
 
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM during a run, after the run was closed cleanly; the message says what was kept."""
+
+
+class StoreFailed(UserError):
+    """A write to the database failed (a full disk, a read-only file): the run can go on in memory.
+
+    Here rather than in store.py, so that `benchlab run --no-store` never imports
+    SQLAlchemy (a third of a second at start-up)."""

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
-from benchlab.errors import UserError
+from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Fault, Record
 
 DB_ENVIRONMENT_VARIABLE = "BENCHLAB_DB"
@@ -91,8 +91,6 @@ _DRIVER_PACKAGES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary
                     "MySQLdb": "mysqlclient", "asyncpg": "asyncpg", "pg8000": "pg8000"}
 
 
-class StoreFailed(UserError):
-    """A write to the database failed (a full disk, a read-only file): the run can go on in memory."""
 
 
 def database_url(option: str | None, config_value: str | None, state_dir: Path) -> str:

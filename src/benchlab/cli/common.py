@@ -4,13 +4,16 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from benchlab.config import Config, load_config
 from benchlab.errors import UserError
 from benchlab.exporters import EXPORTERS, FORMAT_BY_SUFFIX
-from benchlab.store import Store, database_url
+
+if TYPE_CHECKING:
+    from benchlab.store import Store
 
 db_option = click.option("--db", "db_url", metavar="URL",
                          help="Database URL (default: $BENCHLAB_DB, else run.db, else sqlite:///.benchlab/results.db).")
@@ -38,7 +41,10 @@ def config_of(context: click.Context) -> Config:
     return load_config(context.obj.get("config_path") if context.obj else None)
 
 
-def open_store(config: Config, db_url: str | None) -> Store:
+def open_store(config: Config, db_url: str | None) -> "Store":
+    # Imported here: SQLAlchemy takes a third of a second to import, which a command that
+    # stores nothing (--no-store, --help) should not pay.
+    from benchlab.store import Store, database_url
     return Store(database_url(db_url, config.db, config.state_dir))
 
 

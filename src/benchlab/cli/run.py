@@ -15,9 +15,8 @@ from benchlab.build import Builder
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
-from benchlab.errors import ExitCode, Interrupted, UserError
+from benchlab.errors import ExitCode, Interrupted, StoreFailed, UserError
 from benchlab.limits import limit
-from benchlab.store import StoreFailed
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
 from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep, interleaved
