@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import re
 
-from benchlab.parsers.base import BadValue, Parsed, bad_line, figure, name, param_value, whole
+from benchlab.parsers.base import BadValue, LineSession, Parsed, bad_line, figure, name, param_value, whole
 from benchlab.records import Record
 
 BENCHLAB_HEADER = ["name", "param", "counter", "iterations", "value"]
@@ -53,12 +53,11 @@ class B63CsvParser:
         return _Session(binary, parsed)
 
 
-class _Session:
+class _Session(LineSession):
     """Lines are samples: they are grouped per (name, param, counter) and become records at the end."""
 
     def __init__(self, binary: str, parsed: Parsed):
-        self.binary = binary
-        self.parsed = parsed
+        super().__init__(binary, parsed)
         self.with_param = False
         self.groups: dict[tuple, list[tuple[int, float]]] = {}
 

@@ -71,6 +71,14 @@ class Session(Protocol):
         """End of output: emit what was gathered across lines."""
 
 
+class LineSession:
+    """What every parser's session keeps: whose output it reads, and where the results go."""
+
+    def __init__(self, binary: str, parsed: Parsed):
+        self.binary = binary
+        self.parsed = parsed
+
+
 class Parser(Protocol):
     #: Short name, stored with each record ("jsonl", "lind", "csb", "b63csv", "gbench").
     name: str

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from benchlab.parsers.base import BadValue, Parsed, bad_line, figure, name, whole
+from benchlab.parsers.base import BadValue, LineSession, Parsed, bad_line, figure, name, whole
 from benchlab.records import Record
 
 _PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=([^;]*);")
@@ -49,10 +49,7 @@ class CsbParser:
         return _Session(binary, parsed)
 
 
-class _Session:
-    def __init__(self, binary: str, parsed: Parsed):
-        self.binary = binary
-        self.parsed = parsed
+class _Session(LineSession):
 
     def feed(self, number: int, line: str) -> bool:
         if not _LINE.match(line):

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from benchlab.parsers.base import (
-    BadValue, Parsed, bad_line, clean_reported, figure, name, param_value, show, whole)
+    BadValue, LineSession, Parsed, bad_line, clean_reported, figure, name, param_value, show, whole)
 from benchlab.records import Record
 
 #: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
@@ -78,10 +78,9 @@ class JsonlParser:
         return _Session(binary, parsed)
 
 
-class _Session:
+class _Session(LineSession):
     def __init__(self, binary: str, parsed: Parsed):
-        self.binary = binary
-        self.parsed = parsed
+        super().__init__(binary, parsed)
         self.schema = SUPPORTED_SCHEMAS[-1]  # until a context record says otherwise
 
     def _bad(self, number: int, line: str, why: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from benchlab.parsers.base import BadValue, Parsed, bad_line, figure, name, param_value, whole
+from benchlab.parsers.base import BadValue, LineSession, Parsed, bad_line, figure, name, param_value, whole
 from benchlab.records import Record
 
 _LINE = re.compile(r"^([^\t]+)\t(-?\d+)\t(\d+)\t(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$")
@@ -25,10 +25,7 @@ class LindParser:
         return _Session(binary, parsed)
 
 
-class _Session:
-    def __init__(self, binary: str, parsed: Parsed):
-        self.binary = binary
-        self.parsed = parsed
+class _Session(LineSession):
 
     def feed(self, number: int, line: str) -> bool:
         match = _LINE.match(line)
