@@ -36,6 +36,11 @@ expect_error 'benchlab: --filter needs a non-empty substring (got "")' --filter=
 expect_error 'benchlab: --samples needs a value' --samples
 expect_error 'benchlab: no benchmark matches --filter=nothing_like_this (see --list)' --filter=nothing_like_this
 expect_error "benchlab: --out cannot open \"$work/no/such/dir/x\" for writing: No such file or directory" --out="$work/no/such/dir/x"
+expect_error 'benchlab: --precision must be a percentage from 0 (off) to 100 (got "-1")' --precision=-1
+expect_error 'benchlab: --precision must be a percentage from 0 (off) to 100 (got "abc")' --precision=abc
+expect_error 'benchlab: --precision must be a percentage from 0 (off) to 100 (got "nan")' --precision=nan
+expect_error 'benchlab: --schedule must be rounds or sequential (got "other")' --schedule=other
+expect_error 'benchlab: --no-subtract takes no value (got "1")' --no-subtract=1
 # A bad flag after good ones still stops before anything runs.
 expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, csb (got "")' --samples=5 --format=
 
@@ -84,6 +89,37 @@ checks=$((checks + 1))
 run --format=table >"$work/table" || fail "--format=table failed"
 head -1 "$work/table" | grep -q '^benchlab ' || fail "table has no context line"
 [ "$(grep -c 'median: .*lowest: .*p99: ' "$work/table")" -eq "$n_all" ] || fail "table rows differ from lind"
+
+# Rounds: with --samples=N and no --precision, every benchmark takes exactly N samples,
+# the baseline's and the empty loop's of the same round beside each.
+checks=$((checks + 1))
+"$prog" --format=jsonl --samples=7 >"$work/rounds" || fail "--samples=7 failed"
+grep -q '"schedule":"rounds","samples":7,' "$work/rounds" || fail "context does not say rounds and samples 7"
+grep -q '"precision_pct":0,' "$work/rounds" || fail "--samples without --precision should turn precision off"
+[ "$(grep -c '"sample_iterations":\[[0-9]*\(,[0-9]*\)\{6\}\]' "$work/rounds")" -eq "$n_all" ] || fail "not 7 samples per benchmark"
+[ "$(grep -c '"overhead_samples":\[' "$work/rounds")" -eq "$n_all" ] || fail "time records lack overhead_samples"
+[ "$(grep -c '"baseline_samples":\[' "$work/rounds")" -eq $((n_all - 1)) ] || fail "compared records lack baseline_samples"
+[ "$(grep -c '"stopped":"samples"' "$work/rounds")" -eq "$n_all" ] || fail "stopped is not samples"
+
+# Precision: a steady kernel stops on it, with at least 20 samples; --precision=0 and a
+# time limit stop on the time.
+checks=$((checks + 1))
+"$prog" --format=jsonl --precision=50 >"$work/precise" || fail "--precision=50 failed"
+[ "$(grep -c '"stopped":"precision"' "$work/precise")" -eq "$n_all" ] || fail "--precision=50 did not stop on precision"
+"$prog" --format=jsonl --precision=0 --time-limit=0.002 >"$work/timed" || fail "--precision=0 failed"
+[ "$(grep -c '"stopped":"time limit"' "$work/timed")" -ge 1 ] || fail "--precision=0 did not stop on the time limit"
+
+# Sequential: the same records, one benchmark after another.
+checks=$((checks + 1))
+"$prog" --format=jsonl --schedule=sequential --samples=5 >"$work/seq" || fail "--schedule=sequential failed"
+grep -q '"schedule":"sequential"' "$work/seq" || fail "context does not say sequential"
+[ "$(grep -c '"type":"result"' "$work/seq")" -eq "$n_all" ] || fail "sequential result count differs"
+
+# --no-subtract: figures as measured; the table says which.
+checks=$((checks + 1))
+"$prog" --format=jsonl --no-subtract --samples=5 >"$work/raw" || fail "--no-subtract failed"
+[ "$(grep -c '"subtracted":false' "$work/raw")" -eq "$n_all" ] || fail "records do not say subtracted:false"
+"$prog" --format=table --no-subtract --samples=5 | grep -q 'raw figures (--no-subtract)' || fail "table does not say raw"
 
 # --help: usage on stdout, status 0.
 checks=$((checks + 1))
