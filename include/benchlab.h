@@ -451,6 +451,11 @@ extern "C" {
 #define BL__DEFAULT_PRECISION_PCT 0.5
 #define BL__DEFAULT_TIME_LIMIT_S 0.01
 #define BL__DEFAULT_MAX_SAMPLES 1000
+/* The time limit stops a benchmark only once it has this many samples (or --samples, if
+   fewer): slow bodies, slow BL_SUSPEND setup, or a coarse timer (qemu's 210 ns makes a
+   sample last 210 us) would otherwise stop after a handful, whose interval bounds
+   nothing (seen: 5 samples of fs_read under qemu at a 10 ms limit). */
+#define BL__MIN_SAMPLES_AT_LIMIT 10
 /* A precision stop needs this many samples first: 10 batches of 2. */
 #define BL__PRECISION_MIN_SAMPLES 20
 /* Length of one sample without --samples: short, so that many rounds fit, and long
@@ -1942,7 +1947,7 @@ static int bl__precise(bl__result *r, const bl__options *o, int compared) {
 static void bl__update_stop(const bl__rounds *g, bl__result *r, const bl__options *o) {
     if (r->stopped) return;
     if (r->count >= g->max_samples) r->stopped = "samples";
-    else if (r->spent_ns >= o->time_limit_s * 1e9) r->stopped = "time limit";
+    else if (r->spent_ns >= o->time_limit_s * 1e9 && r->count >= BL__MIN_SAMPLES_AT_LIMIT) r->stopped = "time limit";
     else if (o->precision_pct > 0 && bl__precise(r, o, bl__is_compared(g, r))) r->stopped = "precision";
 }
 
@@ -3012,7 +3017,8 @@ static const char *const bl__usage =
     "                         (default " BL__STR(BL__DEFAULT_PRECISION_PCT) "; 0: off, sample to --samples or --time-limit)\n"
     "  --samples=N            take N samples per benchmark, N from " BL__STR(BL__MIN_SAMPLES) " to " BL__STR(BL__MAX_SAMPLES) "\n"
     "                         (default: as many as --precision needs, at most " BL__STR(BL__DEFAULT_MAX_SAMPLES) ")\n"
-    "  --time-limit=SECONDS   sampling time per benchmark at most (default " BL__STR(BL__DEFAULT_TIME_LIMIT_S) "); one sample may go past it\n"
+    "  --time-limit=SECONDS   sampling time per benchmark (default " BL__STR(BL__DEFAULT_TIME_LIMIT_S) "), once it has " BL__STR(BL__MIN_SAMPLES_AT_LIMIT) " samples;\n"
+    "                         one sample may go past it\n"
     "  --schedule=SCHEDULE    rounds (default: one sample of every benchmark per round, shuffled) or\n"
     "                         sequential (one benchmark after another)\n"
     "  --no-subtract          report figures as measured, without subtracting the empty loop's cost\n"

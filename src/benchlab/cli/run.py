@@ -41,7 +41,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 @click.option("--samples", type=_limit_range("MIN_SAMPLES", "MAX_SAMPLES"), metavar="N",
               help="Samples per benchmark in each process (--samples=N; default: as --precision needs).")
 @click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIME_LIMIT_S), metavar="S",
-              help="Sampling time per benchmark in each process, at most (--time-limit=S).")
+              help="Sampling time per benchmark in each process, once it has 10 samples (--time-limit=S).")
 @click.option("--precision", type=FiniteFloatRange(min=0, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
               help="Stop a benchmark once its median's interval is within +-PCT%% (--precision=PCT; 0: off).")
 @click.option("--schedule", type=click.Choice(["rounds", "sequential"]),
