@@ -255,16 +255,18 @@ uint64_t bl_random(uint64_t *state);
    tests/vectors/ checks both. */
 typedef struct bl_stats {
     double median, min, max, mean, stddev, p75, p90, p99, mad;
-    double median_ci_low, median_ci_high; /* 99%, distribution-free */
+    double median_ci_low, median_ci_high; /* 99%, within the run: order statistics widened
+                                             by batch medians (docs/formats.md) */
     size_t outliers_low, outliers_high;   /* outside Tukey's fences; counted, never dropped */
 } bl_stats;
 
-/* Statistics of x[0..n-1] (n >= 1). */
+/* Statistics of x[0..n-1] (n >= 1), in the order the samples were taken: the median's
+   interval allows for neighbours that are alike (slow phases of the machine). */
 void bl_compute_stats(const double *x, size_t n, bl_stats *out);
 /* Quantile p of an ascending array (linear interpolation, numpy's default). */
 double bl_quantile_sorted(const double *sorted, size_t n, double p);
 /* The median of the per-round ratios a[i]/b[i] over m paired rounds, and its 99%
-   distribution-free interval. */
+   interval (the median's, over the ratios in round order). */
 void bl_ratio_ci(const double *a, const double *b, size_t m, double *ratio, double *low,
                  double *high);
 
