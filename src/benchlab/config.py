@@ -80,6 +80,11 @@ class Config:
     build: BuildSettings = dataclasses.field(default_factory=BuildSettings)
     user_platforms: dict[str, PlatformSpec] = dataclasses.field(default_factory=dict)
     workloads: dict[str, Workload] = dataclasses.field(default_factory=dict)
+    #: [compare]: below this fraction a change is "no change" (noise_floor, in percent in the file)
+    noise_floor: float = 0.01
+    #: [compare.noise_floors] and [gate.max_regression]: per benchmark name, as fractions
+    noise_floors: dict[str, float] = dataclasses.field(default_factory=dict)
+    max_regressions: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def state_dir(self) -> Path:
@@ -208,7 +213,7 @@ def parse_text(text: str, path: Path) -> Config:
 def _parse(data: dict, path: Path) -> Config:
     check = _Checker(path)
     config = Config(root=path.parent, path=path)
-    check.known_keys(data, ("run", "build", "platforms", "workloads"), "")
+    check.known_keys(data, ("run", "build", "platforms", "workloads", "compare", "gate"), "")
 
     run = check.table(data.get("run", {}), "run")
     check.known_keys(run, ("suites", "platforms", "timeout", "samples", "time_limit", "seed", "db", "processes"), "run.")
@@ -248,7 +253,22 @@ def _parse(data: dict, path: Path) -> Config:
     for name, spec in workloads.items():
         _check_name(check, name, "workloads")
         config.workloads[name] = _parse_workload(check, name, spec)
+
+    compare = check.table(data.get("compare", {}), "compare")
+    check.known_keys(compare, ("noise_floor", "noise_floors"), "compare.")
+    if "noise_floor" in compare:
+        config.noise_floor = check.number(compare["noise_floor"], "compare.noise_floor", maximum=100) / 100
+    config.noise_floors = _percentages(check, compare.get("noise_floors", {}), "compare.noise_floors")
+    gate = check.table(data.get("gate", {}), "gate")
+    check.known_keys(gate, ("max_regression",), "gate.")
+    config.max_regressions = _percentages(check, gate.get("max_regression", {}), "gate.max_regression")
     return config
+
+
+def _percentages(check: _Checker, table: Any, key: str) -> dict[str, float]:
+    """A table of benchmark name = percent, as fractions: `[compare.noise_floors]` `getpid = 5`."""
+    return {name: check.number(value, f"{key}.{name}", maximum=100) / 100
+            for name, value in check.table(table, key).items()}
 
 
 def _check_name(check: _Checker, name: str, table: str) -> None:

@@ -1,0 +1,179 @@
+"""`benchlab compare A B` and `benchlab gate`: what got faster or slower, with a stated confidence.
+
+A and B are stored runs (an id, `latest`, `-N`) or result files of any format benchlab
+reads. The comparison model is benchlab.compare; this module loads the two sides, says
+when their contexts differ in what matters, and prints the table.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.compare import NO_CHANGE, SLOWER, Comparison, compare, geometric_mean
+from benchlab.errors import ExitCode, UserError
+from benchlab.parsers import parse_output
+from benchlab.records import Record
+
+#: Context fields whose difference can explain a difference in figures.
+CONTEXT_FIELDS = ("cpu", "kernel", "arch", "compilers", "cflags", "platforms")
+
+
+class Side:
+    """One side of a comparison: its name, records and context."""
+
+    def __init__(self, label: str, records: list[Record], context: dict[str, Any]):
+        self.label, self.records, self.context = label, records, context
+
+
+def load_side(text: str, store_opener) -> Side:
+    """A result file when `text` names one, else a stored run."""
+    path = Path(text)
+    if path.is_file():
+        try:
+            parsed = parse_output(path.read_text(errors="replace"), path.name)
+        except OSError as exc:
+            raise UserError(f"cannot read {text}: {exc.strerror}", "give a readable result file") from None
+        if not parsed.records:
+            raise UserError(f"{text} holds no result benchlab can read",
+                            "give a file of benchlab jsonl, Google Benchmark JSON, lind, csb or B63 CSV lines")
+        for record in parsed.records:
+            record.platform = record.platform or "native"
+        return Side(text, parsed.records, parsed.context or {})
+    store = store_opener()
+    run, records, _ = store.load_run(store.resolve_run_id(text))
+    return Side(f"run {run['id']}", records, run.get("context") or {})
+
+
+def context_differences(a: Side, b: Side) -> list[str]:
+    lines = []
+    for field in CONTEXT_FIELDS:
+        if field in a.context and field in b.context and a.context[field] != b.context[field]:
+            lines.append(f"{field}: {_short(a.context[field])} -> {_short(b.context[field])}")
+    return lines
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _name(c: Comparison) -> str:
+    bench, param, counter, sweep = c.key
+    name = bench if param is None else f"{bench}/{param}"
+    if counter != "time":
+        name += f" [{counter}]"
+    if sweep is not None:
+        name += f" @{sweep}"
+    return name
+
+
+def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) -> str:
+    differences = context_differences(a, b)
+    slower = [c for c in comparisons if c.verdict == SLOWER]
+    faster = [c for c in comparisons if c.verdict not in (SLOWER, NO_CHANGE)]
+    gmean = geometric_mean(comparisons)
+    summary = (f"{len(comparisons)} compared: {len(slower)} slower, {len(faster)} faster, "
+               f"{len(comparisons) - len(slower) - len(faster)} no change; geometric mean of B/A "
+               + (f"{gmean:.4f}" if gmean else "-"))
+    if output_format == "json":
+        return json.dumps({
+            "a": a.label, "b": b.label, "context_differences": differences, "geometric_mean": gmean,
+            "comparisons": [{"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3],
+                             "platform": c.platform, "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
+                             "ratio_ci": [c.low, c.high], "verdict": c.verdict, "noise_floor": c.floor,
+                             "interval": c.scope, "processes": list(c.processes)} for c in comparisons]}, indent=1) + "\n"
+    rows = [(_name(c), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", f"[{c.low:.4f}, {c.high:.4f}]",
+             c.verdict + ("" if c.scope.startswith("between") else " (1 process)")) for c in comparisons]
+    heads = ("TEST", "PLATFORM", f"A ({a.label})", f"B ({b.label})", "B/A", "99% interval", "VERDICT")
+    lines = []
+    if differences:
+        lines.append("the two runs differ in: " + "; ".join(differences))
+    if output_format == "markdown":
+        lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
+        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+    lines.append(summary)
+    if any(not c.scope.startswith("between") for c in comparisons):
+        lines.append("(1 process): a side has one process per benchmark; its interval cannot see what changes "
+                     "between runs (CPU, layout, the machine's phase): rerun with benchlab run --processes N")
+    return "\n".join(lines) + "\n"
+
+
+def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str | None,
+                   floor: float | None):
+    """(comparisons, side A, side B, config)."""
+    config = config_of(context)
+    store = []
+
+    def opener():
+        if not store:
+            store.append(open_store(config, db_url))
+        return store[0]
+
+    a, b = load_side(a_text, opener), load_side(b_text, opener)
+    comparisons = compare(a.records, b.records, floors=config.noise_floors,
+                          default_floor=(floor / 100) if floor is not None else config.noise_floor)
+    if not comparisons:
+        raise UserError(f"{a.label} and {b.label} have no benchmark in common",
+                        "compare runs of the same programs (benchlab show RUN lists what a run has)")
+    return comparisons, a, b, config
+
+
+percent = click.FloatRange(min=0, max=100)
+
+
+@click.command("compare", context_settings={"ignore_unknown_options": True},
+               short_help="What got faster or slower between two runs, with 99% intervals.")
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B", default="latest")
+@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table",
+              help="table (default), markdown for a pull request, or json.")
+@click.option("--noise-floor", "floor", type=percent, metavar="PCT",
+              help="A change smaller than PCT% is 'no change' even when significant (default 1, or compare.noise_floor).")
+@db_option
+@click.pass_context
+def compare_command(context: click.Context, a: str, b: str, output_format: str, floor: float | None,
+                    db_url: str | None) -> int:
+    """Compare B with A (runs as `show` takes them, or result files): per benchmark both
+    figures, the ratio B/A with a 99% interval whose error term is the variation between
+    processes, and a verdict: faster, slower, or no change."""
+    comparisons, side_a, side_b, _ = run_comparison(context, a, b, db_url, floor)
+    click.echo(render(comparisons, side_a, side_b, output_format), nl=False)
+    return ExitCode.OK
+
+
+@click.command("gate", context_settings={"ignore_unknown_options": True},
+               short_help="Exit 3 when something got slower beyond a threshold.")
+@click.argument("run", metavar="[RUN]", default="latest")
+@click.option("--baseline", "baseline", required=True, metavar="RUN",
+              help="What RUN is held against: a run or a result file.")
+@click.option("--max-regression", type=percent, default=2.0, metavar="PCT",
+              help="Fail when a benchmark is slower by more than PCT% with 99% confidence (default 2).")
+@click.option("--noise-floor", "floor", type=percent, metavar="PCT", help="As for compare.")
+@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
+@db_option
+@click.pass_context
+def gate_command(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
+                 output_format: str, db_url: str | None) -> int:
+    """Exit 0 when nothing in RUN is slower than the baseline beyond --max-regression
+    with confidence, 3 when something is (listed); 1 stays for errors, 2 for usage."""
+    comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor)
+    click.echo(render(comparisons, side_a, side_b, output_format), nl=False)
+    # A benchmark's own threshold ([gate.max_regression] in benchlab.toml) wins over the flag's.
+    offenders = [c for c in comparisons
+                 if c.slower_beyond(config.max_regressions.get(c.key[0], max_regression / 100))]
+    if not offenders:
+        click.echo(f"gate passed: nothing slower than {max_regression:g}% beyond its 99% interval", err=True)
+        return ExitCode.OK
+    for c in offenders:
+        threshold = 100 * config.max_regressions.get(c.key[0], max_regression / 100)
+        click.echo(f"regression: {_name(c)} on {c.platform}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
+                   f"more than {threshold:g}% slower", err=True)
+    return ExitCode.REGRESSION

@@ -1,0 +1,124 @@
+"""Two runs compared: per benchmark, the ratio B/A with an interval whose error term is
+the variation between processes, and a verdict.
+
+The unit is the process. A run of N processes gives N medians per benchmark; the two
+runs' figures are the means of theirs (combine.py), and the ratio's interval is Welch's
+t interval on the logarithm of the ratio, by the delta method:
+
+    log(mean_b / mean_a) +- t(0.995; df) * sqrt(s_a^2 / (n_a mean_a^2) + s_b^2 / (n_b mean_b^2))
+
+with df from Welch-Satterthwaite. Within-process noise is in it (each median carries
+its own), and so are the CPU, layout and phase of the machine each process met, which
+one process cannot see: a comparison of two single processes is the comparison whose
+false alarms users of other tools complain about. When a side has one process only (a
+foreign result file, `--processes 1`), its figure's own interval stands in for the
+spread, and the comparison says it cannot see between-run variation.
+
+Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
+(default 1%: [1/1.01, 1.01]); else "slower" (the interval above 1) or "faster".
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Iterable
+
+from benchlab import stats
+from benchlab.records import Record
+from benchlab.report import figures
+
+#: Below this relative change a difference is called "no change" even when significant:
+#: identical code at another address or on another CPU differs by that much (issue 9).
+DEFAULT_NOISE_FLOOR = 0.01
+
+SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
+#: What a comparison's interval rests on.
+BETWEEN_PROCESSES = "between processes"
+WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
+
+
+@dataclasses.dataclass
+class Comparison:
+    key: tuple          # (bench, param, counter, sweep value)
+    platform: str
+    unit: str
+    a: float
+    b: float
+    ratio: float        # b / a
+    low: float
+    high: float
+    floor: float
+    scope: str
+    processes: tuple[int, int]
+
+    @property
+    def verdict(self) -> str:
+        inside_floor = self.low >= 1 / (1 + self.floor) and self.high <= 1 + self.floor
+        if self.low <= 1 <= self.high or inside_floor:
+            return NO_CHANGE
+        return SLOWER if self.low > 1 else FASTER
+
+    def slower_beyond(self, threshold: float) -> bool:
+        """A regression beyond `threshold` (0.02 for 2%) with 99% confidence."""
+        return self.verdict == SLOWER and self.low > 1 + threshold
+
+
+def spread(record: Record) -> tuple[float, float, int]:
+    """(figure, standard error of the figure, processes) of a combined record."""
+    summary = record.summary
+    medians = summary.get("process_medians") or [summary["median"]]
+    figure = float(summary["median"])
+    if len(medians) > 1:
+        mean = sum(medians) / len(medians)
+        sd = math.sqrt(sum((m - mean) ** 2 for m in medians) / (len(medians) - 1))
+        return figure, sd / math.sqrt(len(medians)), len(medians)
+    # One process: its 99% interval of the median, as a standard error.
+    low, high = summary.get("median_ci") or (figure, figure)
+    return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
+
+
+def ratio_interval(a: Record, b: Record) -> tuple[float, float, float, str]:
+    """b/a, its 99% interval, and what the interval rests on."""
+    fa, se_a, na = spread(a)
+    fb, se_b, nb = spread(b)
+    ratio = fb / fa
+    var_a, var_b = (se_a / fa) ** 2, (se_b / fb) ** 2
+    if na > 1 and nb > 1:
+        # Welch-Satterthwaite degrees of freedom of the two relative variances.
+        df = (var_a + var_b) ** 2 / (var_a ** 2 / (na - 1) + var_b ** 2 / (nb - 1)) if var_a + var_b else na + nb - 2
+        scope = BETWEEN_PROCESSES
+    else:
+        df = 10 ** 6  # the within-process intervals are already at 99%: normal
+        scope = WITHIN_ONE_PROCESS
+    half = stats.t_quantile_99(max(1, int(df))) * math.sqrt(var_a + var_b)
+    return ratio, ratio * math.exp(-half), ratio * math.exp(half), scope
+
+
+def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
+            floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR) -> list[Comparison]:
+    """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
+
+    `floors` maps a benchmark name to its own noise floor (benchlab.toml).
+    """
+    floors = floors or {}
+    b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
+    result = []
+    for a in figures(list(records_a)):
+        b = b_by_key.get((a.key, a.platform))
+        if b is None or not _measured(a) or a.unit != b.unit:
+            continue
+        ratio, low, high, scope = ratio_interval(a, b)
+        result.append(Comparison(
+            key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, ratio=ratio, low=low, high=high,
+            floor=floors.get(a.bench, default_floor), scope=scope,
+            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1))))
+    return result
+
+
+def geometric_mean(comparisons: list[Comparison]) -> float | None:
+    ratios = [c.ratio for c in comparisons if c.ratio > 0]
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+
+
+def _measured(record: Record) -> bool:
+    return record.supported and bool(record.median) and record.median > 0
