@@ -185,8 +185,9 @@ class Runner:
             unit.index = index
         return units
 
-    def run_unit(self, unit: Unit, process: int | None = None) -> UnitResult:
-        """One process of `unit` (the `process`-th of the run's, when it has several)."""
+    def run_unit(self, unit: Unit, process: int | None = None, cpu: int | None = None) -> UnitResult:
+        """One process of `unit` (the `process`-th of the run's, when it has several);
+        on CPU `cpu` only when given (duet benchmarking, benchlab.ab)."""
         result = UnitResult(unit, process=process)
         scratch_root = self.config.state_dir / "scratch"
         scratch_root.mkdir(parents=True, exist_ok=True)
@@ -198,7 +199,7 @@ class Runner:
                     scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
             else:
                 layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
-                self._run_binary(unit, result, scratch, layout)
+                self._run_binary(unit, result, scratch, layout, cpu)
                 for record in result.records:
                     record.reported["unit"] = unit.index
                     if process is not None:
@@ -229,7 +230,8 @@ class Runner:
                 self._builds[key] = failure
         return self._builds[key]
 
-    def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str]) -> None:
+    def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
+                    cpu: int | None = None) -> None:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
             tail = [line for line in exe.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
@@ -240,6 +242,8 @@ class Runner:
         if unit.sweep_value is not None:
             args.append(self.options.sweep.argument(unit.sweep_value))
         argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
+        if cpu is not None:
+            argv = ["taskset", "--cpu-list", str(cpu), *argv]  # util-linux: the process and its children
         binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
         with tempfile.TemporaryFile() as stdout:
             outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
-from benchlab.compare import NO_CHANGE, SLOWER, Comparison, compare, geometric_mean
+from benchlab.compare import NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean
 from benchlab.errors import ExitCode, UserError
 from benchlab.parsers import parse_output
 from benchlab.records import Record
@@ -87,7 +87,7 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
                              "ratio_ci": [c.low, c.high], "verdict": c.verdict, "noise_floor": c.floor,
                              "interval": c.scope, "processes": list(c.processes)} for c in comparisons]}, indent=1) + "\n"
     rows = [(_name(c), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", f"[{c.low:.4f}, {c.high:.4f}]",
-             c.verdict + ("" if c.scope.startswith("between") else " (1 process)")) for c in comparisons]
+             c.verdict + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "")) for c in comparisons]
     heads = ("TEST", "PLATFORM", f"A ({a.label})", f"B ({b.label})", "B/A", "99% interval", "VERDICT")
     lines = []
     if differences:
@@ -100,7 +100,7 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
         lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
         lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
     lines.append(summary)
-    if any(not c.scope.startswith("between") for c in comparisons):
+    if any(c.scope == WITHIN_ONE_PROCESS for c in comparisons):
         lines.append("(1 process): a side has one process per benchmark; its interval cannot see what changes "
                      "between runs (CPU, layout, the machine's phase): rerun with benchlab run --processes N")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,145 @@
+"""Two builds interleaved: A and B in alternating processes, paired by round.
+
+Each round runs one process of A and one of B, in an order drawn at random for that
+round (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017), so load
+that comes and goes meets both, and pairs them: for every benchmark the round gives
+one ratio, B's median over A's. Rounds go on until every benchmark's interval is
+narrower than --precision (after MIN_ROUNDS), or --time-limit. The ratio is the
+geometric mean of the rounds' ratios; its 99% interval is the t interval of their
+logarithms, the error term being how much the pairs disagree: what a shared slow phase
+does to both halves of a pair cancels in their ratio.
+
+With `duet`, A and B run at the same time, one per CPU, swapping CPUs each round (Bulej
+et al., "Duet benchmarking: improving measurement accuracy in the cloud", Empirical
+Software Engineering 25, 2020): noise that hits the machine hits both at once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import threading
+import time
+from typing import Callable
+
+from benchlab import stats
+from benchlab.compare import Comparison
+from benchlab.records import Fault, Record
+from benchlab.runner import Runner, Unit
+
+#: Rounds before a precision stop: fewer give a t interval of 1 degree of freedom.
+MIN_ROUNDS = 4
+#: What an A/B interval rests on (compare.Comparison.scope).
+PAIRED_ROUNDS = "paired rounds"
+
+
+@dataclasses.dataclass
+class Pair:
+    """One program as built from A and from B."""
+    name: str
+    a: Unit
+    b: Unit
+
+
+@dataclasses.dataclass
+class ABResult:
+    comparisons: list[Comparison]
+    rounds: int
+    records: list[Record]
+    faults: list[Fault]
+    seconds: float
+
+
+def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
+    """Geometric mean of the per-round ratios and the 99% t interval of their logarithms."""
+    logs = [math.log(r) for r in ratios]
+    mean = sum(logs) / len(logs)
+    if len(logs) < 2:
+        return math.exp(mean), 0.0, math.inf
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
+    half = stats.t_quantile_99(len(logs) - 1) * sd / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+class ABRun:
+    def __init__(self, runner: Runner, pairs: list[Pair], *, seed: int, precision: float, time_limit: float,
+                 max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None):
+        self.runner, self.pairs = runner, pairs
+        self.rng = random.Random(seed)
+        self.precision, self.time_limit, self.max_rounds = precision, time_limit, max_rounds
+        self.duet, self.floor, self.progress = duet, floor, progress
+        #: per (pair name, record key, platform): the ratio of each round
+        self.ratios: dict[tuple, list[float]] = {}
+        self.units: dict[tuple, str] = {}
+        self.figures: dict[tuple, tuple[list[float], list[float]]] = {}  # A's and B's medians
+        self.records: list[Record] = []
+        self.faults: list[Fault] = []
+
+    def run(self) -> ABResult:
+        started = time.monotonic()
+        rounds = 0
+        while rounds < self.max_rounds:
+            for pair in self.pairs:
+                self._round(pair, rounds)
+            rounds += 1
+            if rounds % 10 == 0:
+                self.progress(f"round {rounds}: the widest interval is +-{self._widest():.2%}")
+            if rounds >= MIN_ROUNDS and self._widest() <= self.precision:
+                break
+            if time.monotonic() - started >= self.time_limit:
+                break
+        return ABResult(self._comparisons(), rounds, self.records, self.faults, time.monotonic() - started)
+
+    def _round(self, pair: Pair, index: int) -> None:
+        sides = [("a", pair.a), ("b", pair.b)]
+        self.rng.shuffle(sides)
+        if self.duet:
+            cpus = (0, 1) if index % 2 == 0 else (1, 0)  # swap CPUs each round
+            results = {}
+            threads = [threading.Thread(target=lambda s=s, u=u, c=c: results.__setitem__(s, self.runner.run_unit(u, index, c)))
+                       for (s, u), c in zip(sides, cpus)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        else:
+            results = {side: self.runner.run_unit(unit, index) for side, unit in sides}
+        for side in ("a", "b"):
+            for record in results[side].records:
+                record.reported["ab_side"] = side
+            self.records.extend(results[side].records)
+            self.faults.extend(results[side].faults)
+        a_figures = {(r.key, r.platform): r for r in results["a"].records if _has_figure(r)}
+        for record in results["b"].records:
+            a = a_figures.get((record.key, record.platform))
+            if a is None or not _has_figure(record):
+                continue
+            key = (pair.name, record.key, record.platform)
+            self.ratios.setdefault(key, []).append(record.median / a.median)
+            self.units[key] = record.unit
+            a_medians, b_medians = self.figures.setdefault(key, ([], []))
+            a_medians.append(a.median)
+            b_medians.append(record.median)
+
+    def _widest(self) -> float:
+        widths = []
+        for ratios in self.ratios.values():
+            ratio, low, high = paired_interval(ratios)
+            widths.append(max(high / ratio - 1, 1 - low / ratio))
+        return max(widths) if widths else math.inf
+
+    def _comparisons(self) -> list[Comparison]:
+        result = []
+        for (name, key, platform), ratios in self.ratios.items():
+            ratio, low, high = paired_interval(ratios)
+            a_medians, b_medians = self.figures[(name, key, platform)]
+            result.append(Comparison(key=key, platform=platform, unit=self.units[(name, key, platform)],
+                                     a=sum(a_medians) / len(a_medians), b=sum(b_medians) / len(b_medians),
+                                     ratio=ratio, low=low, high=high, floor=self.floor,
+                                     scope=PAIRED_ROUNDS, processes=(len(ratios), len(ratios))))
+        return result
+
+
+def _has_figure(record: Record) -> bool:
+    """A figure a ratio can be taken of: measured, and not indistinguishable from zero."""
+    return record.supported and bool(record.median) and not record.summary.get("zero")

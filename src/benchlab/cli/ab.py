@@ -1,0 +1,131 @@
+"""`benchlab ab A B`: two builds in alternating processes, paired by round (benchlab.ab).
+
+A and B are two executables or two C sources, or, with `--rev R1 --rev R2`, two git
+revisions of one TARGET (a suite directory or a file), each checked out in a temporary
+worktree and built with the build cache.
+"""
+from __future__ import annotations
+
+import contextlib
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from benchlab.ab import ABRun, Pair
+from benchlab.build import BuildFailed, Builder
+from benchlab.cli.common import FiniteFloatRange, config_of
+from benchlab.cli.compare import Side, _name, render
+from benchlab.errors import ExitCode, UserError
+from benchlab.platforms import resolve_platforms
+from benchlab.runner import RunOptions, Runner, Unit
+from benchlab.targets import Target, resolve_targets
+
+
+@contextlib.contextmanager
+def worktrees(root: Path, revisions: tuple[str, str]):
+    """Each revision checked out (detached) in a temporary worktree, removed afterwards."""
+    for rev in revisions:
+        found = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+                               capture_output=True, text=True)
+        if found.returncode != 0:
+            raise UserError(f"--rev {rev}: no such git revision in {root}", "give a branch, tag or commit: --rev main")
+    base = Path(tempfile.mkdtemp(prefix="benchlab-ab-"))
+    paths = []
+    try:
+        for side, rev in zip("ab", revisions):
+            path = base / side
+            subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "--quiet", str(path), rev],
+                           check=True, capture_output=True)
+            paths.append(path)
+        yield paths
+    finally:
+        for path in paths:
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(path)], capture_output=True)
+        subprocess.run(["rm", "-rf", str(base)])
+
+
+def _single(argument: str, config) -> Target:
+    targets = resolve_targets([argument], config)
+    if len(targets) != 1 or targets[0].kind == "workload":
+        raise UserError(f"{argument} is not one program", "give two executables or two C sources, or --rev twice")
+    return targets[0]
+
+
+@click.command("ab", short_help="Two builds interleaved, paired by round: the mode to trust on noisy machines.")
+@click.argument("programs", nargs=-1, metavar="A B | --rev R1 --rev R2 TARGET")
+@click.option("--rev", "revs", multiple=True, metavar="REV", help="A git revision; give two, and one TARGET.")
+@click.option("--platform", "platform_name", default="native", metavar="NAME", help="Where to run (default native).")
+@click.option("--precision", type=FiniteFloatRange(min=0.01, max=100), default=1.0, metavar="PCT",
+              help="Stop once every ratio's 99% interval is within +-PCT% (default 1).")
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=1e6), default=30.0, metavar="S",
+              help="Stop after S seconds in any case (default 30).")
+@click.option("--max-rounds", type=click.IntRange(min=2, max=100000), default=1000, metavar="N")
+@click.option("--duet", is_flag=True, help="Run A and B at the same time, one per CPU, swapping CPUs each round.")
+@click.option("--max-regression", type=FiniteFloatRange(min=0, max=100), metavar="PCT",
+              help="Exit 3 when B is slower than A by more than PCT% with 99% confidence.")
+@click.option("--noise-floor", "floor", type=FiniteFloatRange(min=0, max=100), metavar="PCT",
+              help="Changes below PCT% are 'no change' (default: compare.noise_floor, 1).")
+@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), metavar="N", help="Seed of the round order.")
+@click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
+@click.pass_context
+def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, ...], platform_name: str,
+            precision: float, time_limit: float, max_rounds: int, duet: bool, max_regression: float | None,
+            floor: float | None, output_format: str, seed: int | None, extra_args: tuple[str, ...]) -> int:
+    """Run A and B in alternating processes, in a random order each round, and report per
+    benchmark the ratio B/A with a 99% interval from the paired rounds."""
+    config = config_of(context)
+    [platform] = resolve_platforms([platform_name], config)
+    platform.check_available()
+    if revs and (len(revs) != 2 or len(programs) != 1):
+        raise UserError("--rev needs two revisions and one TARGET", "write: benchlab ab --rev main --rev HEAD suites/calls")
+    if not revs and len(programs) != 2:
+        raise UserError("ab needs two programs A and B", "write: benchlab ab a.c b.c, or --rev R1 --rev R2 TARGET")
+    if duet and (len(__import__("os").sched_getaffinity(0)) < 2):
+        raise UserError("--duet needs two CPUs to run A and B on", "run without --duet on this machine")
+    seed = seed if seed is not None else random.randrange(2**31)
+    options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args, processes=2)
+    runner = Runner(config, [platform], options, Builder(config), lambda m: click.echo(f"warning: {m}", err=True))
+    with contextlib.ExitStack() as stack:
+        if revs:
+            tree_a, tree_b = stack.enter_context(worktrees(config.root, (revs[0], revs[1])))
+            relative = Path(programs[0]).resolve().relative_to(config.root.resolve())
+            sides = [{t.name: t for t in resolve_targets([str(tree / relative)], config)} for tree in (tree_a, tree_b)]
+            names = [name for name in sides[0] if name in sides[1]]
+            if not names:
+                raise UserError(f"{programs[0]} has no program in common between {revs[0]} and {revs[1]}",
+                                "give a suite directory that exists in both revisions")
+            pairs = [Pair(name, Unit(sides[0][name], platform), Unit(sides[1][name], platform)) for name in names]
+            labels = revs
+        else:
+            a, b = _single(programs[0], config), _single(programs[1], config)
+            pairs = [Pair(a.name, Unit(a, platform), Unit(b, platform))]
+            labels = programs
+        for pair, side in ((p, s) for p in pairs for s in (p.a, p.b)):
+            built = runner.executable(side)
+            if isinstance(built, BuildFailed):
+                raise UserError(f"{side.target.path} does not build for {built.target}: "
+                                f"{(built.stderr.strip().splitlines() or ['?'])[-1]}", "fix the build, or compare other revisions")
+        result = ABRun(runner, pairs, seed=seed, precision=precision / 100, time_limit=time_limit,
+                       max_rounds=max_rounds, duet=duet, floor=(floor / 100) if floor is not None else config.noise_floor,
+                       progress=lambda m: click.echo(m, err=True) if not sys.stderr.isatty() else None).run()
+    if result.faults:
+        for fault in result.faults:
+            click.echo(f"{fault.binary}: {fault.reason}", err=True)
+        raise UserError("a process of A or B failed", "fix it, then run ab again")
+    click.echo(render(result.comparisons, Side(f"A: {labels[0]}", [], {}), Side(f"B: {labels[1]}", [], {}),
+                      output_format), nl=False)
+    click.echo(f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}",
+               err=True)
+    if max_regression is not None:
+        offenders = [c for c in result.comparisons if c.slower_beyond(max_regression / 100)]
+        for c in offenders:
+            click.echo(f"regression: {_name(c)}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
+                       f"more than {max_regression:g}% slower", err=True)
+        if offenders:
+            return ExitCode.REGRESSION
+    return ExitCode.OK

@@ -1,0 +1,63 @@
+import subprocess
+
+from conftest import write
+
+
+def lind(project, name, value):
+    """A lind script whose Read/1 figure is `value` plus 0 or 1 by turns (a count file per script)."""
+    return write(project / name,
+                 f"#!/bin/sh\necho x >> {project}/{name}.count\nn=$(wc -l < {project}/{name}.count)\n"
+                 f"printf 'Read\\t1\\t100\\t%d\\n' $(( {value} + n % 2 ))\n", executable=True)
+
+
+def test_ab_pairs_processes_by_round_and_gates(project, benchlab):
+    lind(project, "a.sh", 240)
+    lind(project, "b.sh", 264)  # 10% slower
+    result = benchlab("ab", "a.sh", "b.sh", "--seed", "3", "--max-rounds", "6", "--max-regression", "5")
+    assert result.exit_code == 3, result.stderr
+    row = result.stdout.splitlines()[1].split()
+    assert row[:2] == ["Read/1", "native"] and row[-1] == "slower"
+    assert 1.095 < float(row[4]) < 1.105
+    # each side ran once per round; the ratios agree to 0.1%, so --precision (1%) stopped it at
+    # the fewest rounds a t interval is taken over
+    assert len((project / "a.sh.count").read_text().split()) == 4 == len((project / "b.sh.count").read_text().split())
+    assert "4 rounds of A and B in" in result.stderr and "seed 3" in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("regression: Read/1: 1.0")
+
+
+def test_ab_of_the_same_program_is_no_change_and_exit_0(project, benchlab):
+    lind(project, "a.sh", 240)
+    lind(project, "b.sh", 240)
+    result = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "8", "--max-regression", "1")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[1].split()[-2:] == ["no", "change"]
+
+
+def test_ab_of_two_git_revisions_builds_each_in_a_worktree(project, benchlab):
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    lind(project, "suite/read.sh", 100)
+    subprocess.run([*git, "add", "suite"], check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], check=True)
+    lind(project, "suite/read.sh", 150)
+    subprocess.run([*git, "commit", "-qam", "slower"], check=True)
+    result = benchlab("ab", "--rev", "HEAD~1", "--rev", "HEAD", "suite", "--max-rounds", "4")
+    assert result.exit_code == 0, result.stderr
+    row = result.stdout.splitlines()[1].split()
+    assert row[0] == "Read/1" and 1.45 < float(row[4]) < 1.55 and row[-1] == "slower"
+    assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
+
+
+def test_ab_usage_errors(project, benchlab):
+    lind(project, "a.sh", 240)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    cases = {
+        ("ab", "a.sh"): "error: ab needs two programs A and B (write: benchlab ab a.c b.c, or --rev R1 --rev R2 TARGET)\n",
+        ("ab", "--rev", "nope", "--rev", "HEAD", "a.sh"):
+            f"error: --rev nope: no such git revision in {project} (give a branch, tag or commit: --rev main)\n",
+        ("ab", "--rev", "x", "a.sh"):
+            "error: --rev needs two revisions and one TARGET (write: benchlab ab --rev main --rev HEAD suites/calls)\n",
+    }
+    for args, message in cases.items():
+        result = benchlab(*args)
+        assert (result.exit_code, result.stderr) == (2, message), args
