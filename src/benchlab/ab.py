@@ -94,10 +94,10 @@ class ABRun:
         sides = [("a", pair.a), ("b", pair.b)]
         self.rng.shuffle(sides)
         if self.duet:
-            cpus = (0, 1) if index % 2 == 0 else (1, 0)  # swap CPUs each round
+            cpu = {"a": index % 2, "b": 1 - index % 2}  # A and B swap CPUs each round
             results = {}
-            threads = [threading.Thread(target=lambda s=s, u=u, c=c: results.__setitem__(s, self.runner.run_unit(u, index, c)))
-                       for (s, u), c in zip(sides, cpus)]
+            threads = [threading.Thread(target=lambda s=s, u=u: results.__setitem__(s, self.runner.run_unit(u, index, cpu[s])))
+                       for s, u in sides]
             for thread in threads:
                 thread.start()
             for thread in threads:

@@ -17,7 +17,7 @@ class ExitCode(enum.IntEnum):
     BENCHMARK_FAILURE = 1
     #: Bad command line, bad `benchlab.toml`, missing toolchain, unknown run id.
     USAGE_ERROR = 2
-    #: Reserved for `benchlab gate`: a regression beyond the threshold.
+    #: `benchlab gate`, `benchlab ab --max-regression`: a regression beyond the threshold.
     REGRESSION = 3
     #: Interrupted by Ctrl-C (128 + SIGINT, as shells report it).
     INTERRUPTED = 130

@@ -61,3 +61,16 @@ def test_ab_usage_errors(project, benchlab):
     for args, message in cases.items():
         result = benchlab(*args)
         assert (result.exit_code, result.stderr) == (2, message), args
+
+
+def test_duet_runs_a_and_b_at_once_on_two_cpus(project, benchlab):
+    # Each script records the CPU it ran on; in a duet round A and B are on different ones.
+    for name, value in (("a.sh", 240), ("b.sh", 250)):
+        write(project / name, f"#!/bin/sh\ntaskset -pc $$ | sed 's/.*: //' >> {project}/{name}.cpus\n"
+                              f"printf 'Read\\t1\\t100\\t{value}\\n'\n", executable=True)
+    result = benchlab("ab", "a.sh", "b.sh", "--duet", "--max-rounds", "4")
+    assert result.exit_code == 0, result.stderr
+    a_cpus = (project / "a.sh.cpus").read_text().split()
+    b_cpus = (project / "b.sh.cpus").read_text().split()
+    assert a_cpus == ["0", "1", "0", "1"] and b_cpus == ["1", "0", "1", "0"]  # swapped each round
+    assert "4 rounds of A and B at once (duet)" in result.stderr
