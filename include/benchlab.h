@@ -122,6 +122,8 @@
    BL_NO_WARN=1         silence warnings about an unstable machine or an unoptimized build.
    BL_STACK_OFFSET=B    start the run's stack B bytes lower (layout randomization: what
                         `benchlab run --processes` sets, different for each process).
+   BL_RELEASE_CPUS=L    widen the CPU affinity to the list L (0,1,...) at start: `benchlab
+                        run` starts each process pinned to one CPU, then lets it go.
 
    COMMAND LINE (every program)
    ----------------------------
@@ -2425,9 +2427,11 @@ typedef struct bl__context {
     const char *arch, *compiler_flags;
     char compiler[128];
     size_t stack_offset;      /* BL_STACK_OFFSET as applied */
+    int start_cpu;            /* the CPU the run started on, -1 where unknown */
 } bl__context;
 
 BL__DEF size_t bl__stack_offset_used;
+BL__DEF int bl__start_cpu = -1;
 
 BL__UNUSED static void bl__trim(char *s) {
     size_t n = strlen(s);
@@ -2517,6 +2521,7 @@ static void bl__collect_context(bl__context *c) {
     snprintf(c->compiler, sizeof c->compiler, "gcc %d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #endif
     c->stack_offset = bl__stack_offset_used;
+    c->start_cpu = bl__start_cpu;
 #ifdef BL_CFLAGS
     c->compiler_flags = BL_CFLAGS;
 #else
@@ -2633,8 +2638,8 @@ static void bl__jsonl_context(FILE *f, const bl__options *o, const bl__context *
     fprintf(f, ",\"max_samples\":%lu", (unsigned long)o->samples);
     bl__json_field(f, "time_limit_s", o->time_limit_s);
     bl__json_field(f, "precision_pct", o->precision_pct);
-    fprintf(f, ",\"subtract\":%s,\"stack_offset\":%lu}\n", o->subtract ? "true" : "false",
-            (unsigned long)c->stack_offset);
+    fprintf(f, ",\"subtract\":%s,\"stack_offset\":%lu,\"start_cpu\":%d}\n", o->subtract ? "true" : "false",
+            (unsigned long)c->stack_offset, c->start_cpu);
 }
 
 /* The fields that open every result record: which benchmark, param and counter. */
@@ -3656,11 +3661,38 @@ static size_t bl__stack_offset(void) {
     return v > BL__MAX_STACK_OFFSET ? BL__MAX_STACK_OFFSET : (size_t)v;
 }
 
+/* BL_RELEASE_CPUS=0,1,...: `benchlab run` starts each process on one CPU (taskset), a
+   different one for each process of a run, so that a run meets every CPU's state (on
+   this project's VM the two vCPUs' states differed by 35% for getpid and lasted
+   seconds, so five processes that happened to start on one CPU all missed the other).
+   The run stays where it started, as an idle scheduler leaves it, but the pin is
+   released to these CPUs so that a child a body forks (IPC benchmarks) runs anywhere. */
+static void bl__release_cpus(void) {
+#if defined(__linux__) && defined(SYS_sched_setaffinity) && defined(SYS_getcpu)
+    const char *list = getenv("BL_RELEASE_CPUS");
+    unsigned long mask[16];
+    unsigned cpu = 0;
+    memset(mask, 0, sizeof mask);
+    if (syscall(SYS_getcpu, &cpu, NULL, NULL) == 0) bl__start_cpu = (int)cpu;
+    if (!list || !*list) return;
+    while (*list) {
+        char *end;
+        unsigned long v = strtoul(list, &end, 10);
+        if (end == list || v >= 16 * 8 * sizeof(unsigned long)) return; /* not a list of CPUs: leave it */
+        mask[v / (8 * sizeof(unsigned long))] |= 1ul << (v % (8 * sizeof(unsigned long)));
+        list = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return;
+    }
+    syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
+#endif
+}
+
 BL__DEF int bl_main(int argc, char **argv) {
     size_t offset = bl__stack_offset();
     volatile char *pad = BL__CAST(volatile char *, __builtin_alloca(offset + 1));
     pad[0] = 0; /* the pad is used, so it is kept */
     bl__stack_offset_used = offset;
+    bl__release_cpus();
     return bl__main(argc, argv);
 }
 

@@ -14,7 +14,9 @@ first round only.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
+import os
 import random
 import shutil
 import tempfile
@@ -84,6 +86,7 @@ class RunOptions:
     subtract: bool = True
     processes: int = DEFAULT_PROCESSES
     randomize_layout: bool = True
+    spread_cpus: bool = True
 
 
 @dataclasses.dataclass
@@ -199,14 +202,18 @@ class Runner:
                     scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
             else:
                 layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
+                if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
+                    cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
                 self._run_binary(unit, result, scratch, layout, cpu)
                 for record in result.records:
                     record.reported["unit"] = unit.index
                     if process is not None:
                         record.reported["process"] = process
-                    if layout:
+                    if ENV_PAD_VARIABLE in layout:
                         record.reported.update(env_pad=len(layout[ENV_PAD_VARIABLE]),
                                                stack_offset=int(layout["BL_STACK_OFFSET"]))
+                    if "BL_RELEASE_CPUS" in layout:
+                        record.reported["start_cpu"] = cpu
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         sweep = {"flag": self.options.sweep.name, "value": unit.sweep_value} if unit.sweep_value is not None else None
@@ -217,6 +224,26 @@ class Runner:
         for fault in result.faults:
             fault.process = process
         return result
+
+    @functools.cached_property
+    def _cpus(self) -> list[int]:
+        return sorted(os.sched_getaffinity(0))
+
+    @property
+    def _cpu_list(self) -> str:
+        return ",".join(map(str, self._cpus))
+
+    def _start_cpu(self, process: int) -> int:
+        """The CPU process k of a run starts on: each in turn, so a run meets every CPU's
+        state (the header then releases the pin: BL_RELEASE_CPUS)."""
+        return self._cpus[process % len(self._cpus)]
+
+    def _spreads(self, unit: Unit) -> bool:
+        """Only a benchlab binary run natively releases the pin; under a launcher (a wasm
+        runtime's threads, qemu) or a foreign binary, the pin would stay and change what
+        is measured."""
+        return (len(self._cpus) > 1 and unit.target.flavor == "benchlab" and not unit.platform.spec.launchers
+                and unit.platform.build == "native" and unit.platform.spec.command[:1] == ["{exe}"])
 
     def executable(self, unit: Unit) -> Path | BuildFailed:
         target = unit.target

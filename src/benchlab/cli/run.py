@@ -51,6 +51,8 @@ def _limit_range(low: str, high: str) -> click.IntRange:
               help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
 @click.option("--no-randomize-layout", is_flag=True,
               help="Give every process the same environment size and stack offset.")
+@click.option("--no-spread-cpus", is_flag=True,
+              help="Do not start each process of a benchlab binary on the next CPU in turn.")
 @click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N",
               help="Seed passed to every binary (default: random, recorded).")
 @click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
@@ -63,7 +65,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 def command(context: click.Context, targets: tuple[str, ...], platform_names: tuple[str, ...],
             output_format: str | None, out_path: str | None, timeout: float | None, samples: int | None,
             time_limit: float | None, precision: float | None, schedule: str | None, no_subtract: bool,
-            processes: int | None, no_randomize_layout: bool, seed: int | None, filters: tuple[str, ...],
+            processes: int | None, no_randomize_layout: bool, no_spread_cpus: bool, seed: int | None, filters: tuple[str, ...],
             counters: str | None, sweep: str | None, extra_args: tuple[str, ...], db_url: str | None,
             no_store: bool) -> int:
     """Build and run TARGETs (suite directories, C files, executables, workload names or
@@ -83,6 +85,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         filters=filters, counters=counters, extra_args=extra_args, sweep=Sweep.parse(sweep) if sweep else None,
         precision=precision, schedule=schedule, subtract=not no_subtract,
         processes=processes or config.processes or DEFAULT_PROCESSES, randomize_layout=not no_randomize_layout,
+        spread_cpus=not no_spread_cpus,
     )
     stderr = Console(stderr=True, highlight=False)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -480,3 +480,23 @@ def test_two_binaries_with_the_same_test_get_a_row_each(project, benchlab):
     assert header.split() == ["TEST", "BINARY", "PARAM", "native", "(ns)", "ITERATIONS"]
     assert [row.split() for row in rows[:2]] == [["Read", "grate_fs.sh", "1", "1102?", "100"],
                                                  ["Read", "native_fs.sh", "1", "240?", "100"]]
+
+
+@needs_header
+def test_each_process_starts_on_the_next_cpu_and_is_released(project, benchlab):
+    import os
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing to spread over")
+    write(project / "small.c", SMALL_BENCH)
+    result = benchlab("run", "small.c", *FAST, "--processes", "4", "--no-store", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    records = json.loads(result.stdout)["records"]
+    started = {r["reported"]["process"]: r["reported"]["start_cpu"] for r in records}
+    assert started == {k: cpus[k % len(cpus)] for k in range(4)}
+    # the header says where it started (its context record: the last process's is kept)
+    context = json.loads(result.stdout)["run"]["context"]["binaries"]["small@native"]
+    assert context["start_cpu"] == started[3]
+    unspread = benchlab("run", "small.c", *FAST, "--processes", "2", "--no-store", "--format", "json",
+                        "--no-spread-cpus")
+    assert all("start_cpu" not in r["reported"] for r in json.loads(unspread.stdout)["records"])
