@@ -9,7 +9,7 @@ import collections
 import dataclasses
 from typing import Any
 
-from benchlab.combine import RERUN, combine
+from benchlab.combine import combine
 from benchlab.records import Fault, Record
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so

@@ -7,7 +7,9 @@ worktree and built with the build cache.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,7 +47,7 @@ def worktrees(root: Path, revisions: tuple[str, str]):
     finally:
         for path in paths:
             subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(path)], capture_output=True)
-        subprocess.run(["rm", "-rf", str(base)])
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def _single(argument: str, config) -> Target:
@@ -85,7 +87,7 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
         raise UserError("--rev needs two revisions and one TARGET", "write: benchlab ab --rev main --rev HEAD suites/calls")
     if not revs and len(programs) != 2:
         raise UserError("ab needs two programs A and B", "write: benchlab ab a.c b.c, or --rev R1 --rev R2 TARGET")
-    if duet and (len(__import__("os").sched_getaffinity(0)) < 2):
+    if duet and len(os.sched_getaffinity(0)) < 2:
         raise UserError("--duet needs two CPUs to run A and B on", "run without --duet on this machine")
     seed = seed if seed is not None else random.randrange(2**31)
     options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args, processes=2)
