@@ -45,9 +45,9 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
     if dir_path is not None and (out_path is not None or export_format is not None):
         raise UserError("--dir writes a folder of csv and jsonl files; --out and --format do not apply to it",
                         "give either --dir DIR, or --format and --out")
-    export_format = export_format or _format_of(out_path)
     if out_path is not None:
         _check_file(out_path)
+    export_format = export_format or _format_of(out_path)
     if dir_path is not None:
         _check_directory(Path(dir_path), "--dir")
     store = open_store(config_of(context), db_url)
