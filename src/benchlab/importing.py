@@ -33,7 +33,6 @@ from benchlab.parsers.lind import LindParser
 from benchlab.parsers.lind_json import LindJsonParser
 from benchlab.parsers.pyperf import PyperfParser
 from benchlab.records import Fault, Record
-from benchlab.store import missing_units
 
 #: Formats that are one JSON document, read whole, recognised by their shape.
 DOCUMENT_FORMATS = {
@@ -266,8 +265,14 @@ def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: P
         order = exported.get("platforms")
         # The plan's units that finished: all but the missing ones, so that `show` of the
         # import says what `show` of the run said (complete, or which units never finished).
-        missing = exported.get("missing") if isinstance(exported.get("missing"), list) else []
-        units = [u for u in missing_units(context.get("plan"), missing) if isinstance(u, dict)]
+        plan = _units(path, context.get("plan"), "run.context.plan")
+        missing = _units(path, exported.get("missing"), "run.missing") or []
+        git = context.get("git")
+        if git is not None and not (isinstance(git, dict) and isinstance(git.get("commit"), (str, type(None)))):
+            raise UserError(f"{path}: line 1: run.context.git must be an object with a commit, got {show(git)}",
+                            NOTHING_IMPORTED)
+        from benchlab.store import missing_units  # here: SQLAlchemy costs a third of a second to import
+        units = missing_units(plan, missing) if plan is not None else []
     else:
         fields = _CONTEXT_FIELDS.get(file_format, {})
         metadata = (source or {}).get("metadata") if file_format == "pyperf" else source
@@ -278,6 +283,18 @@ def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: P
         units = []
     return Imported(path=path, format=file_format, records=records, faults=faults,
                     platforms=_platforms(records, faults, order), context=context, units=units)
+
+
+def _units(path: str, units: Any, what: str) -> list[dict[str, Any]] | None:
+    """A list of units ({binary, platform, sweep}) as the store keeps them, or None when absent."""
+    if units is None:
+        return None
+    if not isinstance(units, list) or not all(
+            isinstance(u, dict) and isinstance(u.get("binary"), str) and isinstance(u.get("platform"), str)
+            and isinstance(u.get("sweep"), (str, int, float, type(None))) for u in units):
+        raise UserError(f"{path}: line 1: {what} must be a list of units (binary, platform, sweep), got {show(units)}",
+                        NOTHING_IMPORTED)
+    return [{"binary": u["binary"], "platform": u["platform"], "sweep": u.get("sweep")} for u in units]
 
 
 def _exported_faults(path: str, faults: Any) -> list[Fault]:

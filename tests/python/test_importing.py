@@ -6,8 +6,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from benchlab.errors import UserError
+from benchlab.exporters import EXPORTERS, RUN_FORMATS
 from benchlab.importing import FORMAT_NAMES, read_results
 from benchlab.parsers.base import problems
+from benchlab.report import Report
 
 DATA = Path(__file__).resolve().parent / "data"
 FILES = {"gbench.json": "gbench", "hyperfine.json": "hyperfine", "pyperf.json": "pyperf", "lind.txt": "lind",
@@ -55,3 +57,12 @@ def test_a_damaged_file_reads_whole_or_is_one_user_error(tmp_path, case, named):
     assert all(problems(record) == [] for record in imported.records)
     assert all(record.platform and record.binary for record in imported.records)
     assert imported.platforms and set(imported.platforms) >= {r.platform for r in imported.records}
+    # what was accepted can be shown and exported again (a run that only fits some formats says so)
+    run = {"id": 1, "status": "complete", "context": imported.context, "missing": [], "argv": [], "platforms": []}
+    report = Report(platforms=imported.platforms, records=imported.records, faults=imported.faults, run=run)
+    EXPORTERS["table"](report)
+    for render in RUN_FORMATS.values():
+        try:
+            render(report)
+        except UserError:
+            pass

@@ -200,17 +200,21 @@ def _stored_fields(record: Record, obj: dict) -> None:
     if sweep is not None:
         if not isinstance(sweep, dict) or not isinstance(sweep.get("flag"), str) or "value" not in sweep:
             raise BadValue(f'sweep must be {{"flag": ..., "value": ...}}, got {show(sweep)}')
-        record.sweep = {"flag": sweep["flag"], "value": clean_reported(sweep["value"])}
+        value = sweep["value"]
+        # a row of the table is keyed by it: a scalar
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
+            raise BadValue(f"sweep value must be a string or a number, got {show(value)}")
+        record.sweep = {"flag": sweep["flag"], "value": clean_reported(value)}
     reported = obj.get("reported")
     if reported is not None:
         if not isinstance(reported, dict):
             raise BadValue(f"reported must be an object, got {show(reported)}")
-        process = reported.get("process")
-        if process is not None:
-            whole(process, "reported.process", minimum=0)
         # As stored: it replaces the statistics read from the record's own fields, which
         # the export wrote from the record's summary, not from what its binary reported.
         record.reported = clean_reported(reported)
+        for key in ("process", "unit"):  # which process, and its place in the plan: what records are grouped and ordered by
+            if record.reported.get(key) is not None:
+                record.reported[key] = whole(record.reported[key], f"reported.{key}", minimum=0)
 
 
 def _overhead_samples(obj: dict, raw: list, warn) -> list[float] | None:

@@ -253,3 +253,53 @@ def test_a_database_that_fails_mid_import_keeps_no_run(project, benchlab, monkey
     monkeypatch.undo()
     store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
     assert [run["id"] for run in store.list_runs()] == [1]  # the failed import's run is gone
+
+
+def crafted_export(project, benchlab, change) -> str:
+    """An export of the conftest run, one of its values changed: what `runs` and `show` read later."""
+    from conftest import store_example_run
+    store_example_run(project)
+    lines = [json.loads(line) for line in benchlab("export", "1").stdout.splitlines()]
+    change(lines)
+    (project / ".benchlab" / "results.db").unlink()
+    (project / "crafted.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return "crafted.jsonl"
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda lines: lines[0]["run"]["context"].update(git="abc1234"),
+     "crafted.jsonl: line 1: run.context.git must be an object with a commit, got 'abc1234'"),
+    (lambda lines: lines[0]["run"]["context"].update(plan=[{"binary": "bench"}]),
+     "crafted.jsonl: line 1: run.context.plan must be a list of units (binary, platform, sweep), "
+     "got [{'binary': 'bench'}]"),
+    (lambda lines: lines[0]["run"].update(missing=["bench"]),
+     "crafted.jsonl: line 1: run.missing must be a list of units (binary, platform, sweep), got ['bench']"),
+    (lambda lines: lines[2]["reported"].update(unit="first"),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.unit must be a whole number >= 0, "
+     "got 'first')"),
+    (lambda lines: lines[2].update(sweep={"flag": "threads", "value": [1, 2]}),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: sweep value must be a string or a number, "
+     "got [1, 2])"),
+])
+def test_an_export_whose_run_could_not_be_shown_later_is_refused(project, benchlab, change, message):
+    name = crafted_export(project, benchlab, change)
+    result = benchlab("import", name)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert not (project / ".benchlab" / "results.db").exists()
+
+
+def test_an_export_with_numbers_written_as_strings_is_read_as_numbers(project, benchlab):
+    name = crafted_export(project, benchlab, lambda lines: lines[2]["reported"].update(process="1"))
+    assert benchlab("import", name).exit_code == 0
+    assert [r.process for r in stored(project)[1]][:4] == [0, 1, 0, 1]
+    assert benchlab("show", "1").exit_code == 0 and benchlab("runs").exit_code == 0
+
+
+def test_the_command_still_starts_without_sqlalchemy():
+    # `benchlab run --no-store` must not pay a third of a second for a database it never opens,
+    # and importing.py (read by every command's start) reaches the store only when importing
+    import subprocess
+    import sys
+    code = "import sys, benchlab.cli; print('sqlalchemy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
