@@ -129,12 +129,19 @@ def _report(run: dict, records: list[Record], faults: list, platform: str | None
     return Report(platforms=platforms, records=records, faults=faults, run=run)
 
 
+def _umask() -> int:
+    mask = os.umask(0)  # the only way to read it is to set it
+    os.umask(mask)
+    return mask
+
+
 def _write(path: Path, text: str, option: str) -> None:
     """The whole file or nothing: written beside `path`, then renamed over it."""
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w") as stream:
             stream.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp's 0600 is for the temporary name only
         os.replace(temporary, path)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)
@@ -165,6 +172,7 @@ def _write_folder(directory: Path, report: Report) -> Path:
         # A new folder appears whole: built under a temporary name, then renamed.
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=directory))
         try:
+            staging.chmod(0o777 & ~_umask())  # mkdtemp's 0700 is for the temporary name only
             for name, text in texts.items():
                 (staging / name).parent.mkdir(parents=True, exist_ok=True)
                 (staging / name).write_text(text)

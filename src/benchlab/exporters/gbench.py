@@ -16,7 +16,7 @@ a run with results on several platforms is exported one platform at a time (--pl
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -50,9 +50,6 @@ def render(report: Report) -> str:
     groups: dict[str, list[Record]] = {}
     for record in times:
         groups.setdefault(_run_name(record), []).append(record)
-    families: dict[str, int] = {}
-    instances: dict[str, int] = {}
-    entries: list[dict[str, Any]] = []
     for run_name, records in groups.items():
         binaries = sorted({r.binary for r in records})
         sweeps = sorted({str(r.sweep["value"]) for r in records if r.sweep})
@@ -60,6 +57,17 @@ def render(report: Report) -> str:
             what = f"binaries {', '.join(binaries)}" if len(binaries) > 1 else f"sweep values {', '.join(sweeps)}"
             raise UserError(f"{run_name} comes from {what} of run {run.get('id')}, and Google Benchmark JSON has one "
                             "benchmark per name", "export jsonl or csv, which keep them apart")
+    # One entry per line, written as it is made: a run of a million samples is a million
+    # entries, which as one document of dicts would take gigabytes before a byte is written.
+    head = json.dumps(finite({"context": _context(report, platforms[0])}), indent=2, default=str)
+    entries = (json.dumps(finite(entry), allow_nan=False) for entry in _entries(groups, cpu))
+    return head[:-2] + ',\n  "benchmarks": [\n    ' + ",\n    ".join(entries) + "\n  ]\n}\n"
+
+
+def _entries(groups: dict[str, list[Record]], cpu: dict[tuple, Record]) -> Iterator[dict[str, Any]]:
+    families: dict[str, int] = {}
+    instances: dict[str, int] = {}
+    for run_name, records in groups.items():
         bench = records[0].bench
         family = families.setdefault(bench, len(families))
         instances[bench] = instances.get(bench, -1) + 1
@@ -74,18 +82,16 @@ def render(report: Report) -> str:
         common = {"family_index": family, "per_family_instance_index": instances[bench], "run_name": run_name,
                   "repetitions": len(reps), "threads": 1}
         for index, (real, cpu_time, count) in enumerate(reps):
-            entries.append({"name": run_name, **common, "run_type": "iteration", "repetition_index": index,
-                            "iterations": count, "real_time": real, "cpu_time": cpu_time, "time_unit": "ns"})
+            yield {"name": run_name, **common, "run_type": "iteration", "repetition_index": index,
+                   "iterations": count, "real_time": real, "cpu_time": cpu_time, "time_unit": "ns"}
         if len(reps) > 1:
             real_values = np.array([r[0] for r in reps])
             cpu_values = np.array([r[1] for r in reps])
             for aggregate, function in AGGREGATES.items():
-                entries.append({"name": f"{run_name}_{aggregate}", **common, "run_type": "aggregate",
-                                "aggregate_name": aggregate, "aggregate_unit": "time", "iterations": len(reps),
-                                "real_time": float(function(real_values)), "cpu_time": float(function(cpu_values)),
-                                "time_unit": "ns"})
-    document = {"context": _context(report, platforms[0]), "benchmarks": entries}
-    return json.dumps(finite(document), indent=2, allow_nan=False, default=str) + "\n"
+                yield {"name": f"{run_name}_{aggregate}", **common, "run_type": "aggregate",
+                       "aggregate_name": aggregate, "aggregate_unit": "time", "iterations": len(reps),
+                       "real_time": float(function(real_values)), "cpu_time": float(function(cpu_values)),
+                       "time_unit": "ns"}
 
 
 def _context(report: Report, platform: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ measures; we read time as ns.
 """
 from __future__ import annotations
 
+import collections
 import csv
 import re
 
@@ -76,6 +77,9 @@ class _Session(LineSession):
         #: The header's columns beyond benchlab's five (an export's), if any.
         self.extra: list[str] = []
         self.groups: dict[tuple, list[tuple[int, float, float | None]]] = {}
+        #: The checked key of each distinct (name, param, counter, ...) as written: an export
+        #: repeats them on every line, and checking a name is most of the cost of a line.
+        self.keys: dict[tuple, tuple] = {}
 
     def _fields(self, line: str) -> list[str] | None:
         try:
@@ -130,18 +134,10 @@ class _Session(LineSession):
             per_iteration = figure(figure(row["value"], "value") / count, "value / iterations")
             overhead = figure(figure(row["overhead"], "overhead") / count, "overhead / iterations") \
                 if row.get("overhead") else None
-            sweep = None
-            if row.get("sweep"):
-                flag, sep, value = row["sweep"].partition("=")
-                if not sep or not flag:
-                    raise BadValue(f"sweep must be FLAG=VALUE, got {row['sweep']!r}")
-                sweep = (flag, value)
-            key = (name(row["name"], "name"), param_value(row["param"]), counter,
-                   name(row["unit"], "unit", limit=32) if row.get("unit") else "",
-                   name(row["platform"], "platform") if row.get("platform") else None,
-                   name(row["binary"], "binary") if row.get("binary") else None,
-                   whole(row["process"], "process", minimum=0) if row.get("process") else None,
-                   sweep)
+            written = tuple(row.get(column) for column in ("name", "param", "counter", *EXPORT_COLUMNS[:5]))
+            key = self.keys.get(written)
+            if key is None:
+                key = self.keys[written] = _export_key(row, counter)
         except BadValue as bad:
             self.parsed.warn(bad_line(self.binary, number, line, "b63csv", str(bad)))
             return True
@@ -162,7 +158,7 @@ class _Session(LineSession):
             overheads = [overhead for _, _, overhead in rows]
             self.parsed.records.append(Record(
                 bench=bench, param=param, counter=counter, unit=unit or _unit(counter),
-                iterations=max(set(counts), key=counts.count),
+                iterations=collections.Counter(counts).most_common(1)[0][0],  # the most common, first seen on a tie
                 sample_iterations=counts,
                 samples=[value for _, value, _ in rows],
                 # the empty loop's figure of every sample's round, or of none
@@ -171,3 +167,19 @@ class _Session(LineSession):
                 reported={"process": process} if process is not None else {},
                 sweep={"flag": sweep[0], "value": sweep[1]} if sweep else None,
             ))
+
+
+def _export_key(row: dict[str, str], counter: str) -> tuple:
+    """(name, param, counter, unit, platform, binary, process, sweep) of a line of an export, checked."""
+    sweep = None
+    if row.get("sweep"):
+        flag, sep, value = row["sweep"].partition("=")
+        if not sep or not flag:
+            raise BadValue(f"sweep must be FLAG=VALUE, got {row['sweep']!r}")
+        sweep = (flag, value)
+    return (name(row["name"], "name"), param_value(row["param"]), counter,
+            name(row["unit"], "unit", limit=32) if row.get("unit") else "",
+            name(row["platform"], "platform") if row.get("platform") else None,
+            name(row["binary"], "binary") if row.get("binary") else None,
+            whole(row["process"], "process", minimum=0) if row.get("process") else None,
+            sweep)

@@ -216,3 +216,18 @@ def test_a_cell_the_lind_json_cannot_hold_is_an_error_not_a_lost_figure(project,
     assert result.stderr == ("error: read 1 of run 2 comes from several binaries (fs_a, ...) on one platform, and the "
                              "Lind runner's JSON has one figure per (test, param, platform) (export jsonl or csv, "
                              "which keep every record apart)\n")
+
+
+def test_written_files_and_folders_get_the_modes_of_any_new_file(project, benchlab, run):
+    # written under a temporary name first, whose private mode (0600, 0700) must not stay
+    (project / "plain").write_text("")
+    (project / "plaindir").mkdir()
+    assert benchlab("export", "1", "--out", "run.csv").exit_code == 0
+    assert benchlab("export", "1", "--dir", "baselines").exit_code == 0
+    folder = project / "baselines" / "2026-11-20-run1"
+    file_mode, dir_mode = (project / "plain").stat().st_mode, (project / "plaindir").stat().st_mode
+    assert (project / "run.csv").stat().st_mode == file_mode
+    assert (folder / "data" / "results.csv").stat().st_mode == file_mode
+    assert folder.stat().st_mode == (folder / "data").stat().st_mode == dir_mode
+    assert benchlab("export", "1", "--dir", "baselines").exit_code == 0  # files replaced in place
+    assert (folder / "README.txt").stat().st_mode == file_mode
