@@ -259,30 +259,33 @@ def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: P
     source = parsed.context if isinstance(parsed.context, dict) else None
     exported = source.get("run") if file_format == "jsonl" and source else None
     if isinstance(exported, dict) and isinstance(exported.get("context"), dict):
-        # benchlab's own export: the run's context as it was stored, and its failures
-        context = {**exported["context"], "imported": imported}
-        faults.extend(_exported_faults(path, exported.get("faults")))
-        order = exported.get("platforms")
-        # The plan's units that finished: all but the missing ones, so that `show` of the
-        # import says what `show` of the run said (complete, or which units never finished).
-        plan = _units(path, context.get("plan"), "run.context.plan")
-        missing = _units(path, exported.get("missing"), "run.missing") or []
-        git = context.get("git")
-        if git is not None and not (isinstance(git, dict) and isinstance(git.get("commit"), (str, type(None)))):
-            raise UserError(f"{path}: line 1: run.context.git must be an object with a commit, got {show(git)}",
-                            NOTHING_IMPORTED)
-        from benchlab.store import missing_units  # here: SQLAlchemy costs a third of a second to import
-        units = missing_units(plan, missing) if plan is not None else []
+        context, exported_faults, order, units = _exported_run(path, exported, imported)
+        faults.extend(exported_faults)
     else:
         fields = _CONTEXT_FIELDS.get(file_format, {})
         metadata = (source or {}).get("metadata") if file_format == "pyperf" else source
         lifted = {ours: metadata[theirs] for ours, theirs in fields.items()
                   if isinstance(metadata, dict) and isinstance(metadata.get(theirs), (str, int, float))}
-        context = {**lifted, "imported": imported, "source": source}
-        order = None
-        units = []
+        context, order, units = {**lifted, "imported": imported, "source": source}, None, []
     return Imported(path=path, format=file_format, records=records, faults=faults,
                     platforms=_platforms(records, faults, order), context=context, units=units)
+
+
+def _exported_run(path: str, exported: dict, imported: dict) -> tuple[dict, list[Fault], Any, list[dict]]:
+    """benchlab's own export: the run's context as it was stored, its failures, its platforms'
+    order, and the units of its plan that finished (all but the missing ones, so that `show`
+    of the import says what `show` of the run said). What `runs` and `show` will read of the
+    context is checked here, not found wrong by them later."""
+    context = {**exported["context"], "imported": imported}
+    plan = _units(path, context.get("plan"), "run.context.plan")
+    missing = _units(path, exported.get("missing"), "run.missing") or []
+    git = context.get("git")
+    if git is not None and not (isinstance(git, dict) and isinstance(git.get("commit"), (str, type(None)))):
+        raise UserError(f"{path}: context record: run.context.git must be an object with a commit, got {show(git)}",
+                        NOTHING_IMPORTED)
+    from benchlab.store import missing_units  # here: SQLAlchemy costs a third of a second to import
+    units = missing_units(plan, missing) if plan is not None else []
+    return context, _exported_faults(path, exported.get("faults")), exported.get("platforms"), units
 
 
 def _units(path: str, units: Any, what: str) -> list[dict[str, Any]] | None:
@@ -292,7 +295,7 @@ def _units(path: str, units: Any, what: str) -> list[dict[str, Any]] | None:
     if not isinstance(units, list) or not all(
             isinstance(u, dict) and isinstance(u.get("binary"), str) and isinstance(u.get("platform"), str)
             and isinstance(u.get("sweep"), (str, int, float, type(None))) for u in units):
-        raise UserError(f"{path}: line 1: {what} must be a list of units (binary, platform, sweep), got {show(units)}",
+        raise UserError(f"{path}: context record: {what} must be a list of units (binary, platform, sweep), got {show(units)}",
                         NOTHING_IMPORTED)
     return [{"binary": u["binary"], "platform": u["platform"], "sweep": u.get("sweep")} for u in units]
 
@@ -301,14 +304,14 @@ def _exported_faults(path: str, faults: Any) -> list[Fault]:
     if faults is None:
         return []
     if not isinstance(faults, list) or not all(isinstance(f, dict) for f in faults):
-        raise UserError(f"{path}: line 1: run.faults must be a list of objects, got {show(faults)}", NOTHING_IMPORTED)
+        raise UserError(f"{path}: context record: run.faults must be a list of objects, got {show(faults)}", NOTHING_IMPORTED)
     try:
         return [Fault(binary=name(f.get("binary"), "fault binary"), platform=name(f.get("platform"), "fault platform"),
                       reason=str(f.get("reason") or "no reason given"),
                       stderr_tail=[str(line) for line in f.get("stderr_tail") or []], sweep=f.get("sweep"))
                 for f in faults]
     except BadValue as bad:
-        raise UserError(f"{path}: line 1: run.faults: {bad}", NOTHING_IMPORTED) from None
+        raise UserError(f"{path}: context record: run.faults: {bad}", NOTHING_IMPORTED) from None
 
 
 def _platforms(records: list[Record], faults: list[Fault], order: Any) -> list[str]:

@@ -268,12 +268,12 @@ def crafted_export(project, benchlab, change) -> str:
 
 @pytest.mark.parametrize("change, message", [
     (lambda lines: lines[0]["run"]["context"].update(git="abc1234"),
-     "crafted.jsonl: line 1: run.context.git must be an object with a commit, got 'abc1234'"),
+     "crafted.jsonl: context record: run.context.git must be an object with a commit, got 'abc1234'"),
     (lambda lines: lines[0]["run"]["context"].update(plan=[{"binary": "bench"}]),
-     "crafted.jsonl: line 1: run.context.plan must be a list of units (binary, platform, sweep), "
+     "crafted.jsonl: context record: run.context.plan must be a list of units (binary, platform, sweep), "
      "got [{'binary': 'bench'}]"),
     (lambda lines: lines[0]["run"].update(missing=["bench"]),
-     "crafted.jsonl: line 1: run.missing must be a list of units (binary, platform, sweep), got ['bench']"),
+     "crafted.jsonl: context record: run.missing must be a list of units (binary, platform, sweep), got ['bench']"),
     (lambda lines: lines[2]["reported"].update(unit="first"),
      "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.unit must be a whole number >= 0, "
      "got 'first')"),
