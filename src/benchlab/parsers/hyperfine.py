@@ -57,7 +57,10 @@ class HyperfineParser:
 def _records(result: Any) -> list[Record]:
     if not isinstance(result, dict):
         raise BadValue(f"not an object: {show(result)}")
-    command = name(result.get("command"), "command")  # at most 255 characters: long ones need --command-name
+    try:
+        command = name(result.get("command"), "command")
+    except BadValue as bad:  # the store keeps names of up to 255 characters; hyperfine can name a command
+        raise BadValue(f"{bad}; give it a shorter name with hyperfine's --command-name") from None
     times = result.get("times")
     if not isinstance(times, list) or not times:
         raise BadValue(f"times must be a non-empty list of seconds, got {show(times)}")

@@ -176,6 +176,8 @@ def bad_files(project):
     (project / "b63bad.csv").write_text("basic,time,100,2000\nbasic,time,0,2000\n")
     (project / "hyperbad.json").write_text('{"results": [{"command": "a", "times": [0.1]}, {"command": "b", "times": []}]}')
     (project / "pyperfbad.json").write_text('{"version": "1.0", "benchmarks": [{"runs": [{"values": [1e-6]}]}]}')
+    (project / "hyperlong.json").write_text(json.dumps({"results": [{"command": " && ".join(["sleep 0.001"] * 30),
+                                                                    "times": [0.002]}]}))
     (project / "lindbad.json").write_text('{"Read": {"1": {"linux": "fast", "loops": "10"}}}')
     (project / "context.jsonl").write_text(lines[0] + "\n")
     (project / "other.json").write_text('{"name": "x", "values": [1, 2]}')
@@ -220,6 +222,9 @@ def bad_files(project):
                         f"({NOTHING}; fix the file, or give --format if it is in another format)\n"),
     (["pyperfbad.json"], "error: pyperfbad.json: pyperf benchmarks[0].runs[0]: name (in metadata) must be a string, "
                          f"got None ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["hyperlong.json"], "error: hyperlong.json: hyperfine results[0]: command must be 1 to 255 printable characters, "
+                         "got 'sleep 0.001 && sleep 0.001 && sleep ...; give it a shorter name with hyperfine's "
+                         f"--command-name ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
     (["lindbad.json"], 'error: lindbad.json: lind-json $["Read"]["1"]["linux"]: average ns must be a number, '
                        f"got 'fast' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
     (["context.jsonl"], f"error: context.jsonl has no results (jsonl) ({NOTHING}; is it the right file?)\n"),
