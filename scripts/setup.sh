@@ -14,6 +14,7 @@ packages=(
   clang lld wasi-libc libclang-rt-14-dev-wasm32   # C to wasm32-wasi
   python3 python3-venv python3-pip
   libbenchmark-dev                                # Google Benchmark, compared in bench/
+  libbenchmark-tools                              # its tools/compare.py, which reads `benchlab export --format gbench`
   qemu-user valgrind hyperfine libjemalloc-dev linux-perf
   musl-tools                                      # the header's musl build (tests/c/modes_test.sh)
   git time                                        # GNU time: the reference max RSS in tests/python/test_workloads.py

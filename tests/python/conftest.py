@@ -144,3 +144,35 @@ def gbench_binary(tmp_path_factory):
     if built.returncode != 0:
         pytest.skip(f"Google Benchmark (libbenchmark-dev) not available: {built.stderr[-200:]}")
     return binary
+
+
+def store_example_run(root: Path, platforms=("native", "wasm"), date="2026-11-20T10:00:00Z") -> int:
+    """A run stored through the Store API with figures simple enough to check by hand: two
+    processes per platform, the empty loop's samples, a parameter, another counter, an
+    unsupported one, a benchmark without a parameter, and a failure. Its id."""
+    from benchlab.records import Fault, Record
+    from benchlab.store import Store
+    (root / ".benchlab").mkdir(exist_ok=True)
+    store = Store(f"sqlite:///{root / '.benchlab' / 'results.db'}")
+    context = {"date": date, "host": "box", "cpu": "CPU X", "git": {"commit": "abc1234", "dirty": True}, "seed": 5}
+    run_id = store.begin_run(["benchlab", "run", "suite"], list(platforms), context)
+    common = dict(bench="copy", param=64, param_name="size", iterations=100, binary="bench", format="jsonl")
+    records = []
+    for platform in platforms:
+        wasm = platform != "native"
+        for process, samples, overhead in ((0, [10.0, 11.0, 12.0], [1.0, 1.0, 1.5]), (1, [12.0, 13.0, 14.0], [1.0, 1.0, 1.0])):
+            records.append(Record(samples=[2 * x for x in samples] if wasm else samples,
+                                  overhead_samples=None if wasm else overhead,
+                                  sample_iterations=[100, 100, 101], platform=platform,
+                                  reported={"process": process, "stack_offset": 16 * process}, **common))
+    records.append(Record(bench="copy", param=64, param_name="size", counter="page-faults", unit="events",
+                          samples=[0.5, 0.25, 0.5], iterations=100, sample_iterations=[100, 100, 101],
+                          platform=platforms[0], binary="bench", format="jsonl", reported={"process": 0}))
+    records.append(Record(bench="copy", param=64, param_name="size", counter="instructions", unit="instructions",
+                          samples=[], sample_iterations=[], platform=platforms[0], binary="bench", format="jsonl",
+                          reported={"process": 0, "supported": False, "reason": "no PMU in this VM"}))
+    records.append(Record(bench="empty", param=None, samples=[1.0, 1.25], iterations=1000, platform=platforms[0],
+                          binary="bench", format="lind"))
+    store.add_unit(run_id, records, [Fault("crash", platforms[-1], "exit status 3", ["boom"])])
+    store.finish_run(run_id, "failed", 1)
+    return run_id

@@ -10,7 +10,7 @@ import sys
 import click
 
 from benchlab import __version__
-from benchlab.cli import ab, compare, run, runs, show
+from benchlab.cli import ab, compare, export, import_, run, runs, show
 from benchlab.errors import ExitCode, Interrupted, UserError
 
 #: Set to 1 to get Python tracebacks for user errors too.
@@ -33,6 +33,8 @@ cli.add_command(show.command)   # print a stored run again
 cli.add_command(compare.compare_command)  # what got faster or slower between two runs
 cli.add_command(compare.gate_command)     # exit 3 on a regression beyond a threshold
 cli.add_command(ab.command)               # two builds interleaved, paired by round
+cli.add_command(import_.command)          # store another tool's results file as a run
+cli.add_command(export.command)           # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
 
 
 def main(argv: list[str] | None = None) -> int:

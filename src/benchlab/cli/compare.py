@@ -15,7 +15,7 @@ import click
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.compare import NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean
 from benchlab.errors import ExitCode, UserError
-from benchlab.parsers import parse_output
+from benchlab.importing import read_results
 from benchlab.records import Record
 
 #: Context fields whose difference can explain a difference in figures.
@@ -30,19 +30,15 @@ class Side:
 
 
 def load_side(text: str, store_opener) -> Side:
-    """A result file when `text` names one, else a stored run."""
+    """A result file (any format `benchlab import` reads) when `text` names one, else a stored run."""
     path = Path(text)
     if path.is_file():
         try:
-            parsed = parse_output(path.read_text(errors="replace"), path.name)
-        except OSError as exc:
-            raise UserError(f"cannot read {text}: {exc.strerror}", "give a readable result file") from None
-        if not parsed.records:
-            raise UserError(f"{text} holds no result benchlab can read",
-                            "give a file of benchlab jsonl, Google Benchmark JSON, lind, csb or B63 CSV lines")
-        for record in parsed.records:
-            record.platform = record.platform or "native"
-        return Side(text, parsed.records, parsed.context or {})
+            imported = read_results(text)
+        except UserError as error:
+            raise UserError(error.what, "give a stored run (an id, latest, -N) or a result file of a format "
+                                        "benchlab import reads") from None
+        return Side(text, imported.records, imported.context or {})
     store = store_opener()
     run, records, _ = store.load_run(store.resolve_run_id(text))
     return Side(f"run {run['id']}", records, run.get("context") or {})

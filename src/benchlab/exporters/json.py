@@ -11,14 +11,14 @@ from benchlab.report import Report
 SCHEMA = 1
 
 
-def _finite(value: Any) -> Any:
+def finite(value: Any) -> Any:
     """JSON has no NaN or infinity: write them as null, as formats.md does."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value
 
 
@@ -45,4 +45,4 @@ def render(report: Report) -> str:
         "records": [r.to_dict() for r in report.records],
         "faults": [f.to_dict() for f in report.faults],
     }
-    return json.dumps(_finite(document), indent=2, default=str) + "\n"
+    return json.dumps(finite(document), indent=2, default=str) + "\n"

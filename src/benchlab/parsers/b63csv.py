@@ -1,6 +1,8 @@
 """Per-sample CSV: B63's plaintext `name,counter,iterations,value` and benchlab's
 `--format=csv`, which adds a header and a `param` column:
-`name,param,counter,iterations,value`.
+`name,param,counter,iterations,value`. `benchlab export --format csv` writes more
+columns after those five (EXPORT_COLUMNS: unit, platform, binary, process, sweep,
+overhead), so that a stored run's samples come back to the record they were taken in.
 
 Each line is one sample: `value` is the counter's total over `iterations`
 iterations, so the per-iteration sample is value / iterations. B63's README calls
@@ -10,6 +12,7 @@ measures; we read time as ns.
 """
 from __future__ import annotations
 
+import collections
 import csv
 import re
 
@@ -17,6 +20,9 @@ from benchlab.parsers.base import BadValue, LineSession, Parsed, bad_line, figur
 from benchlab.records import Record
 
 BENCHLAB_HEADER = ["name", "param", "counter", "iterations", "value"]
+#: Columns a stored run's export adds after BENCHLAB_HEADER, in this order (formats.md, "Export"):
+#: `overhead` is the empty loop's figure over the same iterations as `value`.
+EXPORT_COLUMNS = ["unit", "platform", "binary", "process", "sweep", "overhead"]
 _NUMBER = r"-?\d+(\.\d*)?([eE][-+]?\d+)?"
 #: B63's line, and benchlab's (after its header) with the param column.
 _B63_LINE = re.compile(rf"^[^,]+,[^,]+,\d+,{_NUMBER}$")
@@ -43,11 +49,20 @@ def _unit(counter: str) -> str:
     return _UNITS.get(counter.split(":", 1)[0], "events")  # instructions:u counts instructions
 
 
+def header(line: str) -> list[str] | None:
+    """The columns of a benchlab csv header line (the five, then any export columns), or None."""
+    columns = [c.strip() for c in line.split(",")]
+    extra = columns[len(BENCHLAB_HEADER):]
+    if columns[:len(BENCHLAB_HEADER)] != BENCHLAB_HEADER or len(set(extra)) != len(extra):
+        return None
+    return columns if set(extra) <= set(EXPORT_COLUMNS) else None
+
+
 class B63CsvParser:
     name = "b63csv"
 
     def sniff(self, line: str) -> bool:
-        return line.replace(" ", "") == ",".join(BENCHLAB_HEADER) or bool(_B63_LINE.match(line))
+        return header(line) is not None or bool(_B63_LINE.match(line))
 
     def session(self, binary: str, parsed: Parsed) -> "_Session":
         return _Session(binary, parsed)
@@ -59,7 +74,12 @@ class _Session(LineSession):
     def __init__(self, binary: str, parsed: Parsed):
         super().__init__(binary, parsed)
         self.with_param = False
-        self.groups: dict[tuple, list[tuple[int, float]]] = {}
+        #: The header's columns beyond benchlab's five (an export's), if any.
+        self.extra: list[str] = []
+        self.groups: dict[tuple, list[tuple[int, float, float | None]]] = {}
+        #: The checked key of each distinct (name, param, counter, ...) as written: an export
+        #: repeats them on every line, and checking a name is most of the cost of a line.
+        self.keys: dict[tuple, tuple] = {}
 
     def _fields(self, line: str) -> list[str] | None:
         try:
@@ -71,9 +91,13 @@ class _Session(LineSession):
         return [f.strip() for f in fields]
 
     def feed(self, number: int, line: str) -> bool:
-        if line.replace(" ", "") == ",".join(BENCHLAB_HEADER):
+        columns = header(line)
+        if columns is not None:
             self.with_param = True
+            self.extra = columns[len(BENCHLAB_HEADER):]
             return True
+        if self.extra:
+            return self._feed_export(number, line)
         shape = _BENCHLAB_LINE if self.with_param else _B63_LINE
         compact = ",".join(f.strip() for f in line.split(","))
         if not shape.match(compact):
@@ -94,23 +118,68 @@ class _Session(LineSession):
         except BadValue as bad:
             self.parsed.warn(bad_line(self.binary, number, line, "b63csv", str(bad)))
             return True
-        self.groups.setdefault(key, []).append((count, per_iteration))
+        self.groups.setdefault((*key, "", None, None, None, None), []).append((count, per_iteration, None))
+        self.parsed.understood_lines += 1
+        return True
+
+    def _feed_export(self, number: int, line: str) -> bool:
+        """A line under an export's header: quoted fields (a binary's name may hold a comma)."""
+        fields = self._fields(line)
+        if fields is None or len(fields) != len(BENCHLAB_HEADER) + len(self.extra):
+            return False
+        row = dict(zip(BENCHLAB_HEADER + self.extra, fields))
+        try:
+            counter = name(row["counter"], "counter")
+            count = whole(row["iterations"], "iterations")
+            per_iteration = figure(figure(row["value"], "value") / count, "value / iterations")
+            overhead = figure(figure(row["overhead"], "overhead") / count, "overhead / iterations") \
+                if row.get("overhead") else None
+            written = tuple(row.get(column) for column in ("name", "param", "counter", *EXPORT_COLUMNS[:5]))
+            key = self.keys.get(written)
+            if key is None:
+                key = self.keys[written] = _export_key(row, counter)
+        except BadValue as bad:
+            self.parsed.warn(bad_line(self.binary, number, line, "b63csv", str(bad)))
+            return True
+        self.groups.setdefault(key, []).append((count, per_iteration, overhead))
         self.parsed.understood_lines += 1
         return True
 
     def reject(self, number: int, line: str) -> None:
         fields = self._fields(line)
-        want = 5 if self.with_param else 4
+        want = len(BENCHLAB_HEADER) + len(self.extra) if self.with_param else 4
         why = "not CSV" if fields is None else (
             f"{len(fields)} fields, want {want}" if len(fields) != want else "iterations or value is not a number")
         self.parsed.warn(bad_line(self.binary, number, line, "b63csv", why))
 
     def finish(self) -> None:
-        for (bench, param, counter), rows in self.groups.items():
-            counts = [count for count, _ in rows]
+        for (bench, param, counter, unit, platform, binary, process, sweep), rows in self.groups.items():
+            counts = [count for count, _, _ in rows]
+            overheads = [overhead for _, _, overhead in rows]
             self.parsed.records.append(Record(
-                bench=bench, param=param, counter=counter, unit=_unit(counter),
-                iterations=max(set(counts), key=counts.count),
+                bench=bench, param=param, counter=counter, unit=unit or _unit(counter),
+                iterations=collections.Counter(counts).most_common(1)[0][0],  # the most common, first seen on a tie
                 sample_iterations=counts,
-                samples=[value for _, value in rows],
+                samples=[value for _, value, _ in rows],
+                # the empty loop's figure of every sample's round, or of none
+                overhead_samples=overheads if None not in overheads else None,
+                platform=platform or "", binary=binary or "",
+                reported={"process": process} if process is not None else {},
+                sweep={"flag": sweep[0], "value": sweep[1]} if sweep else None,
             ))
+
+
+def _export_key(row: dict[str, str], counter: str) -> tuple:
+    """(name, param, counter, unit, platform, binary, process, sweep) of a line of an export, checked."""
+    sweep = None
+    if row.get("sweep"):
+        flag, sep, value = row["sweep"].partition("=")
+        if not sep or not flag:
+            raise BadValue(f"sweep must be FLAG=VALUE, got {row['sweep']!r}")
+        sweep = (flag, value)
+    return (name(row["name"], "name"), param_value(row["param"]), counter,
+            name(row["unit"], "unit", limit=32) if row.get("unit") else "",
+            name(row["platform"], "platform") if row.get("platform") else None,
+            name(row["binary"], "binary") if row.get("binary") else None,
+            whole(row["process"], "process", minimum=0) if row.get("process") else None,
+            sweep)

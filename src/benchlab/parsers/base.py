@@ -47,12 +47,20 @@ class Parsed:
     suppressed: int = 0
     #: Lines that gave a record or a context: a binary with none printed nothing we understand.
     understood_lines: int = 0
+    #: (benchmark, message) of each benchmark the output itself says failed (Google Benchmark's
+    #: `error_occurred`): a result of the run, not a line we could not read.
+    failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
             self.warnings.append(message)
         else:
             self.suppressed += 1
+
+    def fail(self, binary: str, bench: str, message: str) -> None:
+        """A benchmark the output reports as failed: kept apart from unreadable lines, and warned about."""
+        self.failures.append((bench, message))
+        self.warn(f"{binary}: {f'{bench}: {message}'[:300]}")
 
 
 class Session(Protocol):

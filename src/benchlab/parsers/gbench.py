@@ -41,6 +41,10 @@ class GbenchParser:
         head = stripped[:SNIFF_CHARS]
         return stripped.startswith("{") and '"benchmarks"' in head and '"context"' in head
 
+    def sniff_object(self, document: Any) -> bool:
+        """True if `document`, a whole JSON document already read, is Google Benchmark's."""
+        return isinstance(document, dict) and "benchmarks" in document and "context" in document
+
     def parse_document(self, text: str, binary: str, parsed: Parsed) -> None:
         try:
             document = json.loads(text)
@@ -48,6 +52,10 @@ class GbenchParser:
             why = getattr(exc, "msg", None) or str(exc) or "nested too deeply"
             parsed.warn(f"{binary}: Google Benchmark output is not valid JSON ({why}); no results read")
             return
+        self.parse_object(document, binary, parsed)
+
+    def parse_object(self, document: Any, binary: str, parsed: Parsed) -> None:
+        """Records of a Google Benchmark document already read as JSON."""
         if not isinstance(document, dict):
             parsed.warn(f"{binary}: Google Benchmark output is not a JSON object; no results read")
             return
@@ -68,8 +76,8 @@ class GbenchParser:
                 continue
             if item is None:
                 continue
-            if isinstance(item, str):
-                parsed.warn(f"{binary}: {item}")
+            if isinstance(item, tuple) and len(item) == 2:
+                parsed.fail(binary, *item)
                 continue
             run_name, real, cpu, iterations = item
             group = groups.setdefault(run_name, {"real": [], "cpu": [], "iterations": []})
@@ -86,14 +94,15 @@ class GbenchParser:
                 ))
 
 
-def _entry(entry: Any) -> tuple[str, float, float, int] | str | None:
-    """(run name, real ns, cpu ns, iterations) of a repetition; None for an aggregate; a str for an error."""
+def _entry(entry: Any) -> tuple[str, float, float, int] | tuple[str, str] | None:
+    """(run name, real ns, cpu ns, iterations) of a repetition; None for an aggregate;
+    (name, message) for a benchmark that reports an error."""
     if not isinstance(entry, dict):
         raise BadValue(f"not an object: {show(entry)}")
     label = name(entry.get("name"), "name")
     if entry.get("error_occurred"):
         message = entry.get("error_message", "error")
-        return f"{label}: {message if isinstance(message, str) else show(message)}"[:300]
+        return label, message if isinstance(message, str) else show(message)
     if entry.get("run_type", "iteration") != "iteration":
         return None
     run_name = name(entry.get("run_name", label), "run_name")

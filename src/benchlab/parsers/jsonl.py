@@ -65,6 +65,12 @@ def _optional(value: Any, what: str) -> float | None:
 class JsonlParser:
     name = "jsonl"
 
+    def __init__(self, stored: bool = False):
+        #: Also read what `benchlab export` adds to a result record (`platform`, `binary`,
+        #: `format`, `sweep`, `reported`: where a stored record came from). Only `benchlab
+        #: import` asks for it: a benchmark binary's output has no say in those.
+        self.stored = stored
+
     def sniff(self, line: str) -> bool:
         if not line.startswith("{"):
             return False
@@ -75,13 +81,14 @@ class JsonlParser:
         return isinstance(obj, dict) and obj.get("type") in _KINDS
 
     def session(self, binary: str, parsed: Parsed) -> "_Session":
-        return _Session(binary, parsed)
+        return _Session(binary, parsed, self.stored)
 
 
 class _Session(LineSession):
-    def __init__(self, binary: str, parsed: Parsed):
+    def __init__(self, binary: str, parsed: Parsed, stored: bool = False):
         super().__init__(binary, parsed)
         self.schema = SUPPORTED_SCHEMAS[-1]  # until a context record says otherwise
+        self.stored = stored
 
     def _bad(self, number: int, line: str, why: str) -> None:
         self.parsed.warn(bad_line(self.binary, number, line, "jsonl", why))
@@ -109,6 +116,8 @@ class _Session(LineSession):
             try:
                 records = ([_record(obj, self.warn_at(number, line), self.schema)] if kind == "result"
                            else _throughput(obj))
+                if self.stored and kind == "result":
+                    _stored_fields(records[0], obj)
             except (BadValue, KeyError, TypeError) as exc:
                 why = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
                 self._bad(number, line, f"bad {kind} record: {why}")
@@ -178,6 +187,34 @@ def _record(obj: dict, warn, schema: object = SUPPORTED_SCHEMAS[-1]) -> Record:
         overhead_samples=overhead,
         **common,
     )
+
+
+def _stored_fields(record: Record, obj: dict) -> None:
+    """Where a record of `benchlab export` came from, as the store keeps it (formats.md, "Export")."""
+    for key in ("platform", "binary"):
+        if obj.get(key) is not None:
+            setattr(record, key, name(obj[key], key))
+    if obj.get("format") is not None:
+        record.format = name(obj["format"], "format", limit=32)
+    sweep = obj.get("sweep")
+    if sweep is not None:
+        if not isinstance(sweep, dict) or not isinstance(sweep.get("flag"), str) or "value" not in sweep:
+            raise BadValue(f'sweep must be {{"flag": ..., "value": ...}}, got {show(sweep)}')
+        value = sweep["value"]
+        # a row of the table is keyed by it: a scalar
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int, float))):
+            raise BadValue(f"sweep value must be a string or a number, got {show(value)}")
+        record.sweep = {"flag": sweep["flag"], "value": clean_reported(value)}
+    reported = obj.get("reported")
+    if reported is not None:
+        if not isinstance(reported, dict):
+            raise BadValue(f"reported must be an object, got {show(reported)}")
+        # As stored: it replaces the statistics read from the record's own fields, which
+        # the export wrote from the record's summary, not from what its binary reported.
+        record.reported = clean_reported(reported)
+        for key in ("process", "unit"):  # which process, and its place in the plan: what records are grouped and ordered by
+            if record.reported.get(key) is not None:
+                record.reported[key] = whole(record.reported[key], f"reported.{key}", minimum=0)
 
 
 def _overhead_samples(obj: dict, raw: list, warn) -> list[float] | None:

@@ -68,8 +68,8 @@ def test_bad_comparisons_are_one_line_and_exit_2(project, benchlab):
             "error: a.lind and b.lind have no benchmark in common (compare runs of the same programs "
             "(benchlab show RUN lists what a run has))\n",
         ("compare", "junk.txt", "a.lind"):
-            "error: junk.txt holds no result benchlab can read (give a file of benchlab jsonl, Google Benchmark "
-            "JSON, lind, csb or B63 CSV lines)\n",
+            "error: junk.txt: no format benchlab imports starts like this: 'nothing here' (give a stored run "
+            "(an id, latest, -N) or a result file of a format benchlab import reads)\n",
         ("gate", "--baseline", "a.lind", "--max-regression", "-1"):
             "error: Invalid value for '--max-regression': -1.0 is not in the range 0<=x<=100. "
             "(see 'benchlab gate --help')\n",

@@ -1,0 +1,53 @@
+"""`benchlab import FILE`: store another tool's results (or an exported run) as a new run.
+
+All or nothing: the whole file is read and checked first (benchlab.importing), and only
+then is the run written, its records in one transaction. A file that does not read,
+or a database that does not take it, leaves no run behind.
+"""
+from __future__ import annotations
+
+import click
+
+from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.errors import ExitCode, StoreFailed
+from benchlab.importing import DEFAULT_PLATFORM, FORMAT_NAMES, read_results
+
+
+@click.command("import", short_help="Store a results file (Google Benchmark, hyperfine, pyperf, Lind, CSB, B63, "
+                                    "benchlab jsonl or csv) as a run.")
+@click.argument("path", metavar="FILE")
+@click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES),
+              help="The file's format (default: detected from its content).")
+@click.option("--platform", metavar="NAME",
+              help=f"Platform of results whose file names none (default: {DEFAULT_PLATFORM}).")
+@db_option
+@click.pass_context
+def command(context: click.Context, path: str, file_format: str | None, platform: str | None,
+            db_url: str | None) -> int:
+    """Store the results in FILE as a new run, with what the file says of its context.
+
+    Nothing is stored unless every line (or entry) of FILE reads."""
+    imported = read_results(path, file_format, platform)
+    store = open_store(config_of(context), db_url)
+    argv = context.obj.get("argv", ["benchlab", "import", path])
+    run_id = store.begin_run(argv, imported.platforms, imported.context)
+    try:
+        # One transaction: every record or none (then, for an exported run, the units it finished).
+        store.add_unit(run_id, imported.records, imported.faults, imported.units[0] if imported.units else None)
+        for unit in imported.units[1:]:
+            store.add_unit(run_id, [], [], unit)
+        status, code = ("failed", ExitCode.BENCHMARK_FAILURE) if imported.faults else ("complete", ExitCode.OK)
+        store.finish_run(run_id, status, code)
+    except StoreFailed:
+        try:
+            store.delete_run(run_id)  # no half-imported run left behind
+        except StoreFailed:
+            pass
+        raise
+    for fault in imported.faults:
+        click.echo(f"warning: {path}: {fault.reason} (a failure the file reports, stored with the run)", err=True)
+    benchmarks = len({(r.bench, r.param) for r in imported.records})
+    failures = f", {len(imported.faults)} failed" if imported.faults else ""
+    click.echo(f"imported {path} ({imported.format}): {len(imported.records)} records of {benchmarks} "
+               f"benchmarks on {', '.join(imported.platforms)}{failures}; saved as run {run_id} (benchlab show {run_id})")
+    return ExitCode.OK

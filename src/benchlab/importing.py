@@ -1,0 +1,325 @@
+"""A results file read whole and checked whole, for `benchlab import`: all or nothing.
+
+`benchlab run` reads a binary's output leniently (a bad line is a warning, the others
+are kept), because the run already happened and its good results are worth keeping.
+An import is the opposite case: the file is all there is, so a corrupt, truncated or
+misnamed file must not become a run that silently lacks part of it. The same parsers
+read it (one module per format in parsers/), given a `Parsed` whose first warning
+stops the import with that warning as the error: the file, the line (or, in a JSON
+document, the entry's path) and what is wrong. Nothing is stored until the whole file
+has been read this way (cli/import_.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import gzip
+import hashlib
+import io
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+from benchlab.errors import UserError
+from benchlab.parsers.b63csv import B63CsvParser
+from benchlab.parsers.base import BadValue, Parsed, name, problems, show
+from benchlab.parsers.csb import CsbParser
+from benchlab.parsers.gbench import GbenchParser
+from benchlab.parsers.hyperfine import HyperfineParser
+from benchlab.parsers.jsonl import JsonlParser
+from benchlab.parsers.lind import LindParser
+from benchlab.parsers.lind_json import LindJsonParser
+from benchlab.parsers.pyperf import PyperfParser
+from benchlab.records import Fault, Record
+
+#: Formats that are one JSON document, read whole, recognised by their shape.
+DOCUMENT_FORMATS = {
+    "gbench": GbenchParser(),
+    "hyperfine": HyperfineParser(),
+    "pyperf": PyperfParser(),
+    "lind-json": LindJsonParser(),
+}
+#: Formats of lines, in the order a first line is tried (most specific first, as `run` does).
+#: The jsonl reader also takes what `benchlab export` adds to each record.
+LINE_FORMATS = {
+    "jsonl": JsonlParser(stored=True),
+    "csb": CsbParser(),
+    "b63csv": B63CsvParser(),
+    "lind": LindParser(),
+}
+FORMAT_NAMES = [*DOCUMENT_FORMATS, *LINE_FORMATS]
+
+#: What each document format looks like, for the error when a file is not that format.
+SHAPES = {
+    "gbench": 'Google Benchmark JSON: {"context": {...}, "benchmarks": [...]}',
+    "hyperfine": 'hyperfine JSON (--export-json): {"results": [{"command": ..., "times": [...]}]}',
+    "pyperf": 'pyperf JSON: {"version": ..., "benchmarks": [{"runs": [...]}]}',
+    "lind-json": "the Lind runner's JSON: {test: {param: {platform: ns, \"loops\": n}}}",
+}
+
+#: The platform of results whose file does not name one: they ran directly on the machine,
+#: as `benchlab run`'s `native` platform runs its binaries.
+DEFAULT_PLATFORM = "native"
+#: Fields of a file's own context that mean what the same fields of a run's context mean.
+_CONTEXT_FIELDS = {
+    "gbench": {"date": "date", "host": "host_name"},
+    "pyperf": {"host": "hostname", "cpu": "cpu_model_name", "python": "python_version"},
+    "jsonl": {key: key for key in ("date", "host", "cpu", "os", "kernel", "arch", "compiler")},
+}
+NOTHING_IMPORTED = "nothing was imported"
+
+
+@dataclasses.dataclass
+class Imported:
+    """A file's results as a run to store: its records and failures, platforms and context."""
+
+    path: str
+    format: str
+    records: list[Record]
+    faults: list[Fault]
+    platforms: list[str]
+    context: dict[str, Any]
+    #: Units ({binary, platform, sweep}) of the context's plan that finished (an exported run's).
+    units: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+class _Problem(Exception):
+    """The first thing wrong with the file: the import stops there."""
+
+
+class _Strict(Parsed):
+    """A Parsed whose first warning is the end of the import."""
+
+    def warn(self, message: str) -> None:
+        raise _Problem(_as_error(message))
+
+    def fail(self, binary: str, bench: str, message: str) -> None:
+        # A benchmark the file reports as failed is part of the results, not a fault of the file.
+        self.failures.append((bench, message))
+
+
+#: How the parsers say what `run` does after a bad value (it goes on without it). In an
+#: import nothing goes on, so the message ends at what is wrong.
+_LENIENT_ENDINGS = re.compile(
+    r"(, ignored|; (that sample is left out|the samples are kept without it|the figures are left as measured"
+    r"|the binary's \w+ is left out|no results read|results may be misread \(.*\)))$")
+
+
+def _as_error(message: str) -> str:
+    message = message.replace(" output (", " (", 1).replace("), ignored: ", "): ", 1)
+    return _LENIENT_ENDINGS.sub("", message)
+
+
+def read_results(path: str, file_format: str | None = None, platform: str | None = None) -> Imported:
+    """Every result of the file at `path` (its format detected when not given), or a UserError."""
+    raw = _read_bytes(path)
+    text, compressed = _decode(path, raw)
+    if not text.strip():
+        raise UserError(f"{path} is empty", f"{NOTHING_IMPORTED}; give a results file")
+    document = None
+    if file_format is None:
+        file_format, document = _detect(path, text)
+    parsed = _Strict()
+    try:
+        if file_format in DOCUMENT_FORMATS:
+            parser = DOCUMENT_FORMATS[file_format]
+            if document is None:
+                document = _load_json(path, text)
+            if not parser.sniff_object(document):
+                raise _Problem(f"{path} is not {SHAPES[file_format]}")
+            parser.parse_object(document, path, parsed)
+        else:
+            _read_lines(LINE_FORMATS[file_format], text, path, parsed)
+    except _Problem as problem:
+        raise UserError(str(problem), _fix(text, file_format)) from None
+    if not parsed.records and not parsed.failures:
+        raise UserError(f"{path} has no results ({file_format})", f"{NOTHING_IMPORTED}; is it the right file?")
+    for record in parsed.records:
+        found = problems(record)
+        if found:  # every parser keeps these invariants; a record that does not is a bug of ours
+            raise UserError(f"{path}: {record.bench}: a record with a bad {', '.join(found)} "
+                            "(a benchlab parser bug: please report it)", NOTHING_IMPORTED)
+    return _as_run(path, raw, compressed, file_format, parsed, platform)
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"cannot read {path}: no such file", "give the path of a results file") from None
+    except IsADirectoryError:
+        raise UserError(f"cannot read {path}: it is a directory", "give the path of a results file") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror}", "check the path and its permissions") from None
+
+
+def _decode(path: str, raw: bytes) -> tuple[str, bool]:
+    """The file's text, gunzipped first when it is gzip (pyperf and pyperformance write .json.gz)."""
+    compressed = raw[:2] == b"\x1f\x8b"
+    if compressed:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise UserError(f"{path}: a gzip file that does not decompress ({exc})",
+                            f"{NOTHING_IMPORTED}; is it truncated?") from None
+    try:
+        return raw.decode("utf-8"), compressed
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise UserError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})",
+                        f"{NOTHING_IMPORTED}; is it a results file?") from None
+
+
+def _load_json(path: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        ends = "; the file ends there: is it truncated?" if exc.pos >= len(text.rstrip()) else ""
+        raise _Problem(f"{path}: line {exc.lineno} column {exc.colno} is not valid JSON ({exc.msg}){ends}")
+    except (ValueError, RecursionError) as exc:  # a number too long to convert, nesting too deep
+        raise _Problem(f"{path}: not valid JSON ({exc or 'nested too deeply'})")
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in io.StringIO(text, newline=None) if line.strip()), "")
+
+
+def _detect(path: str, text: str) -> tuple[str, Any]:
+    """The file's format (and, for a JSON document, the document), or a UserError."""
+    first = _first_line(text)
+    # A jsonl file of one line is also a JSON document: the line format is tried first.
+    if LINE_FORMATS["jsonl"].sniff(first):
+        return "jsonl", None
+    if first.startswith(("{", "[")):
+        try:
+            document = _load_json(path, text)
+        except _Problem as problem:
+            raise UserError(str(problem), NOTHING_IMPORTED) from None
+        for format_name, parser in DOCUMENT_FORMATS.items():
+            if parser.sniff_object(document):
+                return format_name, document
+        raise UserError(f"{path}: a JSON document of no format benchlab imports",
+                        f"{NOTHING_IMPORTED}; it reads {', '.join(SHAPES.values())}, and benchlab jsonl")
+    for format_name, parser in LINE_FORMATS.items():
+        if parser.sniff(first):
+            return format_name, None
+    shown = first if len(first) <= 80 else first[:77] + "..."
+    raise UserError(f"{path}: no format benchlab imports starts like this: {shown!r}",
+                    f"{NOTHING_IMPORTED}; give --format ({', '.join(FORMAT_NAMES)}) if it is one of them")
+
+
+def _fix(text: str, file_format: str) -> str:
+    """How to fix a file that did not read as `file_format`: another format, when it looks like one."""
+    try:
+        guess, _ = _detect("", text)
+    except UserError:
+        guess = None
+    if guess is not None and guess != file_format:
+        return f"{NOTHING_IMPORTED}; the file looks like {guess}: give --format {guess}"
+    return f"{NOTHING_IMPORTED}; fix the file, or give --format if it is in another format"
+
+
+def _read_lines(parser, text: str, label: str, parsed: Parsed) -> None:
+    """Every non-blank line through one format's session: one that is not of the format is an error."""
+    session = parser.session(label, parsed)
+    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):  # \r ends a line, as in run
+        line = raw.strip()
+        if line and not session.feed(number, line):
+            session.reject(number, line)
+    session.finish()
+
+
+def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: Parsed,
+            platform: str | None) -> Imported:
+    """Records with a platform and a binary each, and the run's context (the file's own, and where it came from)."""
+    records = parsed.records
+    unnamed = [r for r in records if not r.platform]
+    if platform is not None:
+        try:
+            name(platform, "--platform")
+        except BadValue as bad:
+            raise UserError(str(bad), "give a platform name such as native or wasm") from None
+        if not unnamed:
+            named = sorted({r.platform for r in records})
+            raise UserError(f"--platform {platform}: {path} names the platform of every result "
+                            f"({', '.join(named)})", "leave --platform out: it is for files that do not name one")
+    for record in unnamed:
+        record.platform = platform or DEFAULT_PLATFORM
+    binary = Path(path).name[:255] or "imported"
+    for record in records:
+        record.binary = record.binary or binary
+        record.format = record.format or file_format
+    faults = [Fault(binary=binary, platform=platform or DEFAULT_PLATFORM, reason=f"{bench}: {message}")
+              for bench, message in dict.fromkeys(parsed.failures)]  # once per benchmark, not per repetition
+    imported = {"path": str(Path(path).resolve()), "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw),
+                "format": file_format, "gzip": compressed,
+                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")}
+    source = parsed.context if isinstance(parsed.context, dict) else None
+    exported = source.get("run") if file_format == "jsonl" and source else None
+    if isinstance(exported, dict) and isinstance(exported.get("context"), dict):
+        context, exported_faults, order, units = _exported_run(path, exported, imported)
+        faults.extend(exported_faults)
+    else:
+        fields = _CONTEXT_FIELDS.get(file_format, {})
+        metadata = (source or {}).get("metadata") if file_format == "pyperf" else source
+        lifted = {ours: metadata[theirs] for ours, theirs in fields.items()
+                  if isinstance(metadata, dict) and isinstance(metadata.get(theirs), (str, int, float))}
+        context, order, units = {**lifted, "imported": imported, "source": source}, None, []
+    return Imported(path=path, format=file_format, records=records, faults=faults,
+                    platforms=_platforms(records, faults, order), context=context, units=units)
+
+
+def _exported_run(path: str, exported: dict, imported: dict) -> tuple[dict, list[Fault], Any, list[dict]]:
+    """benchlab's own export: the run's context as it was stored, its failures, its platforms'
+    order, and the units of its plan that finished (all but the missing ones, so that `show`
+    of the import says what `show` of the run said). What `runs` and `show` will read of the
+    context is checked here, not found wrong by them later."""
+    context = {**exported["context"], "imported": imported}
+    plan = _units(path, context.get("plan"), "run.context.plan")
+    missing = _units(path, exported.get("missing"), "run.missing") or []
+    git = context.get("git")
+    if git is not None and not (isinstance(git, dict) and isinstance(git.get("commit"), (str, type(None)))):
+        raise UserError(f"{path}: context record: run.context.git must be an object with a commit, got {show(git)}",
+                        NOTHING_IMPORTED)
+    from benchlab.store import missing_units  # here: SQLAlchemy costs a third of a second to import
+    units = missing_units(plan, missing) if plan is not None else []
+    return context, _exported_faults(path, exported.get("faults")), exported.get("platforms"), units
+
+
+def _units(path: str, units: Any, what: str) -> list[dict[str, Any]] | None:
+    """A list of units ({binary, platform, sweep}) as the store keeps them, or None when absent."""
+    if units is None:
+        return None
+    if not isinstance(units, list) or not all(
+            isinstance(u, dict) and isinstance(u.get("binary"), str) and isinstance(u.get("platform"), str)
+            and isinstance(u.get("sweep"), (str, int, float, type(None))) for u in units):
+        raise UserError(f"{path}: context record: {what} must be a list of units (binary, platform, sweep), got {show(units)}",
+                        NOTHING_IMPORTED)
+    return [{"binary": u["binary"], "platform": u["platform"], "sweep": u.get("sweep")} for u in units]
+
+
+def _exported_faults(path: str, faults: Any) -> list[Fault]:
+    if faults is None:
+        return []
+    if not isinstance(faults, list) or not all(isinstance(f, dict) for f in faults):
+        raise UserError(f"{path}: context record: run.faults must be a list of objects, got {show(faults)}", NOTHING_IMPORTED)
+    try:
+        return [Fault(binary=name(f.get("binary"), "fault binary"), platform=name(f.get("platform"), "fault platform"),
+                      reason=str(f.get("reason") or "no reason given"),
+                      stderr_tail=[str(line) for line in f.get("stderr_tail") or []], sweep=f.get("sweep"))
+                for f in faults]
+    except BadValue as bad:
+        raise UserError(f"{path}: context record: run.faults: {bad}", NOTHING_IMPORTED) from None
+
+
+def _platforms(records: list[Record], faults: list[Fault], order: Any) -> list[str]:
+    """The run's platforms: the export's order, else the file's; a native one first (the
+    reference of every ratio), as the Lind runner's table puts LINUX first."""
+    seen = list(dict.fromkeys([*(r.platform for r in records), *(f.platform for f in faults)]))
+    if isinstance(order, list):
+        listed = [p for p in order if p in seen]
+        return listed + [p for p in seen if p not in listed]
+    native = [p for p in seen if p.lower() in ("native", "linux")]
+    return native[:1] + [p for p in seen if p not in native[:1]]

@@ -1,0 +1,310 @@
+"""`benchlab import`: every format from a frozen example file, what is kept of it, and
+every way a file can be wrong (one line on stderr, exit 2, nothing stored)."""
+import gzip
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchlab.errors import StoreFailed
+from benchlab.store import Store
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+NOTHING = "nothing was imported"
+
+
+def stored(project, run_id=1):
+    return Store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)
+
+
+def copy(project, name, as_name=None):
+    return shutil.copy(DATA / name, project / (as_name or name))
+
+
+def by_key(records):
+    return {(r.bench, r.param, r.counter, r.platform, r.process): r for r in records}
+
+
+@pytest.mark.parametrize("name, fmt, summary", [
+    ("gbench.json", "gbench", "6 records of 3 benchmarks on native, 1 failed"),
+    ("hyperfine.json", "hyperfine", "2 records of 2 benchmarks on native"),
+    ("pyperf.json", "pyperf", "5 records of 2 benchmarks on native"),
+    ("lind.txt", "lind", "5 records of 5 benchmarks on native"),
+    ("lind.json", "lind-json", "9 records of 3 benchmarks on linux, grate, lind"),
+    ("csb.txt", "csb", "4 records of 2 benchmarks on native"),
+    ("b63.csv", "b63csv", "3 records of 2 benchmarks on native"),
+    ("benchlab.jsonl", "jsonl", "15 records of 5 benchmarks on native"),
+])
+@pytest.mark.parametrize("explicit", [False, True])
+def test_each_format_is_detected_or_named_and_stored_as_one_run(project, benchlab, name, fmt, summary, explicit):
+    copy(project, name)
+    result = benchlab("import", name, *(["--format", fmt] if explicit else []))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"imported {name} ({fmt}): {summary}; saved as run 1 (benchlab show 1)\n"
+    warning = ("warning: gbench.json: BM_broken: no device to read (a failure the file reports, stored with the run)\n"
+               if fmt == "gbench" else "")
+    assert result.stderr == warning
+    run, records, _ = stored(project)
+    assert run["argv"] == ["benchlab", "import", name, *(["--format", fmt] if explicit else [])]
+    imported = run["context"]["imported"]
+    assert imported["sha256"] == hashlib.sha256((DATA / name).read_bytes()).hexdigest()
+    assert imported["path"] == str(project / name) and imported["format"] == fmt
+    assert {r.format for r in records} == {fmt}
+
+
+def test_google_benchmark_keeps_every_repetition_its_context_and_its_failure(project, benchlab):
+    copy(project, "gbench.json")
+    assert benchlab("import", "gbench.json").exit_code == 0
+    run, records, faults = stored(project)
+    document = json.loads((DATA / "gbench.json").read_text())
+    repetitions = [b for b in document["benchmarks"] if b["name"] == "BM_memset/1024" and b["run_type"] == "iteration"]
+    records = by_key(records)
+    assert records[("BM_memset", 1024, "time", "native", None)].samples == [b["real_time"] for b in repetitions]
+    assert records[("BM_memset", 1024, "cpu_time", "native", None)].samples == [b["cpu_time"] for b in repetitions]
+    assert records[("BM_memset", 1024, "time", "native", None)].sample_iterations == [b["iterations"] for b in repetitions]
+    # the file's failure is the run's failure, once, not once per repetition
+    assert [(f.binary, f.platform, f.reason) for f in faults] == [("gbench.json", "native", "BM_broken: no device to read")]
+    assert run["status"] == "failed"
+    assert run["context"]["source"] == document["context"]
+    assert (run["context"]["date"], run["context"]["host"]) == (document["context"]["date"], document["context"]["host_name"])
+
+
+def test_hyperfine_times_are_samples_in_seconds_and_commands_are_kept(project, benchlab):
+    copy(project, "hyperfine.json")
+    assert benchlab("import", "hyperfine.json").exit_code == 0
+    run, records, _ = stored(project)
+    results = json.loads((DATA / "hyperfine.json").read_text())["results"]
+    assert [(r.bench, r.param, r.param_name, r.counter, r.unit) for r in records] == [
+        ("true 1", 1, "n", "wall", "s"), ("true 2", 2, "n", "wall", "s")]
+    assert [r.samples for r in records] == [result["times"] for result in results]
+    assert records[0].reported["user"] == results[0]["user"]  # a mean only: kept, never a sample
+    assert run["context"]["source"] == {"tool": "hyperfine", "commands": [
+        {"command": "true 1", "parameters": {"n": "1"}}, {"command": "true 2", "parameters": {"n": "2"}}]}
+
+
+def test_pyperf_runs_are_processes_values_are_samples_warmups_and_calibration_are_not(project, benchlab):
+    copy(project, "pyperf.json")
+    assert benchlab("import", "pyperf.json").exit_code == 0
+    run, records, _ = stored(project)
+    sort = [r for r in records if r.bench == "sort_sorted"]
+    # the calibration run (warmups only) is left out: three worker processes, numbered from 0
+    assert [r.process for r in sort] == [0, 1, 2]
+    assert sort[0].samples == pytest.approx([2510.0, 2490.0, 2530.0], rel=1e-12)  # 2.51e-06 s -> ns
+    assert all(2750.0 != pytest.approx(x) for r in sort for x in r.samples)  # the warmup 2.75e-06 is not a sample
+    assert sort[0].iterations == 4096 and sort[0].sample_iterations == [4096] * 3
+    join = [r for r in records if r.bench == "str_join"]
+    assert [r.iterations for r in join] == [10240, 10240]  # loops x inner_loops
+    assert sort[1].reported["metadata"]["mem_max_rss"] == 9797632
+    assert run["context"]["host"] == "bench-host" and run["context"]["cpu"] == "AMD EPYC 7B13"
+    assert run["context"]["source"]["benchmarks"]["sort_sorted"]["timeit_stmt"] == "'sorted(s)'"
+
+
+def test_lind_json_gives_a_record_per_platform_with_strings_read_as_numbers(project, benchlab):
+    copy(project, "lind.json")
+    assert benchlab("import", "lind.json").exit_code == 0
+    run, records, _ = stored(project)
+    assert run["platforms"] == ["linux", "grate", "lind"]  # the native one first: the reference of ratios
+    cell = {r.platform: r for r in records if (r.bench, r.param) == ("Read", 4096)}
+    assert {p: (r.samples, r.iterations) for p, r in cell.items()} == {
+        "grate": ([1097.0], 100000), "lind": ([470.0], 100000), "linux": ([281.0], 100000)}
+    show = benchlab("show", "1")
+    assert "Read     4096         281?   1097 (3.904)?   470 (1.673)?       100000" in show.stdout
+
+
+def test_lind_lines_csb_and_b63_keep_their_figures(project, benchlab):
+    for name in ("lind.txt", "csb.txt", "b63.csv"):
+        copy(project, name)
+        assert benchlab("import", name).exit_code == 0
+    _, lind, _ = stored(project, 1)
+    assert [(r.bench, r.param, r.iterations, r.samples) for r in lind][:2] == [
+        ("Close", 0, 1000000, [431.0]), ("Read", 1, 1000000, [251.0])]
+    _, csb, _ = stored(project, 2)
+    throughput = {r.param: r for r in csb if r.counter == "throughput"}
+    assert throughput[2].samples == [93311.20488714] and throughput[2].unit == "ops/ms"
+    assert throughput[2].param_name == "threads"
+    _, b63, _ = stored(project, 3)
+    sequential = next(r for r in b63 if r.bench == "sequential")
+    assert sequential.samples[0] == 117749190 / 16383 and len(sequential.samples) == 5
+    misses = next(r for r in b63 if r.counter == "lpe:L1-dcache-load-misses")
+    assert misses.unit == "events" and misses.samples[2] == 660953302 / 8191
+
+
+def test_benchlab_jsonl_keeps_overhead_samples_counters_and_the_unsupported(project, benchlab):
+    copy(project, "benchlab.jsonl")
+    assert benchlab("import", "benchlab.jsonl").exit_code == 0
+    run, records, _ = stored(project)
+    lines = [json.loads(line) for line in (DATA / "benchlab.jsonl").read_text().splitlines()]
+    copy_time = next(line for line in lines if line.get("bench") == "copy" and line.get("param") == 1024
+                     and line.get("counter") == "time")
+    record = by_key(records)[("copy", 1024, "time", "native", None)]
+    assert record.samples == copy_time["samples"] and record.overhead_samples == copy_time["overhead_samples"]
+    unsupported = by_key(records)[("copy", 1024, "instructions", "native", None)]
+    assert not unsupported.supported and unsupported.reason.startswith("perf_event_open: ENOENT")
+    assert run["context"]["cpu"] == lines[0]["cpu"] and run["context"]["source"]["timer"] == lines[0]["timer"]
+
+
+def test_a_gzipped_file_reads_as_the_file(project, benchlab):
+    (project / "pyperf.json.gz").write_bytes(gzip.compress((DATA / "pyperf.json").read_bytes()))
+    result = benchlab("import", "pyperf.json.gz")
+    assert result.stdout == "imported pyperf.json.gz (pyperf): 5 records of 2 benchmarks on native; saved as run 1 (benchlab show 1)\n"
+    assert stored(project)[0]["context"]["imported"]["gzip"] is True
+
+
+def test_platform_names_the_platform_of_a_file_that_names_none(project, benchlab):
+    copy(project, "lind.txt")
+    result = benchlab("import", "lind.txt", "--platform", "wasm")
+    assert result.stdout.endswith("5 records of 5 benchmarks on wasm; saved as run 1 (benchlab show 1)\n")
+    assert {r.platform for r in stored(project)[1]} == {"wasm"}
+
+
+def bad_files(project):
+    data = (DATA / "gbench.json").read_text()
+    (project / "empty.json").write_text("")
+    (project / "blank.txt").write_text("\n  \n")
+    (project / "truncated.json").write_text(data[:len(data) // 2])
+    (project / "lind3.txt").write_text("Read\t1\t1000\t240\nRead\t2\t1000\t250\nRead\t3\t1000\n")
+    (project / "lindneg.txt").write_text("Read\t1\t1000\t240\n\nRead\t2\t1000\t-5\n")
+    (project / "junk.txt").write_text("hello\n")
+    (project / "binary.dat").write_bytes(b"Read\t1\t1000\t240\n\xff\xfe")
+    lines = (DATA / "benchlab.jsonl").read_text().splitlines()
+    lines[1] = re.sub(r'"samples":\[[^,\]]+', '"samples":["x"', lines[1], count=1)  # the first sample
+    (project / "badsample.jsonl").write_text("\n".join(lines) + "\n")
+    (project / "schema9.jsonl").write_text(lines[0].replace('"schema":2', '"schema":9') + "\n" + lines[1] + "\n")
+    (project / "b63bad.csv").write_text("basic,time,100,2000\nbasic,time,0,2000\n")
+    (project / "hyperbad.json").write_text('{"results": [{"command": "a", "times": [0.1]}, {"command": "b", "times": []}]}')
+    (project / "pyperfbad.json").write_text('{"version": "1.0", "benchmarks": [{"runs": [{"values": [1e-6]}]}]}')
+    (project / "hyperlong.json").write_text(json.dumps({"results": [{"command": " && ".join(["sleep 0.001"] * 30),
+                                                                    "times": [0.002]}]}))
+    (project / "lindbad.json").write_text('{"Read": {"1": {"linux": "fast", "loops": "10"}}}')
+    (project / "context.jsonl").write_text(lines[0] + "\n")
+    (project / "other.json").write_text('{"name": "x", "values": [1, 2]}')
+    shutil.copy(DATA / "gbench.json", project / "gbench.json")
+    shutil.copy(DATA / "lind.json", project / "lind.json")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["gbench.json", "--format", "xml"],
+     "error: Invalid value for '--format': 'xml' is not one of 'gbench', 'hyperfine', 'pyperf', 'lind-json', "
+     "'jsonl', 'csb', 'b63csv', 'lind'. (see 'benchlab import --help')\n"),
+    (["nothere.json"], "error: cannot read nothere.json: no such file (give the path of a results file)\n"),
+    (["."], "error: cannot read .: it is a directory (give the path of a results file)\n"),
+    (["empty.json"], f"error: empty.json is empty ({NOTHING}; give a results file)\n"),
+    (["blank.txt"], f"error: blank.txt is empty ({NOTHING}; give a results file)\n"),
+    (["truncated.json"], "error: truncated.json: line 201 column 38 is not valid JSON (Expecting property name enclosed in double quotes); "
+                         f"the file ends there: is it truncated? ({NOTHING})\n"),
+    (["truncated.json", "--format", "gbench"],
+     "error: truncated.json: line 201 column 38 is not valid JSON (Expecting property name enclosed in double quotes); "
+     f"the file ends there: is it truncated? ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["gbench.json", "--format", "pyperf"],
+     'error: gbench.json is not pyperf JSON: {"version": ..., "benchmarks": [{"runs": [...]}]} '
+     f"({NOTHING}; the file looks like gbench: give --format gbench)\n"),
+    (["gbench.json", "--format", "lind"],
+     "error: gbench.json: line 1 is not valid lind (want test<TAB>param<TAB>loops<TAB>avg_ns): '{' "
+     f"({NOTHING}; the file looks like gbench: give --format gbench)\n"),
+    (["lind3.txt"], "error: lind3.txt: line 3 is not valid lind (want test<TAB>param<TAB>loops<TAB>avg_ns): "
+                    f"'Read\\t3\\t1000' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["lindneg.txt"], "error: lindneg.txt: line 3 is not valid lind (avg_ns must be >= 0, got '-5'): "
+                      f"'Read\\t2\\t1000\\t-5' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["junk.txt"], "error: junk.txt: no format benchlab imports starts like this: 'hello' "
+                   f"({NOTHING}; give --format (gbench, hyperfine, pyperf, lind-json, jsonl, csb, b63csv, lind) "
+                   "if it is one of them)\n"),
+    (["binary.dat"], f"error: binary.dat: line 2 is not UTF-8 text (byte 16: b'\\xff') ({NOTHING}; is it a results file?)\n"),
+    (["badsample.jsonl"], "error: badsample.jsonl: line 2: samples[0] must be a number, got 'x' "
+                          f"({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["schema9.jsonl"], "error: schema9.jsonl: jsonl schema 9, this benchlab reads schemas 1, 2 "
+                        f"({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["b63bad.csv"], "error: b63bad.csv: line 2 is not valid b63csv (iterations must be a whole number >= 1, got '0'): "
+                     f"'basic,time,0,2000' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["hyperbad.json"], "error: hyperbad.json: hyperfine results[1]: times must be a non-empty list of seconds, got [] "
+                        f"({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["pyperfbad.json"], "error: pyperfbad.json: pyperf benchmarks[0].runs[0]: name (in metadata) must be a string, "
+                         f"got None ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["hyperlong.json"], "error: hyperlong.json: hyperfine results[0]: command must be 1 to 255 printable characters, "
+                         "got 'sleep 0.001 && sleep 0.001 && sleep ...; give it a shorter name with hyperfine's "
+                         f"--command-name ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["lindbad.json"], 'error: lindbad.json: lind-json $["Read"]["1"]["linux"]: average ns must be a number, '
+                       f"got 'fast' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["context.jsonl"], f"error: context.jsonl has no results (jsonl) ({NOTHING}; is it the right file?)\n"),
+    (["other.json"], f"error: other.json: a JSON document of no format benchlab imports ({NOTHING}; it reads "
+                     'Google Benchmark JSON: {"context": {...}, "benchmarks": [...]}, hyperfine JSON (--export-json): '
+                     '{"results": [{"command": ..., "times": [...]}]}, pyperf JSON: {"version": ..., "benchmarks": '
+                     '[{"runs": [...]}]}, the Lind runner\'s JSON: {test: {param: {platform: ns, "loops": n}}}, '
+                     "and benchlab jsonl)\n"),
+    (["lind.json", "--platform", "native"],
+     "error: --platform native: lind.json names the platform of every result (grate, lind, linux) "
+     "(leave --platform out: it is for files that do not name one)\n"),
+])
+def test_a_bad_file_is_one_error_naming_file_line_and_what_and_nothing_is_stored(project, benchlab, args, message):
+    bad_files(project)
+    result = benchlab("import", *args)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+    # checked whole before the store is even opened: no database, no run
+    assert not (project / ".benchlab" / "results.db").exists()
+
+
+def test_a_database_that_fails_mid_import_keeps_no_run(project, benchlab, monkeypatch):
+    copy(project, "lind.txt")
+    assert benchlab("import", "lind.txt").exit_code == 0  # run 1, kept
+
+    def full_disk(self, run_id, records, faults, unit=None):
+        raise StoreFailed("cannot write to database: database or disk is full", "free disk space")
+    monkeypatch.setattr(Store, "add_unit", full_disk)
+    result = benchlab("import", "lind.txt")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "error: cannot write to database: database or disk is full (free disk space)\n"
+    monkeypatch.undo()
+    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    assert [run["id"] for run in store.list_runs()] == [1]  # the failed import's run is gone
+
+
+def crafted_export(project, benchlab, change) -> str:
+    """An export of the conftest run, one of its values changed: what `runs` and `show` read later."""
+    from conftest import store_example_run
+    store_example_run(project)
+    lines = [json.loads(line) for line in benchlab("export", "1").stdout.splitlines()]
+    change(lines)
+    (project / ".benchlab" / "results.db").unlink()
+    (project / "crafted.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return "crafted.jsonl"
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda lines: lines[0]["run"]["context"].update(git="abc1234"),
+     "crafted.jsonl: context record: run.context.git must be an object with a commit, got 'abc1234'"),
+    (lambda lines: lines[0]["run"]["context"].update(plan=[{"binary": "bench"}]),
+     "crafted.jsonl: context record: run.context.plan must be a list of units (binary, platform, sweep), "
+     "got [{'binary': 'bench'}]"),
+    (lambda lines: lines[0]["run"].update(missing=["bench"]),
+     "crafted.jsonl: context record: run.missing must be a list of units (binary, platform, sweep), got ['bench']"),
+    (lambda lines: lines[2]["reported"].update(unit="first"),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.unit must be a whole number >= 0, "
+     "got 'first')"),
+    (lambda lines: lines[2].update(sweep={"flag": "threads", "value": [1, 2]}),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: sweep value must be a string or a number, "
+     "got [1, 2])"),
+])
+def test_an_export_whose_run_could_not_be_shown_later_is_refused(project, benchlab, change, message):
+    name = crafted_export(project, benchlab, change)
+    result = benchlab("import", name)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert not (project / ".benchlab" / "results.db").exists()
+
+
+def test_an_export_with_numbers_written_as_strings_is_read_as_numbers(project, benchlab):
+    name = crafted_export(project, benchlab, lambda lines: lines[2]["reported"].update(process="1"))
+    assert benchlab("import", name).exit_code == 0
+    assert [r.process for r in stored(project)[1]][:4] == [0, 1, 0, 1]
+    assert benchlab("show", "1").exit_code == 0 and benchlab("runs").exit_code == 0
+
+
+def test_the_command_still_starts_without_sqlalchemy():
+    # `benchlab run --no-store` must not pay a third of a second for a database it never opens,
+    # and importing.py (read by every command's start) reaches the store only when importing
+    import subprocess
+    import sys
+    code = "import sys, benchlab.cli; print('sqlalchemy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
