@@ -469,8 +469,10 @@ class CliProject:
 
     def check_outputs(self) -> None:
         out_json = self.directory / "out.json"
-        if out_json.exists():
-            json.loads(out_json.read_text(), parse_constant=_no_constant)  # no NaN or Infinity written
+        text = out_json.read_text() if out_json.exists() else ""
+        # --format table --out out.json writes a table there, as documented: only JSON is checked
+        if text.lstrip().startswith(("{", "[")):
+            json.loads(text, parse_constant=_no_constant)  # no NaN or Infinity written
         for db in (self.directory / ".benchlab" / "results.db", self.directory / "other.db"):
             if not db.exists():
                 continue
