@@ -1,4 +1,7 @@
-"""Storage survives interruptions: only completed units, never a corrupt file."""
+"""Storage survives interruptions: only completed units, never a corrupt file.
+
+Tests taking `db_url` run twice: on an SQLite file and on a database of a real
+PostgreSQL server (conftest.postgresql_server)."""
 import json
 import os
 import signal
@@ -26,8 +29,8 @@ def integrity(db_path) -> str:
         return connection.execute("PRAGMA integrity_check").fetchone()[0]
 
 
-def test_round_trip_of_records_faults_and_context(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+def test_round_trip_of_records_faults_and_context(db_url):
+    store = Store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native", "wasm"], {"seed": 5})
     record = Record(bench="read", param=1024, samples=[3.0, 1.0, 2.0], iterations=100, platform="wasm",
                     binary="fs_read", format="jsonl", reported={"ratio": 1.5})
@@ -41,8 +44,8 @@ def test_round_trip_of_records_faults_and_context(tmp_path):
 
 
 
-def test_unsupported_counters_and_throughput_records_round_trip(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+def test_unsupported_counters_and_throughput_records_round_trip(db_url):
+    store = Store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {})
     unsupported = Record(bench="b", param=None, counter="instructions", unit="instructions", samples=[],
                          sample_iterations=[], platform="native", binary="b", format="jsonl",
@@ -58,7 +61,7 @@ def test_unsupported_counters_and_throughput_records_round_trip(tmp_path):
     assert second.supported and second.median == 2.5e7 and second.param_name == "threads"
     assert second.reported["ops"][0]["p99_ns"] == 60.5 and second.sweep == {"flag": "threads", "value": "2"}
 
-def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, benchlab, monkeypatch):
+def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, benchlab, monkeypatch, db_url):
     lind_script(project, "a_first", "First\\t1\\t100\\t10")
     lind_script(project, "b_second", "Second\\t1\\t100\\t20")
     real_run_unit = Runner.run_unit
@@ -71,38 +74,32 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
         return real_run_unit(self, unit, process)
 
     monkeypatch.setattr(Runner, "run_unit", interrupted_on_second)
-    result = benchlab("run", "suite", "--processes", "1")
+    result = benchlab("run", "suite", "--processes", "1", "--db", db_url)
     assert result.exit_code == 130
     assert result.stderr == ("[1/2] a_first.sh on native\n[2/2] b_second.sh on native\n"
                              "interrupted: run 1 keeps the 1 records completed so far\n")
-    db = project / ".benchlab" / "results.db"
-    assert integrity(db) == "ok"
-    store = Store(f"sqlite:///{db}")
+    if db_url.startswith("sqlite"):
+        assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
+    store = Store(db_url)
     [run] = store.list_runs()
     assert run["status"] == "interrupted" and run["exit_code"] == 130
     _, stored, _ = store.load_run(run["id"])
     assert [r.bench for r in stored] == ["First"]
 
 
-def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
+def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project, db_url):
     lind_script(project, "a_done", "Done\\t1\\t100\\t10")
     lind_script(project, "b_stuck", "Partial\\t1\\t100\\t20", hang=True)
-    db = project / ".benchlab" / "results.db"
-    child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite", "--processes", "1"], cwd=project,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    engine = Store(db_url).engine  # the schema, for the polling below; the child opens it as it is
+    child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite", "--processes", "1", "--db", db_url],
+                             cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     try:
-        engine = None
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if db.exists():
-                engine = engine or sa.create_engine(f"sqlite:///{db}")
-                try:
-                    with engine.connect() as connection:
-                        if connection.execute(sa.select(sa.func.count()).select_from(records_table)).scalar():
-                            break
-                except sa.exc.OperationalError:
-                    pass  # tables not created yet
+            with engine.connect() as connection:
+                if connection.execute(sa.select(sa.func.count()).select_from(records_table)).scalar():
+                    break
             time.sleep(0.05)
         else:
             pytest.fail("the first unit never reached the database")
@@ -110,10 +107,11 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
     finally:
         os.killpg(child.pid, signal.SIGKILL)
         child.wait()
-    assert integrity(db) == "ok"
-    store = Store(f"sqlite:///{db}")
+    if db_url.startswith("sqlite"):
+        assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
+    store = Store(db_url)
     [run] = store.list_runs()
-    assert run["status"] == "killed"  # still 'running' in the file, but its process is gone
+    assert run["status"] == "killed"  # still 'running' in the database, but its process is gone
     _, stored, faults = store.load_run(run["id"])
     assert [r.bench for r in stored] == ["Done"] and faults == []
     # and the database takes the next run as usual
@@ -121,7 +119,8 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
     assert next_id == run["id"] + 1
 
 
-def test_runs_and_show_print_stored_runs(project, benchlab):
+def test_runs_and_show_print_stored_runs(project, benchlab, db_url, monkeypatch):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
     lind_script(project, "one", "One\\t1\\t100\\t10")
     assert benchlab("run", "suite", "--seed", "3").exit_code == 0
     listing = benchlab("runs")
@@ -232,7 +231,8 @@ def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchla
         "    a_first.sh on native", "    b_second.sh on native"]
 
 
-def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, monkeypatch):
+def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, monkeypatch, db_url):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
     lind_script(project, "a_first", "First\\t1\\t100\\t10")
     lind_script(project, "b_second", "Second\\t1\\t100\\t20")
     real_run_unit = Runner.run_unit
@@ -255,7 +255,8 @@ def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, m
     assert complete.exit_code == 0 and benchlab("show").exit_code == 0
 
 
-def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab):
+def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab, db_url, monkeypatch):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
     lind_script(project, "one", "One\\t1\\t100\\t10")
     assert benchlab("run", "suite").exit_code == 0
     shown = benchlab("show", "--", "-99999999999999999999")
