@@ -223,7 +223,9 @@ class Store:
                 connection.execute(records.insert(), [_record_row(run_id, r) for r in unit_records])
             if unit_faults:
                 connection.execute(faults.insert(), [
-                    dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason,
+                    # PostgreSQL's text columns cannot hold a NUL, which a compiler's message
+                    # quoting a broken source can carry: written as \0 on both engines alike.
+                    dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason.replace("\0", "\\0"),
                          stderr_tail=f.stderr_tail, sweep=f.sweep) for f in unit_faults])
             if unit is not None:
                 connection.execute(units.insert().values(run_id=run_id, **unit))

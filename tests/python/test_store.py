@@ -5,6 +5,7 @@ PostgreSQL server (conftest.postgresql_server)."""
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -266,3 +267,73 @@ def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab, db_url, 
     assert (listing.exit_code, listing.stderr) == (
         2, "error: Invalid value for '--limit': 99999999999999999999 is not in the range 1<=x<=4611686018427387904. "
            "(see 'benchlab runs --help')\n")
+
+
+def test_a_nul_in_a_fault_is_stored_alike_on_both_engines(db_url):
+    # PostgreSQL's text columns refuse NUL; its JSON keeps one as \u0000.
+    store = Store(db_url)
+    run_id = store.begin_run(["benchlab"], ["native"], {"compiler": "cc\0"})
+    store.add_unit(run_id, [], [Fault("broken.c", "native", "error: stray '\0' in program", ["line\0 1"])])
+    run, _, [fault] = store.load_run(run_id)
+    assert fault.reason == "error: stray '\\0' in program" and fault.stderr_tail == ["line\0 1"]
+    assert run["context"] == {"compiler": "cc\0"}
+
+
+# -- PostgreSQL by URL ------------------------------------------------------------------------
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (the kernel just handed it out and took it back)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def with_password(url: str, password: str) -> str:
+    parsed = sa.make_url(url)
+    return parsed.set(password=password).render_as_string(hide_password=False)
+
+
+def test_postgresql_urls_use_psycopg_in_every_spelling(postgresql_url):
+    for url in (postgresql_url, postgresql_url.replace("postgresql://", "postgres://"),
+                postgresql_url.replace("postgresql://", "postgresql+psycopg://")):
+        store = Store(url)
+        assert (store.engine.dialect.name, store.engine.driver) == ("postgresql", "psycopg")
+        assert store.begin_run(["benchlab"], ["native"], {}) >= 1
+        assert "***" in store.url and sa.make_url(url).password not in store.url  # errors never show it
+        store.close()
+    assert [run["id"] for run in Store(postgresql_url).list_runs()] == [3, 2, 1]
+
+
+def test_an_unreachable_server_is_one_error_and_nothing_runs(project, benchlab):
+    lind_script(project, "one", "One\\t1\\t100\\t10")
+    port = closed_port()
+    url = f"postgresql://bench:s3cret@127.0.0.1:{port}/bench"
+    for command in (["run", "suite"], ["runs"], ["baseline", "save", "nightly"]):
+        result = benchlab(*command, "--db", url)
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr == (
+            f"error: cannot connect to database 'postgresql://bench:***@127.0.0.1:{port}/bench': connection to "
+            f"server at \"127.0.0.1\", port {port} failed: Connection refused (start the server, or correct the "
+            "host and port of the URL given by --db, BENCHLAB_DB or run.db)\n")
+
+
+def test_a_wrong_password_is_one_error(project, benchlab, postgresql_url):
+    url = with_password(postgresql_url, "wrong")
+    shown = url.replace(":wrong@", ":***@")
+    result = benchlab("runs", "--db", url)
+    assert (result.exit_code, result.stdout) == (2, "")
+    host, port = sa.make_url(url).host, sa.make_url(url).port
+    assert result.stderr == (
+        f"error: cannot connect to database {shown!r}: connection to server at \"{host}\", port {port} failed: "
+        "password authentication failed for user \"benchlab\" (check the user and password in the URL "
+        "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE), or give the password in PGPASSWORD or ~/.pgpass)\n")
+
+
+def test_a_database_that_does_not_exist_is_one_error(project, benchlab, postgresql_url):
+    url = postgresql_url.rsplit("/", 1)[0] + "/nosuchdb"
+    result = benchlab("baseline", "list", "--db", url)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        "failed: database \"nosuchdb\" does not exist (create the database (createdb NAME, or CREATE DATABASE "
+        "NAME), or name an existing one in the URL)\n")
+    assert result.stderr.startswith("error: cannot connect to database 'postgresql://benchlab:***@127.0.0.1:")

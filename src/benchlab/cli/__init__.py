@@ -10,7 +10,7 @@ import sys
 import click
 
 from benchlab import __version__
-from benchlab.cli import run, runs, show
+from benchlab.cli import baseline, run, runs, show
 from benchlab.errors import ExitCode, Interrupted, UserError
 
 #: Set to 1 to get Python tracebacks for user errors too.
@@ -30,6 +30,7 @@ def cli(context: click.Context, config_path: str | None) -> None:
 cli.add_command(run.command)    # build and run targets on platforms, print the table, store the run
 cli.add_command(runs.command)   # list stored runs
 cli.add_command(show.command)   # print a stored run again
+cli.add_command(baseline.command)  # name stored runs: save, list, show, delete
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,7 +21,12 @@ def command(context: click.Context, run_id: str, db_url: str | None, output_form
 
     Exits 1 when the run ended part-way (killed or interrupted); the output names the missing units."""
     store = open_store(config_of(context), db_url)
-    run, records, faults = store.load_run(store.resolve_run_id(run_id))
+    return print_run(store, store.resolve_run_id(run_id), output_format, out_path)
+
+
+def print_run(store, run_id: int, output_format: str | None, out_path: str | None) -> int:
+    """Print stored run `run_id` as `show` does (also `baseline show`); its exit status."""
+    run, records, faults = store.load_run(run_id)
     report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
                          "context": run["context"], "missing": run["missing"]})
