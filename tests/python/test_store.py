@@ -14,6 +14,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.runner import Runner
 from benchlab.store import Store, records as records_table
@@ -337,3 +338,18 @@ def test_a_database_that_does_not_exist_is_one_error(project, benchlab, postgres
         "failed: database \"nosuchdb\" does not exist (create the database (createdb NAME, or CREATE DATABASE "
         "NAME), or name an existing one in the URL)\n")
     assert result.stderr.startswith("error: cannot connect to database 'postgresql://benchlab:***@127.0.0.1:")
+
+
+def test_the_password_can_come_from_libpq_s_environment(postgresql_url, monkeypatch):
+    url = sa.make_url(postgresql_url)
+    without = f"postgresql://{url.username}@{url.host}:{url.port}/{url.database}"
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", "/nonexistent")  # not the user's own ~/.pgpass
+    with pytest.raises(UserError) as refused:
+        Store(without)
+    assert refused.value.what.endswith("failed: fe_sendauth: no password supplied")
+    assert refused.value.fix.startswith("check the user and password in the URL")
+    monkeypatch.setenv("PGPASSWORD", url.password)
+    store = Store(without)
+    assert store.begin_run(["benchlab"], ["native"], {}) == 1
+    store.close()
