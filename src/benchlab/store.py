@@ -283,16 +283,28 @@ class Store:
     _READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
 
     def resolve_run_id(self, text: str) -> int:
-        """A run id, or 'latest' / a negative index (-1 is the latest run)."""
+        """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name
+        (which is never one of the others: check_baseline_name), so that every command that
+        takes a run takes a baseline too."""
+        # ASCII digits only: str.isdigit() also holds for '²', which int() refuses.
+        number = text.isascii() and text.isdigit()
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            if text == "latest" or (text.startswith("-") and text[1:].isdigit() and len(text) <= 19):
+            if text == "latest" or (text.startswith("-") and text[1:].isascii() and text[1:].isdigit()
+                                    and len(text) <= 19):
                 offset = 0 if text == "latest" else int(text[1:]) - 1
                 row = connection.execute(sa.select(runs.c.id).order_by(runs.c.id.desc()).offset(offset).limit(1)).first()
                 if row is None:
                     raise UserError(f"no run {text!r}: the database has fewer runs", "list them with: benchlab runs")
                 return int(row.id)
-            if not text.isdigit() or len(text) > 18:
+            if text.startswith("-") or (number and len(text) > 18):
                 raise UserError(f"run id must be a number, 'latest' or -N, got {text!r}", "list runs with: benchlab runs")
+            if not number:
+                row = connection.execute(sa.select(baselines.c.run_id).where(baselines.c.name == text)).first()
+                if row is None:
+                    raise UserError(f"no run or baseline {text!r} in {self.url}",
+                                    "a run is an id, 'latest' or -N: list runs with: benchlab runs, "
+                                    "baselines with: benchlab baseline list")
+                return int(row.run_id)
             row = connection.execute(sa.select(runs.c.id).where(runs.c.id == int(text))).first()
             if row is None:
                 raise UserError(f"no run with id {text} in {self.url}", "list runs with: benchlab runs")

@@ -31,7 +31,7 @@ def command() -> None:
 @db_option
 @click.pass_context
 def save(context: click.Context, name: str, run: str, force: bool, db_url: str | None) -> int:
-    """Save stored run RUN (an id, 'latest' (default), or -N) as baseline NAME, dated now."""
+    """Save stored run RUN (an id, 'latest' (default), -N, or another baseline's name) as baseline NAME, dated now."""
     store = open_store(config_of(context), db_url)
     run_id = store.resolve_run_id(run)
     previous = store.save_baseline(name, run_id, force=force)

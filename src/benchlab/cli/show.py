@@ -17,7 +17,7 @@ from benchlab.report import Report
 @click.pass_context
 def command(context: click.Context, run_id: str, db_url: str | None, output_format: str | None,
             out_path: str | None) -> int:
-    """Print stored run RUN (an id from `benchlab runs`, 'latest', or -N for the N-th latest).
+    """Print stored run RUN (an id from `benchlab runs`, 'latest', -N for the N-th latest, or a baseline's name).
 
     Exits 1 when the run ended part-way (killed or interrupted); the output names the missing units."""
     store = open_store(config_of(context), db_url)

@@ -148,3 +148,17 @@ def test_a_baseline_of_a_run_of_benchlab_run(project, benchlab, db_url, monkeypa
     shown = benchlab("baseline", "show", "first", "--format", "json")
     assert shown.exit_code == 0 and shown.stdout == benchlab("show", "1", "--format", "json").stdout
     assert '"median": 10.0' in shown.stdout
+
+
+def test_every_command_that_takes_a_run_takes_a_baseline_s_name(stored, benchlab, clock):
+    assert benchlab("baseline", "save", "release-1.0", "2").exit_code == 0
+    by_name, by_id = benchlab("show", "release-1.0", "--format", "csv"), benchlab("show", "2", "--format", "csv")
+    assert (by_name.exit_code, by_name.stdout) == (0, by_id.stdout) and ",11.0," in by_name.stdout
+    copied = benchlab("baseline", "save", "release-1.0-copy", "release-1.0")
+    assert copied.stdout == "saved baseline 'release-1.0-copy' at 2026-11-23T12:00:00Z: run 2 of 2026-11-21T09:00:00Z\n"
+    url = Store(stored).url
+    for text in ("nope", "²", "1.5"):  # '²' is a digit to str.isdigit(), not to int()
+        result = benchlab("show", text)
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2, "", f"error: no run or baseline {text!r} in {url} (a run is an id, 'latest' or -N: list runs with: "
+                   "benchlab runs, baselines with: benchlab baseline list)\n")
