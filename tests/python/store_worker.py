@@ -37,6 +37,9 @@ def main() -> None:
         store.add_unit(run_id, [expected_record(worker, unit, index) for index in range(per_unit)],
                        expected_faults(worker, unit),
                        {"binary": f"worker{worker}", "platform": "native", "sweep": {"flag": "unit", "value": str(unit)}})
+        # A moment between units, as running one takes: without it, SQLite's busy handler,
+        # which sleeps between its tries, lets one tight loop keep the lock to its end.
+        time.sleep(0.002)
     store.finish_run(run_id, "complete", 0)
     print(run_id)
 
