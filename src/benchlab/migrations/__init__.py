@@ -22,7 +22,6 @@ untouched.
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
@@ -65,7 +64,7 @@ def upgrade(engine: sa.Engine, shown_url: str) -> None:
     with engine.connect() as connection:
         if _stored_revision(connection) == HEAD:
             return
-    from alembic import command
+    from alembic import command  # here, not at the top: see HEAD
     from alembic.script import ScriptDirectory
 
     config = _config()

@@ -4,7 +4,7 @@ import pytest
 import sqlalchemy as sa
 
 from benchlab.errors import UserError
-from benchlab.records import Fault, Record
+from benchlab.records import Record
 from benchlab.store import Store, runs as runs_table
 from conftest import write
 
