@@ -16,6 +16,9 @@ from benchlab.errors import ExitCode, Interrupted, UserError
 #: Set to 1 to get Python tracebacks for user errors too.
 DEBUG_VARIABLE = "BENCHLAB_DEBUG"
 
+#: A group given no subcommand (click >= 8.2 raises this usage error, carrying the help).
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="benchlab")
@@ -43,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get(DEBUG_VARIABLE):
             raise
         click.echo(f"error: {error}", err=True)
+        return ExitCode.USAGE_ERROR
+    except _NO_ARGS_IS_HELP as error:
+        # `benchlab` or `benchlab baseline` alone: the help is the answer, not an error to quote.
+        click.echo(error.format_message(), err=True)
         return ExitCode.USAGE_ERROR
     except click.UsageError as error:
         command = error.ctx.command_path if error.ctx else "benchlab"

@@ -162,3 +162,10 @@ def test_every_command_that_takes_a_run_takes_a_baseline_s_name(stored, benchlab
         assert (result.exit_code, result.stdout, result.stderr) == (
             2, "", f"error: no run or baseline {text!r} in {url} (a run is an id, 'latest' or -N: list runs with: "
                    "benchlab runs, baselines with: benchlab baseline list)\n")
+
+
+def test_baseline_alone_prints_its_commands(benchlab):
+    result = benchlab("baseline")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("Usage: benchlab baseline [OPTIONS] COMMAND [ARGS]...\n")
+    assert [line.split()[0] for line in result.stderr.splitlines()[-4:]] == ["delete", "list", "save", "show"]
