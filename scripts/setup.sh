@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what benchlab needs on a Debian 12 machine, idempotently:
-#   - Debian packages: compilers, the wasm32-wasi toolchain, and the peers and
+#   - Debian packages: compilers, the wasm32-wasi toolchain, the peers and
 #     launchers the tests and benchmarks use (Google Benchmark, qemu-user, valgrind,
-#     hyperfine, jemalloc);
+#     hyperfine, jemalloc), and PostgreSQL, whose server the store's tests start
+#     (scripts/pg-test-server);
 #   - a Python virtual environment in .venv with benchlab installed (editable) and
 #     its test dependencies.
 # Run as root (CI) or with sudo available. Safe to run again: it installs only what is missing.
@@ -18,6 +19,7 @@ packages=(
   qemu-user valgrind hyperfine libjemalloc-dev linux-perf
   musl-tools                                      # the header's musl build (tests/c/modes_test.sh)
   git time                                        # GNU time: the reference max RSS in tests/python/test_workloads.py
+  postgresql                                      # the store's tests on PostgreSQL: a throw-away server (scripts/pg-test-server)
 )
 
 missing=()

@@ -1,24 +1,30 @@
-"""Every run kept, through SQLAlchemy Core: an SQLite file by default, any URL later.
+"""Every run kept, through SQLAlchemy Core: an SQLite file by default, PostgreSQL by URL
+for a team or a CI fleet writing into one history.
 
 Writes are transactional by unit: the run row is committed when the run starts,
 each finished (binary, platform) unit's records and faults in one transaction, the
 final status last. A run killed at any moment leaves the runs before it intact and
 its own completed units, never a half-written unit or a corrupt file (SQLite's
 journal rolls back an unfinished transaction when the file is next opened).
+
+The tables below are what the code queries; the schema itself is created and upgraded
+by the Alembic revisions of benchlab.migrations when a store is opened.
 """
 from __future__ import annotations
 
 import contextlib
 import datetime
 import os
+import re
 import socket
 from pathlib import Path
 from typing import Any, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
+from benchlab import migrations
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Fault, Record
 
@@ -86,10 +92,50 @@ units = sa.Table(
     sa.Column("sweep", sa.JSON),
 )
 
+#: Names for stored runs (`benchlab baseline`). A run a baseline names cannot be deleted
+#: (RESTRICT; Store.delete_run says which baseline holds it).
+baselines = sa.Table(
+    "baselines", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="RESTRICT"), nullable=False, index=True),
+    sa.Column("saved_at", sa.String(32), nullable=False),
+    sa.UniqueConstraint("name", name="uq_baselines_name"),
+)
+
 #: pip packages of the database drivers SQLAlchemy imports, by module name.
 _DRIVER_PACKAGES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary", "pymysql": "pymysql",
                     "MySQLdb": "mysqlclient", "asyncpg": "asyncpg", "pg8000": "pg8000"}
 
+#: Seconds an SQLite writer waits for another's transaction (a unit's records: milliseconds)
+#: before giving up: several runs on one machine, or `baseline save` during a run, take turns.
+SQLITE_BUSY_TIMEOUT_S = 60
+
+#: Seconds to wait for a PostgreSQL server to answer a connection (unless the URL sets
+#: connect_timeout): libpq waits forever for a host that drops packets.
+PG_CONNECT_TIMEOUT_S = 10
+
+#: The URL schemes that mean PostgreSQL through psycopg 3, the driver benchlab installs
+#: (SQLAlchemy's default for postgresql:// is psycopg2; postgres:// is libpq's own spelling).
+_PSYCOPG_SCHEMES = ("postgresql", "postgres")
+
+#: What a connection failure's message says, and what fixes it (libpq's and the server's
+#: words; a server configured for another language falls back to the general fix).
+_CONNECTION_FIXES = (
+    (("password authentication failed", "no password supplied", "authentication failed", "role \""),
+     "check the user and password in the URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE), "
+     "or give the password in PGPASSWORD or ~/.pgpass"),
+    (("database \"",),
+     "create the database (createdb NAME, or CREATE DATABASE NAME), or name an existing one in the URL"),
+    (("connection refused", "could not translate host name", "timeout expired", "no route to host",
+      "network is unreachable", "could not connect", "is the server running"),
+     "start the server, or correct the host and port of the URL given by --db, BENCHLAB_DB or run.db"),
+)
+
+#: Baseline names: typed on command lines and shown in tables, so no spaces, and never a
+#: run reference (`latest`, a number, -N), which `show` and `compare` read as a run.
+MAX_BASELINE_NAME = 100
+_BASELINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,%d}" % (MAX_BASELINE_NAME - 1))
 
 
 
@@ -108,10 +154,13 @@ def _now() -> str:
 
 class Store:
     def __init__(self, url: str):
-        self.url = url
-        fix = "give --db or BENCHLAB_DB as e.g. sqlite:///results.db or postgresql+psycopg://host/db"
+        fix = "give --db or BENCHLAB_DB as e.g. sqlite:///results.db or postgresql://user@host/db"
         try:
-            self.engine = sa.create_engine(url)
+            given = sa.make_url(url)
+            engine_url = given.set(drivername="postgresql+psycopg") if given.drivername in _PSYCOPG_SCHEMES else given
+            #: The URL as errors show it: as given, without its password.
+            self.url = given.render_as_string(hide_password=True) if given.password is not None else url
+            self.engine = sa.create_engine(engine_url, connect_args=_connect_args(engine_url))
         except (ArgumentError, NoSuchModuleError, ValueError) as exc:
             raise UserError(f"cannot use database URL {url!r}: {exc}", fix) from None
         except ImportError as exc:
@@ -124,7 +173,11 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         with self._errors("open", "check the path or URL given by --db, BENCHLAB_DB or run.db; "
                                   "a file that is not a benchlab database needs another name"):
-            metadata.create_all(self.engine)
+            migrations.upgrade(self.engine, repr(self.url))
+
+    def close(self) -> None:
+        """Close the pooled connections (a PostgreSQL server counts them against max_connections)."""
+        self.engine.dispose()
 
     @contextlib.contextmanager
     def _errors(self, doing: str, fix: str, error: type[UserError] = UserError) -> Iterator[None]:
@@ -132,15 +185,31 @@ class Store:
         try:
             yield
         except SQLAlchemyError as exc:
-            reason = getattr(exc, "orig", None) or exc
-            raise error(f"cannot {doing} database {self.url!r}: {str(reason).splitlines()[0]}", fix) from None
+            reason = str(getattr(exc, "orig", None) or exc).strip()
+            # psycopg's "connection failed: connection to server at ... failed: FATAL:  password ..."
+            first = reason.splitlines()[0].removeprefix("connection failed: ").replace("FATAL:  ", "")
+            lowered = reason.lower()
+            for clues, connection_fix in _CONNECTION_FIXES:
+                if isinstance(exc, sa.exc.OperationalError) and any(clue in lowered for clue in clues):
+                    raise error(f"cannot connect to database {self.url!r}: {first}", connection_fix) from None
+            raise error(f"cannot {doing} database {self.url!r}: {first}", fix) from None
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        """A write transaction. On SQLite it takes the write lock at BEGIN (IMMEDIATE), so a
+        transaction that reads before it writes waits its turn behind another writer
+        instead of failing: SQLite cannot upgrade a read snapshot that another commit made stale."""
+        with self.engine.begin() as connection:
+            if connection.dialect.name == "sqlite":
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
+            yield connection
 
     # -- writing ------------------------------------------------------------------------------
 
     _WRITE_FIX = "make the database writable or free disk space, or run with --no-store or another --db"
 
     def begin_run(self, argv: list[str], platforms: list[str], context: dict[str, Any]) -> int:
-        with self._errors("write to", self._WRITE_FIX), self.engine.begin() as connection:
+        with self._errors("write to", self._WRITE_FIX), self._write() as connection:
             result = connection.execute(runs.insert().values(
                 started_at=_now(), status="running", host=socket.gethostname(), pid=os.getpid(),
                 argv=argv, platforms=platforms, context=context))
@@ -149,22 +218,24 @@ class Store:
     def add_unit(self, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
                  unit: dict[str, Any] | None = None) -> None:
         """One finished unit, all or nothing; `unit` ({binary, platform, sweep}) marks it done."""
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self.engine.begin() as connection:
+        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
             if unit_records:
                 connection.execute(records.insert(), [_record_row(run_id, r) for r in unit_records])
             if unit_faults:
                 connection.execute(faults.insert(), [
-                    dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason,
+                    # PostgreSQL's text columns cannot hold a NUL, which a compiler's message
+                    # quoting a broken source can carry: written as \0 on both engines alike.
+                    dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason.replace("\0", "\\0"),
                          stderr_tail=f.stderr_tail, sweep=f.sweep) for f in unit_faults])
             if unit is not None:
                 connection.execute(units.insert().values(run_id=run_id, **unit))
 
     def update_context(self, run_id: int, context: dict[str, Any]) -> None:
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self.engine.begin() as connection:
+        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
             connection.execute(runs.update().where(runs.c.id == run_id).values(context=context))
 
     def finish_run(self, run_id: int, status: str, exit_code: int) -> None:
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self.engine.begin() as connection:
+        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
             connection.execute(runs.update().where(runs.c.id == run_id).values(
                 status=status, exit_code=exit_code, finished_at=_now()))
 
@@ -183,8 +254,14 @@ class Store:
             pass
 
     def delete_run(self, run_id: int) -> None:
-        """Forget a run that measured nothing (e.g. a --filter that matched no benchmark)."""
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self.engine.begin() as connection:
+        """Forget a run (e.g. one whose --filter matched no benchmark); not one a baseline names."""
+        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
+            names = connection.execute(sa.select(baselines.c.name).where(baselines.c.run_id == run_id)
+                                       .order_by(baselines.c.name)).scalars().all()
+            if names:
+                shown = ", ".join(repr(name) for name in names)
+                raise UserError(f"run {run_id} is kept as baseline {shown}",
+                                f"delete the baseline first: benchlab baseline delete {names[0]}")
             for table in (units, records, faults):
                 connection.execute(table.delete().where(table.c.run_id == run_id))
             connection.execute(runs.delete().where(runs.c.id == run_id))
@@ -206,16 +283,28 @@ class Store:
     _READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
 
     def resolve_run_id(self, text: str) -> int:
-        """A run id, or 'latest' / a negative index (-1 is the latest run)."""
+        """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name
+        (which is never one of the others: check_baseline_name), so that every command that
+        takes a run takes a baseline too."""
+        # ASCII digits only: str.isdigit() also holds for '²', which int() refuses.
+        number = text.isascii() and text.isdigit()
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            if text == "latest" or (text.startswith("-") and text[1:].isdigit() and len(text) <= 19):
+            if text == "latest" or (text.startswith("-") and text[1:].isascii() and text[1:].isdigit()
+                                    and len(text) <= 19):
                 offset = 0 if text == "latest" else int(text[1:]) - 1
                 row = connection.execute(sa.select(runs.c.id).order_by(runs.c.id.desc()).offset(offset).limit(1)).first()
                 if row is None:
                     raise UserError(f"no run {text!r}: the database has fewer runs", "list them with: benchlab runs")
                 return int(row.id)
-            if not text.isdigit() or len(text) > 18:
+            if text.startswith("-") or (number and len(text) > 18):
                 raise UserError(f"run id must be a number, 'latest' or -N, got {text!r}", "list runs with: benchlab runs")
+            if not number:
+                row = connection.execute(sa.select(baselines.c.run_id).where(baselines.c.name == text)).first()
+                if row is None:
+                    raise UserError(f"no run or baseline {text!r} in {self.url}",
+                                    "a run is an id, 'latest' or -N: list runs with: benchlab runs, "
+                                    "baselines with: benchlab baseline list")
+                return int(row.run_id)
             row = connection.execute(sa.select(runs.c.id).where(runs.c.id == int(text))).first()
             if row is None:
                 raise UserError(f"no run with id {text} in {self.url}", "list runs with: benchlab runs")
@@ -236,6 +325,81 @@ class Store:
                       stderr_tail=row.stderr_tail or [], sweep=row.sweep)
                 for row in connection.execute(sa.select(faults).where(faults.c.run_id == run_id).order_by(faults.c.id))]
         return run, loaded, loaded_faults
+
+    # -- baselines ----------------------------------------------------------------------------
+
+    def save_baseline(self, name: str, run_id: int, force: bool = False) -> dict[str, Any] | None:
+        """Name run `run_id` NAME, dated now; with `force` an existing NAME moves to it.
+        Returns the baseline it replaced, if any."""
+        check_baseline_name(name)
+        with self._errors("write to", self._WRITE_FIX):
+            for attempt in (1, 2):
+                try:
+                    with self._write() as connection:
+                        previous = connection.execute(sa.select(baselines).where(baselines.c.name == name)).first()
+                        if previous is not None and not force:
+                            raise UserError(f"baseline {name!r} exists: run {previous.run_id}, saved {previous.saved_at}",
+                                            f"give --force to point it at run {run_id}, or choose another name")
+                        if previous is None:
+                            connection.execute(baselines.insert().values(name=name, run_id=run_id, saved_at=_now()))
+                        else:
+                            connection.execute(baselines.update().where(baselines.c.name == name)
+                                               .values(run_id=run_id, saved_at=_now()))
+                    return dict(previous._mapping) if previous is not None else None
+                except IntegrityError:
+                    # Another process saved the same name in between (PostgreSQL's unique index
+                    # tells; SQLite's IMMEDIATE transactions take turns): look again, once.
+                    if attempt == 2:
+                        raise
+        raise AssertionError("unreachable")
+
+    def baseline(self, name: str) -> dict[str, Any]:
+        """The baseline NAME, as list_baselines gives each."""
+        found = self.list_baselines(name)
+        if not found:
+            raise UserError(f"no baseline {name!r} in {self.url}", "list them with: benchlab baseline list")
+        return found[0]
+
+    def list_baselines(self, name: str | None = None) -> list[dict[str, Any]]:
+        """Every baseline (or the one named), the latest saved first: name, run_id, saved_at, and
+        its run's started_at, host, status, git commit and whether the tree was dirty."""
+        query = (sa.select(baselines.c.name, baselines.c.run_id, baselines.c.saved_at, runs.c.started_at,
+                           runs.c.host, runs.c.status, runs.c.pid, runs.c.context)
+                 .join(runs, runs.c.id == baselines.c.run_id)
+                 .order_by(baselines.c.saved_at.desc(), baselines.c.id.desc()))
+        if name is not None:
+            query = query.where(baselines.c.name == name)
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            rows = [dict(row._mapping) for row in connection.execute(query)]
+        for row in rows:
+            row["status"] = _effective_status(row)
+            git = (row.pop("context") or {}).get("git") or {}
+            row["commit"], row["dirty"] = git.get("commit"), bool(git.get("dirty"))
+        return rows
+
+    def delete_baseline(self, name: str) -> dict[str, Any]:
+        """Forget the name (the run stays); returns what it was."""
+        with self._errors("write to", self._WRITE_FIX), self._write() as connection:
+            row = connection.execute(sa.select(baselines).where(baselines.c.name == name)).first()
+            if row is None:
+                raise UserError(f"no baseline {name!r} in {self.url}", "list them with: benchlab baseline list")
+            connection.execute(baselines.delete().where(baselines.c.name == name))
+        return dict(row._mapping)
+
+
+def check_baseline_name(name: str) -> None:
+    if name == "latest" or name.isdigit() or not _BASELINE_NAME.fullmatch(name):
+        raise UserError(f"baseline name {name!r} is not allowed",
+                        f"use 1 to {MAX_BASELINE_NAME} letters, digits and . _ - : / @ +, starting with a letter or "
+                        f"digit, e.g. nightly-2026-11-22; 'latest' and numbers name runs")
+
+
+def _connect_args(url: sa.URL) -> dict[str, Any]:
+    if url.get_backend_name() == "sqlite":
+        return {"timeout": SQLITE_BUSY_TIMEOUT_S}
+    if url.get_driver_name() == "psycopg" and "connect_timeout" not in url.query:
+        return {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+    return {}
 
 
 def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -367,12 +367,14 @@ def run_arguments(draw) -> list[str]:
         args.insert(0, "suite")  # every binary: the path most inputs should reach
     if draw(st.integers(0, 9)) == 0:
         # Now and then the other commands, on the database the runs before filled.
-        command = draw(st.sampled_from(["show", "runs"]))
+        command = draw(st.sampled_from([["show"], ["runs"], ["baseline", "save"], ["baseline", "list"],
+                                        ["baseline", "show"], ["baseline", "delete"]]))
         extra = draw(st.lists(st.one_of(st.sampled_from(
             ["latest", "-1", "-2", "1", "0", "-99999999999999999999", "99999999999999999999", "x", "--limit",
-             "99999999999999999999", "5", "--format", "json", "csv", "--out", "out.json", "--db", "sqlite:///junk.db"]),
+             "99999999999999999999", "5", "--format", "json", "csv", "--out", "out.json", "--db", "sqlite:///junk.db",
+             "nightly", "main@0123abc", "x" * 101, "--force"]),
             safe_text), max_size=4))
-        return [command, *extra]
+        return [*command, *extra]
     return ["run", *args]
 
 

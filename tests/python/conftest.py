@@ -3,9 +3,11 @@ and a way to run the `benchlab` command in-process with exact stdout/stderr."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import shutil
 import subprocess
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -176,3 +178,58 @@ def store_example_run(root: Path, platforms=("native", "wasm"), date="2026-11-20
     store.add_unit(run_id, records, [Fault("crash", platforms[-1], "exit status 3", ["boom"])])
     store.finish_run(run_id, "failed", 1)
     return run_id
+
+
+# -- databases: the store's tests run on SQLite and on a real PostgreSQL server ----------------
+
+PG_TEST_SERVER = REPO / "scripts" / "pg-test-server"
+#: pg-test-server's exit status when PostgreSQL's server binaries are not installed.
+PG_NOT_INSTALLED = 3
+
+
+@pytest.fixture(scope="session")
+def postgresql_server() -> str:
+    """A throw-away PostgreSQL server on 127.0.0.1 for the session (scripts/pg-test-server):
+    the URL of its `postgres` database, as its superuser `benchlab` with a password.
+
+    Not installed: the PostgreSQL cases fail in CI (CI=true), where scripts/setup.sh
+    installs it and its absence is a broken setup, and are skipped elsewhere."""
+    # Under /tmp, not pytest's tmp_path: as root the server runs as `postgres`, which cannot
+    # enter root's private pytest directories.
+    directory = tempfile.mkdtemp(prefix="benchlab-pg-", dir="/tmp")
+    started = subprocess.run([str(PG_TEST_SERVER), "start", directory], capture_output=True, text=True)
+    if started.returncode == PG_NOT_INSTALLED:
+        shutil.rmtree(directory, ignore_errors=True)
+        message = f"no PostgreSQL server to test with: {started.stderr.strip()}"
+        if os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    if started.returncode != 0:
+        subprocess.run([str(PG_TEST_SERVER), "stop", directory], capture_output=True)
+        pytest.fail(f"scripts/pg-test-server start failed (exit {started.returncode}): {started.stderr.strip()}",
+                    pytrace=False)
+    try:
+        yield started.stdout.strip()
+    finally:
+        subprocess.run([str(PG_TEST_SERVER), "stop", directory], capture_output=True)
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def postgresql_url(postgresql_server) -> str:
+    """A new, empty database on the session's server: its postgresql:// URL."""
+    import psycopg
+    name = f"test_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(postgresql_server, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return postgresql_server.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path) -> str:
+    """A new, empty database on each engine: an SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'results.db'}"
+    return request.getfixturevalue("postgresql_url")

@@ -1,7 +1,11 @@
-"""Storage survives interruptions: only completed units, never a corrupt file."""
+"""Storage survives interruptions: only completed units, never a corrupt file.
+
+Tests taking `db_url` run twice: on an SQLite file and on a database of a real
+PostgreSQL server (conftest.postgresql_server)."""
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -10,6 +14,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.runner import Runner
 from benchlab.store import Store, records as records_table
@@ -26,8 +31,8 @@ def integrity(db_path) -> str:
         return connection.execute("PRAGMA integrity_check").fetchone()[0]
 
 
-def test_round_trip_of_records_faults_and_context(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+def test_round_trip_of_records_faults_and_context(db_url):
+    store = Store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native", "wasm"], {"seed": 5})
     record = Record(bench="read", param=1024, samples=[3.0, 1.0, 2.0], iterations=100, platform="wasm",
                     binary="fs_read", format="jsonl", reported={"ratio": 1.5})
@@ -41,8 +46,8 @@ def test_round_trip_of_records_faults_and_context(tmp_path):
 
 
 
-def test_unsupported_counters_and_throughput_records_round_trip(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+def test_unsupported_counters_and_throughput_records_round_trip(db_url):
+    store = Store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {})
     unsupported = Record(bench="b", param=None, counter="instructions", unit="instructions", samples=[],
                          sample_iterations=[], platform="native", binary="b", format="jsonl",
@@ -58,7 +63,7 @@ def test_unsupported_counters_and_throughput_records_round_trip(tmp_path):
     assert second.supported and second.median == 2.5e7 and second.param_name == "threads"
     assert second.reported["ops"][0]["p99_ns"] == 60.5 and second.sweep == {"flag": "threads", "value": "2"}
 
-def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, benchlab, monkeypatch):
+def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, benchlab, monkeypatch, db_url):
     lind_script(project, "a_first", "First\\t1\\t100\\t10")
     lind_script(project, "b_second", "Second\\t1\\t100\\t20")
     real_run_unit = Runner.run_unit
@@ -71,38 +76,32 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
         return real_run_unit(self, unit, process)
 
     monkeypatch.setattr(Runner, "run_unit", interrupted_on_second)
-    result = benchlab("run", "suite", "--processes", "1")
+    result = benchlab("run", "suite", "--processes", "1", "--db", db_url)
     assert result.exit_code == 130
     assert result.stderr == ("[1/2] a_first.sh on native\n[2/2] b_second.sh on native\n"
                              "interrupted: run 1 keeps the 1 records completed so far\n")
-    db = project / ".benchlab" / "results.db"
-    assert integrity(db) == "ok"
-    store = Store(f"sqlite:///{db}")
+    if db_url.startswith("sqlite"):
+        assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
+    store = Store(db_url)
     [run] = store.list_runs()
     assert run["status"] == "interrupted" and run["exit_code"] == 130
     _, stored, _ = store.load_run(run["id"])
     assert [r.bench for r in stored] == ["First"]
 
 
-def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
+def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project, db_url):
     lind_script(project, "a_done", "Done\\t1\\t100\\t10")
     lind_script(project, "b_stuck", "Partial\\t1\\t100\\t20", hang=True)
-    db = project / ".benchlab" / "results.db"
-    child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite", "--processes", "1"], cwd=project,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    engine = Store(db_url).engine  # the schema, for the polling below; the child opens it as it is
+    child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite", "--processes", "1", "--db", db_url],
+                             cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     try:
-        engine = None
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            if db.exists():
-                engine = engine or sa.create_engine(f"sqlite:///{db}")
-                try:
-                    with engine.connect() as connection:
-                        if connection.execute(sa.select(sa.func.count()).select_from(records_table)).scalar():
-                            break
-                except sa.exc.OperationalError:
-                    pass  # tables not created yet
+            with engine.connect() as connection:
+                if connection.execute(sa.select(sa.func.count()).select_from(records_table)).scalar():
+                    break
             time.sleep(0.05)
         else:
             pytest.fail("the first unit never reached the database")
@@ -110,10 +109,11 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
     finally:
         os.killpg(child.pid, signal.SIGKILL)
         child.wait()
-    assert integrity(db) == "ok"
-    store = Store(f"sqlite:///{db}")
+    if db_url.startswith("sqlite"):
+        assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
+    store = Store(db_url)
     [run] = store.list_runs()
-    assert run["status"] == "killed"  # still 'running' in the file, but its process is gone
+    assert run["status"] == "killed"  # still 'running' in the database, but its process is gone
     _, stored, faults = store.load_run(run["id"])
     assert [r.bench for r in stored] == ["Done"] and faults == []
     # and the database takes the next run as usual
@@ -121,7 +121,8 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project):
     assert next_id == run["id"] + 1
 
 
-def test_runs_and_show_print_stored_runs(project, benchlab):
+def test_runs_and_show_print_stored_runs(project, benchlab, db_url, monkeypatch):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
     lind_script(project, "one", "One\\t1\\t100\\t10")
     assert benchlab("run", "suite", "--seed", "3").exit_code == 0
     listing = benchlab("runs")
@@ -232,7 +233,8 @@ def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchla
         "    a_first.sh on native", "    b_second.sh on native"]
 
 
-def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, monkeypatch):
+def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, monkeypatch, db_url):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
     lind_script(project, "a_first", "First\\t1\\t100\\t10")
     lind_script(project, "b_second", "Second\\t1\\t100\\t20")
     real_run_unit = Runner.run_unit
@@ -255,7 +257,8 @@ def test_show_of_an_interrupted_run_names_the_missing_units(project, benchlab, m
     assert complete.exit_code == 0 and benchlab("show").exit_code == 0
 
 
-def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab):
+def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab, db_url, monkeypatch):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
     lind_script(project, "one", "One\\t1\\t100\\t10")
     assert benchlab("run", "suite").exit_code == 0
     shown = benchlab("show", "--", "-99999999999999999999")
@@ -265,3 +268,88 @@ def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab):
     assert (listing.exit_code, listing.stderr) == (
         2, "error: Invalid value for '--limit': 99999999999999999999 is not in the range 1<=x<=4611686018427387904. "
            "(see 'benchlab runs --help')\n")
+
+
+def test_a_nul_in_a_fault_is_stored_alike_on_both_engines(db_url):
+    # PostgreSQL's text columns refuse NUL; its JSON keeps one as \u0000.
+    store = Store(db_url)
+    run_id = store.begin_run(["benchlab"], ["native"], {"compiler": "cc\0"})
+    store.add_unit(run_id, [], [Fault("broken.c", "native", "error: stray '\0' in program", ["line\0 1"])])
+    run, _, [fault] = store.load_run(run_id)
+    assert fault.reason == "error: stray '\\0' in program" and fault.stderr_tail == ["line\0 1"]
+    assert run["context"] == {"compiler": "cc\0"}
+
+
+# -- PostgreSQL by URL ------------------------------------------------------------------------
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (the kernel just handed it out and took it back)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def with_password(url: str, password: str) -> str:
+    parsed = sa.make_url(url)
+    return parsed.set(password=password).render_as_string(hide_password=False)
+
+
+def test_postgresql_urls_use_psycopg_in_every_spelling(postgresql_url):
+    for url in (postgresql_url, postgresql_url.replace("postgresql://", "postgres://"),
+                postgresql_url.replace("postgresql://", "postgresql+psycopg://")):
+        store = Store(url)
+        assert (store.engine.dialect.name, store.engine.driver) == ("postgresql", "psycopg")
+        assert store.begin_run(["benchlab"], ["native"], {}) >= 1
+        assert "***" in store.url and sa.make_url(url).password not in store.url  # errors never show it
+        store.close()
+    assert [run["id"] for run in Store(postgresql_url).list_runs()] == [3, 2, 1]
+
+
+def test_an_unreachable_server_is_one_error_and_nothing_runs(project, benchlab):
+    lind_script(project, "one", "One\\t1\\t100\\t10")
+    port = closed_port()
+    url = f"postgresql://bench:s3cret@127.0.0.1:{port}/bench"
+    for command in (["run", "suite"], ["runs"], ["baseline", "save", "nightly"]):
+        result = benchlab(*command, "--db", url)
+        assert (result.exit_code, result.stdout) == (2, ""), command
+        assert result.stderr == (
+            f"error: cannot connect to database 'postgresql://bench:***@127.0.0.1:{port}/bench': connection to "
+            f"server at \"127.0.0.1\", port {port} failed: Connection refused (start the server, or correct the "
+            "host and port of the URL given by --db, BENCHLAB_DB or run.db)\n")
+
+
+def test_a_wrong_password_is_one_error(project, benchlab, postgresql_url):
+    url = with_password(postgresql_url, "wrong")
+    shown = url.replace(":wrong@", ":***@")
+    result = benchlab("runs", "--db", url)
+    assert (result.exit_code, result.stdout) == (2, "")
+    host, port = sa.make_url(url).host, sa.make_url(url).port
+    assert result.stderr == (
+        f"error: cannot connect to database {shown!r}: connection to server at \"{host}\", port {port} failed: "
+        "password authentication failed for user \"benchlab\" (check the user and password in the URL "
+        "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE), or give the password in PGPASSWORD or ~/.pgpass)\n")
+
+
+def test_a_database_that_does_not_exist_is_one_error(project, benchlab, postgresql_url):
+    url = postgresql_url.rsplit("/", 1)[0] + "/nosuchdb"
+    result = benchlab("baseline", "list", "--db", url)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        "failed: database \"nosuchdb\" does not exist (create the database (createdb NAME, or CREATE DATABASE "
+        "NAME), or name an existing one in the URL)\n")
+    assert result.stderr.startswith("error: cannot connect to database 'postgresql://benchlab:***@127.0.0.1:")
+
+
+def test_the_password_can_come_from_libpq_s_environment(postgresql_url, monkeypatch):
+    url = sa.make_url(postgresql_url)
+    without = f"postgresql://{url.username}@{url.host}:{url.port}/{url.database}"
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", "/nonexistent")  # not the user's own ~/.pgpass
+    with pytest.raises(UserError) as refused:
+        Store(without)
+    assert refused.value.what.endswith("failed: fe_sendauth: no password supplied")
+    assert refused.value.fix.startswith("check the user and password in the URL")
+    monkeypatch.setenv("PGPASSWORD", url.password)
+    store = Store(without)
+    assert store.begin_run(["benchlab"], ["native"], {}) == 1
+    store.close()

@@ -10,11 +10,14 @@ import sys
 import click
 
 from benchlab import __version__
-from benchlab.cli import ab, compare, export, import_, run, runs, show
+from benchlab.cli import ab, baseline, compare, export, import_, run, runs, show
 from benchlab.errors import ExitCode, Interrupted, UserError
 
 #: Set to 1 to get Python tracebacks for user errors too.
 DEBUG_VARIABLE = "BENCHLAB_DEBUG"
+
+#: A group given no subcommand (click >= 8.2 raises this usage error, carrying the help).
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -35,6 +38,7 @@ cli.add_command(compare.gate_command)     # exit 3 on a regression beyond a thre
 cli.add_command(ab.command)               # two builds interleaved, paired by round
 cli.add_command(import_.command)          # store another tool's results file as a run
 cli.add_command(export.command)           # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
+cli.add_command(baseline.command)         # name stored runs: save, list, show, delete
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get(DEBUG_VARIABLE):
             raise
         click.echo(f"error: {error}", err=True)
+        return ExitCode.USAGE_ERROR
+    except _NO_ARGS_IS_HELP as error:
+        # `benchlab` or `benchlab baseline` alone: the help is the answer, not an error to quote.
+        click.echo(error.format_message(), err=True)
         return ExitCode.USAGE_ERROR
     except click.UsageError as error:
         command = error.ctx.command_path if error.ctx else "benchlab"

@@ -149,7 +149,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
                short_help="Exit 3 when something got slower beyond a threshold.")
 @click.argument("run", metavar="[RUN]", default="latest")
 @click.option("--baseline", "baseline", required=True, metavar="RUN",
-              help="What RUN is held against: a run or a result file.")
+              help="What RUN is held against: a baseline's name, a run, or a result file.")
 @click.option("--max-regression", type=percent, default=2.0, metavar="PCT",
               help="Fail when a benchmark is slower by more than PCT% with 99% confidence (default 2).")
 @click.option("--noise-floor", "floor", type=percent, metavar="PCT", help="As for compare.")

@@ -17,11 +17,16 @@ from benchlab.report import Report
 @click.pass_context
 def command(context: click.Context, run_id: str, db_url: str | None, output_format: str | None,
             out_path: str | None) -> int:
-    """Print stored run RUN (an id from `benchlab runs`, 'latest', or -N for the N-th latest).
+    """Print stored run RUN (an id from `benchlab runs`, 'latest', -N for the N-th latest, or a baseline's name).
 
     Exits 1 when the run ended part-way (killed or interrupted); the output names the missing units."""
     store = open_store(config_of(context), db_url)
-    run, records, faults = store.load_run(store.resolve_run_id(run_id))
+    return print_run(store, store.resolve_run_id(run_id), output_format, out_path)
+
+
+def print_run(store, run_id: int, output_format: str | None, out_path: str | None) -> int:
+    """Print stored run `run_id` as `show` does (also `baseline show`); its exit status."""
+    run, records, faults = store.load_run(run_id)
     report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
                          "context": run["context"], "missing": run["missing"]})

@@ -174,7 +174,8 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
 
 @pytest.mark.parametrize("args, message", [
     (["7"], "error: no run with id 7 in sqlite:///{db} (list runs with: benchlab runs)\n"),
-    (["abc"], "error: run id must be a number, 'latest' or -N, got 'abc' (list runs with: benchlab runs)\n"),
+    (["abc"], "error: no run or baseline 'abc' in sqlite:///{db} (a run is an id, 'latest' or -N: list runs with: "
+              "benchlab runs, baselines with: benchlab baseline list)\n"),
     (["1", "--format", "xml"], "error: Invalid value for '--format': 'xml' is not one of 'jsonl', 'csv', 'gbench', "
                                "'lind-json'. (see 'benchlab export --help')\n"),
     (["1", "--out", "missing/run.jsonl"], "error: --out missing/run.jsonl: the directory missing does not exist "

@@ -1,0 +1,86 @@
+"""`benchlab baseline save|list|show|delete`: names for stored runs.
+
+A baseline is a name for a run in the database, dated when it was saved. Names are
+unique, so saving NAME again needs --force, and dated names (nightly-2026-11-22)
+accumulate the way the hot-path pipeline keeps baselines/<date>/. The run stays in the
+database for as long as a baseline names it (Store.delete_run refuses).
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option
+from benchlab.cli.show import print_run
+
+
+@click.group("baseline", short_help="Name stored runs: save, list, show, delete.")
+def command() -> None:
+    """Named runs to compare with: save, list, show and delete baselines."""
+
+
+# ignore_unknown_options: so that `save NAME -2` is the run before the latest, not an option.
+@command.command("save", context_settings={"ignore_unknown_options": True}, short_help="Save a stored run as baseline NAME.")
+@click.argument("name")
+@click.argument("run", metavar="[RUN]", default="latest")
+@click.option("--force", is_flag=True, help="Point an existing baseline NAME at RUN.")
+@db_option
+@click.pass_context
+def save(context: click.Context, name: str, run: str, force: bool, db_url: str | None) -> int:
+    """Save stored run RUN (an id, 'latest' (default), -N, or another baseline's name) as baseline NAME, dated now."""
+    store = open_store(config_of(context), db_url)
+    run_id = store.resolve_run_id(run)
+    previous = store.save_baseline(name, run_id, force=force)
+    saved = store.baseline(name)
+    if saved["status"] != "complete":
+        # Allowed (a failed benchmark need not spoil the others), but a comparison sees only what it stored.
+        click.echo(f"warning: run {run_id} is {saved['status']}: a comparison with baseline {name!r} sees only "
+                   f"what the run stored (benchlab show {run_id})", err=True)
+    was = f"; it was run {previous['run_id']}, saved {previous['saved_at']}" if previous else ""
+    click.echo(f"saved baseline {name!r} at {saved['saved_at']}: run {run_id} of {saved['started_at']}{was}")
+    return 0
+
+
+@command.command("list", short_help="List baselines with their run's date, host and commit.")
+@db_option
+@click.pass_context
+def list_(context: click.Context, db_url: str | None) -> int:
+    """List baselines, the latest saved first, with their run's date, host and git commit."""
+    store = open_store(config_of(context), db_url)
+    table = Table("NAME", "RUN", "SAVED", "RUN DATE", "HOST", "COMMIT",
+                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for baseline in store.list_baselines():
+        commit = (baseline["commit"] or "")[:10] + ("+" if baseline["dirty"] else "")
+        table.add_row(baseline["name"], str(baseline["run_id"]), baseline["saved_at"], baseline["started_at"],
+                      baseline["host"] or "", commit)
+    Console(highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
+    return 0
+
+
+@command.command("show", short_help="Print the run of a baseline, as `benchlab show` does.")
+@click.argument("name")
+@db_option
+@format_option
+@out_option
+@click.pass_context
+def show(context: click.Context, name: str, db_url: str | None, output_format: str | None,
+         out_path: str | None) -> int:
+    """Print the run baseline NAME names, as `benchlab show RUN` prints it (and with its exit status)."""
+    store = open_store(config_of(context), db_url)
+    return print_run(store, store.baseline(name)["run_id"], output_format, out_path)
+
+
+@command.command("delete", short_help="Delete a baseline (not its run).")
+@click.argument("name")
+@db_option
+@click.pass_context
+def delete(context: click.Context, name: str, db_url: str | None) -> int:
+    """Delete baseline NAME; its run stays stored."""
+    store = open_store(config_of(context), db_url)
+    deleted = store.delete_baseline(name)
+    click.echo(f"deleted baseline {name!r} (run {deleted['run_id']} stays stored)")
+    return 0
