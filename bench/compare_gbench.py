@@ -156,16 +156,22 @@ class Runs:
     processes: int = 0
 
 
+def scratch_project(prefix: str) -> str:
+    """A temporary project with the header and bench/bl_kernels.c, for `benchlab run`."""
+    project = tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(f"{project}/include")
+    shutil.copy("include/benchlab.h", f"{project}/include/")
+    for name in ("bl_kernels.c", "kernels.h"):
+        shutil.copy(f"bench/{name}", project)
+    return project
+
+
 def runs(benchlab_cmd: str, count: int) -> Runs:
     """`benchlab run bl_kernels.c` at its defaults, `count` times, in a scratch project
     whose build cache the first (unmeasured) run fills."""
     r = Runs()
-    project = tempfile.mkdtemp(prefix="bench-runs-")
+    project = scratch_project("bench-runs-")
     try:
-        os.makedirs(f"{project}/include")
-        shutil.copy("include/benchlab.h", f"{project}/include/")
-        for name in ("bl_kernels.c", "kernels.h"):
-            shutil.copy(f"bench/{name}", project)
         command = [benchlab_cmd, "run", "bl_kernels.c", "--format", "json"]
         run(command, cwd=project)  # builds, and is not counted
         for i in range(count):

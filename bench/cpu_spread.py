@@ -15,19 +15,17 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from compare_gbench import scratch_project  # noqa: E402  (bench/ is not a package)
 
 BENCHLAB = os.path.abspath(".venv/bin/benchlab")
 
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    project = tempfile.mkdtemp(prefix="bench-spread-")
+    project = scratch_project("bench-spread-")
     try:
-        os.makedirs(f"{project}/include")
-        shutil.copy("include/benchlab.h", f"{project}/include/")
-        for name in ("bl_kernels.c", "kernels.h"):
-            shutil.copy(f"bench/{name}", project)
         conditions = {"spread": [], "--no-spread-cpus": []}
         for _ in range(runs):
             for condition, documents in conditions.items():
