@@ -75,3 +75,14 @@ def test_subtracted_figures_near_zero_stay_at_or_above_zero():
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is True
     assert combined.summary["median"] >= 0
     assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text.startswith("~0 (<")
+
+
+def test_a_wide_rerun_interval_is_not_read_as_zero():
+    # Five processes of a cost well above the empty loop, but far apart (a wasm file read):
+    # the rerun interval reaches 0, yet no process is indistinguishable from the empty loop.
+    records = [process_record(k, [m * 0.99, m, m * 1.01] * 4, overhead_samples=[0.3] * 12)
+               for k, m in enumerate([8000.0, 12000.0, 25000.0, 9000.0, 14000.0])]
+    [combined] = combine(records)
+    assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is False
+    text = Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text
+    assert text.startswith("13600 +-") and not text.startswith("~0")
