@@ -93,8 +93,8 @@ def _spread(summary: dict[str, Any]) -> str:
 
 
 def _percent(fraction: float) -> str:
-    """Two significant digits: 0.04%, 0.5%, 2.1%, 44%."""
-    return f"{100 * fraction:.2g}%"
+    """Two significant digits: 0.04%, 0.5%, 2.1%, 44%; whole percents from 100 up."""
+    return f"{100 * fraction:.0f}%" if fraction >= 1 else f"{100 * fraction:.2g}%"
 
 
 @dataclasses.dataclass
