@@ -94,7 +94,8 @@ def _spread(summary: dict[str, Any]) -> str:
 
 def _percent(fraction: float) -> str:
     """Two significant digits: 0.04%, 0.5%, 2.1%, 44%; whole percents from 100 up."""
-    return f"{100 * fraction:.0f}%" if fraction >= 1 else f"{100 * fraction:.2g}%"
+    percent = 100 * fraction
+    return f"{percent:.0f}%" if percent >= 99.5 else f"{percent:.2g}%"
 
 
 @dataclasses.dataclass
