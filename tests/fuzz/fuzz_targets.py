@@ -3,7 +3,7 @@ line, with the inputs Hypothesis draws for them and the checks every input must 
 
 A failure (issue 11) is any of:
 - an exception other than benchlab's user-error type (UserError and its subclasses);
-- more than 2 s on one input (Hypothesis's deadline, set where the targets are run);
+- more than 2 s of CPU time on one input (checked where the targets are run);
 - a stored figure that is NaN or infinite, or a negative count.
 Parsers are fuzzed one by one (each on its own, without detection or the final check of
 parsers/__init__.py, so that a record it should not make is seen) and through

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import seeds as corpus  # noqa: E402
 import fuzz_targets as targets  # noqa: E402
 
-#: Longest time one input may take (issue 11): beyond it, a failure.
+#: Longest CPU time one input may take (issue 11): beyond it, a failure.
 DEADLINE_MS = 2000
 #: Inputs per target in scripts/fuzz unless --inputs says otherwise.
 LONG_INPUTS = 100_000
@@ -125,7 +125,12 @@ def run_target(name: str, seeds: dict, inputs: int, directory: Path, *, derandom
 
     def one(item) -> None:
         count[0] += 1
+        # The 2 s limit is on this process's CPU time, not the wall clock: on a shared machine
+        # (three fuzzers on two cores) wall time grew 2-3x and flagged inputs that cost ~1 s.
+        cpu = time.process_time()
         check(item)
+        spent = time.process_time() - cpu
+        assert spent <= DEADLINE_MS / 1000, f"{spent:.2f} s of CPU on one input (the limit is {DEADLINE_MS / 1000:g} s)"
 
     failures: dict[tuple, BaseException] = {}
     with project.active() if project is not None else contextlib.nullcontext():
@@ -134,7 +139,7 @@ def run_target(name: str, seeds: dict, inputs: int, directory: Path, *, derandom
             if round_number == 0:
                 for case in REGRESSIONS.get(name, []):
                     test = example(case)(test)
-            test = settings(max_examples=min(CHUNK, inputs - start), deadline=DEADLINE_MS, derandomize=derandomize,
+            test = settings(max_examples=min(CHUNK, inputs - start), deadline=None, derandomize=derandomize,
                             database=None, report_multiple_bugs=True, print_blob=True,
                             suppress_health_check=list(HealthCheck),
                             phases=[Phase.explicit, Phase.generate, Phase.shrink])(test)
