@@ -123,5 +123,8 @@ def _latency(op: str, value: str, values: dict[str, str], ns_per_value: float, c
             return []
     count = values.get(f"{op}_count")
     latency = figure(value, f"{op}_avg", minimum=0) * ns_per_value
-    return [Record(counter=f"latency:{op}", unit="ns", samples=[figure(latency, f"{op}_avg in ns")],
+    # The operation's name comes from the line: it must fit the store like any name
+    # (a long-run fuzz found a 200-digit "op99...9_nop" that no column could hold).
+    counter = name(f"latency:{op}", "operation name")
+    return [Record(counter=counter, unit="ns", samples=[figure(latency, f"{op}_avg in ns")],
                    iterations=whole(count, f"{op}_count", minimum=0) if count else None, **common)]

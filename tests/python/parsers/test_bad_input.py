@@ -188,3 +188,12 @@ def test_every_record_of_the_cases_keeps_the_invariants():
         for record in parse_output(text, "b").records:
             assert problems(record) == []
             assert all(math.isfinite(x) for x in record.samples)
+
+
+def test_a_csb_operation_name_too_long_to_store_is_a_warning_and_the_rest_is_kept():
+    # Found by the long fuzz run of the csb parser: a 300-digit operation number.
+    line = ("num_threads=2;algo_name=x;throughput_min=5;univ_count=5;ticks_to_ms=1000000;"
+            "op" + "9" * 300 + "_nop_avg=3;op0_a_avg=4;\n")
+    parsed = parse_output(line, "bm")
+    assert sorted(r.counter for r in parsed.records) == ["latency:op0_a", "throughput"]
+    assert len(parsed.warnings) == 1 and "operation name must be 1 to 255 printable characters" in parsed.warnings[0]
