@@ -136,10 +136,12 @@ class Report:
     faults: list[Fault]
     run: dict[str, Any] = dataclasses.field(default_factory=dict)
     rows: list[Row] = dataclasses.field(default_factory=list)
+    #: Earlier runs' spread per figure (combine.History), for intervals that cover a rerun.
+    history: dict | None = None
 
     def __post_init__(self) -> None:
         if not self.rows:
-            self.rows = build_rows(self.platforms, self.records, self.faults)
+            self.rows = build_rows(self.platforms, self.records, self.faults, self.history)
 
     @property
     def sweep_flag(self) -> str | None:
@@ -194,11 +196,11 @@ def _overlaps(a: Record, b: Record) -> bool:
     return first[0] <= second[1] and second[0] <= first[1]
 
 
-def figures(records: list[Record]) -> list[Record]:
-    """One record per figure (the processes of a run combined, combine.py), in the order
-    of the run's plan (stable: a binary's own order within it), whatever shuffled order
-    the processes ran in."""
-    return sorted(combine(records), key=lambda r: r.reported.get("unit", 0))
+def figures(records: list[Record], history: dict | None = None) -> list[Record]:
+    """One record per figure (the processes of a run combined, combine.py, with the run
+    level from `history` where given), in the order of the run's plan (stable: a binary's
+    own order within it), whatever shuffled order the processes ran in."""
+    return sorted(combine(records, history), key=lambda r: r.reported.get("unit", 0))
 
 
 def row_keys(records: list[Record]) -> list[tuple[tuple, str | None]]:
@@ -223,10 +225,11 @@ def row_keys(records: list[Record]) -> list[tuple[tuple, str | None]]:
     return result
 
 
-def build_rows(platforms: list[str], records: list[Record], faults: list[Fault]) -> list[Row]:
+def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
+               history: dict | None = None) -> list[Row]:
     """Rows of the table; the records of several processes are first combined (combine.py)."""
     rows: dict[tuple, Row] = {}
-    records = figures(records)
+    records = figures(records, history)
     for record, (key, binary) in zip(records, row_keys(records)):
         row = rows.get(key)
         if row is None:
@@ -339,7 +342,7 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
     swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling.
     """
     groups: dict[tuple, dict[str, dict[float, Record]]] = {}
-    for record in figures(report.records):
+    for record in figures(report.records, report.history):
         if not record.sweep:
             continue
         try:

@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
-from benchlab import migrations
+from benchlab import migrations, runlevel
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Fault, Record
 
@@ -325,6 +325,36 @@ class Store:
                       stderr_tail=row.stderr_tail or [], sweep=row.sweep)
                 for row in connection.execute(sa.select(faults).where(faults.c.run_id == run_id).order_by(faults.c.id))]
         return run, loaded, loaded_faults
+
+    def run_levels(self, run_id: int, context: dict[str, Any]) -> dict[tuple, runlevel.RunLevel]:
+        """The spread of whole runs for each figure of run `run_id`, from the complete runs
+        before it on the same machine (runlevel.py): {(key, platform, binary): RunLevel}."""
+        mine = runlevel.fingerprint(context)
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            candidates = connection.execute(
+                sa.select(runs.c.id, runs.c.context)
+                .where(runs.c.id < run_id, runs.c.status == "complete")
+                .order_by(runs.c.id.desc()).limit(runlevel.MAX_EARLIER_RUNS * 5)).all()
+            earlier = [row.id for row in candidates if runlevel.fingerprint(row.context) == mine]
+            earlier = sorted(earlier[:runlevel.MAX_EARLIER_RUNS])
+            if len(earlier) < runlevel.MIN_EARLIER_RUNS:
+                return {}
+            rows = connection.execute(
+                sa.select(records.c.run_id, records.c.platform, records.c.binary, records.c.bench,
+                          records.c.param, records.c.counter, records.c.sweep, records.c.median)
+                .where(records.c.run_id.in_(earlier), records.c.median.is_not(None))).all()
+        medians: dict[tuple, dict[int, list[float]]] = {}
+        for row in rows:
+            sweep_value = row.sweep["value"] if isinstance(row.sweep, dict) else None
+            key = ((row.bench, row.param, row.counter, sweep_value), row.platform, row.binary)
+            medians.setdefault(key, {}).setdefault(row.run_id, []).append(row.median)
+        levels = {}
+        for key, by_run in medians.items():
+            series = [runlevel.run_figure(by_run[run]) for run in sorted(by_run)]
+            level = runlevel.estimate([figure for figure in series if figure is not None])
+            if level is not None:
+                levels[key] = level
+        return levels
 
     # -- baselines ----------------------------------------------------------------------------
 

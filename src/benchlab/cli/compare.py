@@ -25,8 +25,10 @@ CONTEXT_FIELDS = ("cpu", "kernel", "arch", "compilers", "cflags", "platforms")
 class Side:
     """One side of a comparison: its name, records and context."""
 
-    def __init__(self, label: str, records: list[Record], context: dict[str, Any]):
+    def __init__(self, label: str, records: list[Record], context: dict[str, Any], levels: dict | None = None):
         self.label, self.records, self.context = label, records, context
+        #: The spread between whole runs before this one on its machine (Store.run_levels).
+        self.levels = levels or {}
 
 
 def load_side(text: str, store_opener) -> Side:
@@ -41,7 +43,8 @@ def load_side(text: str, store_opener) -> Side:
         return Side(text, imported.records, imported.context or {})
     store = store_opener()
     run, records, _ = store.load_run(store.resolve_run_id(text))
-    return Side(f"run {run['id']}", records, run.get("context") or {})
+    context = run.get("context") or {}
+    return Side(f"run {run['id']}", records, context, store.run_levels(run["id"], context))
 
 
 def context_differences(a: Side, b: Side) -> list[str]:
@@ -115,7 +118,8 @@ def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str
 
     a, b = load_side(a_text, opener), load_side(b_text, opener)
     comparisons = compare(a.records, b.records, floors=config.noise_floors,
-                          default_floor=(floor / 100) if floor is not None else config.noise_floor)
+                          default_floor=(floor / 100) if floor is not None else config.noise_floor,
+                          levels=b.levels or a.levels)
     if not comparisons:
         raise UserError(f"{a.label} and {b.label} have no benchmark in common",
                         "compare runs of the same programs (benchlab show RUN lists what a run has)")

@@ -148,7 +148,8 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
     problem = storage.close(info, status, exit_code) if storage else None
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
-                    run={"id": run_id, "status": status, "context": info})
+                    run={"id": run_id, "status": status, "context": info},
+                    history=storage.run_levels(info) if storage else None)
     write_output(report, output_format, out_path)
     if problem:
         raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
@@ -219,6 +220,15 @@ class _Storage:
                 except StoreFailed:
                     pass
         return problem
+
+    def run_levels(self, info) -> dict | None:
+        """Earlier runs' spread for this run's intervals (runlevel.py); none if unreadable:
+        a rerun interval from the processes alone is still a result worth printing."""
+        try:
+            return self.store.run_levels(self.run_id, info)
+        except UserError as failure:
+            self.warn(f"{failure.what}; the intervals use this run's processes only")
+            return None
 
     def forget(self) -> None:
         try:

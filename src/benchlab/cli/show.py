@@ -29,7 +29,8 @@ def print_run(store, run_id: int, output_format: str | None, out_path: str | Non
     run, records, faults = store.load_run(run_id)
     report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
-                         "context": run["context"], "missing": run["missing"]})
+                         "context": run["context"], "missing": run["missing"]},
+                    history=store.run_levels(run_id, run["context"]))
     write_output(report, output_format, out_path)
     # A run that ended part-way is not a complete result: say so in the exit status too.
     partial = run["status"] in ("killed", "interrupted") or (run["missing"] and run["status"] != "running")

@@ -93,6 +93,12 @@ def cells(report: Report, row: Row, notes: dict[str, int] | None = None) -> list
 
 def legend_lines(report: Report) -> list[str]:
     lines = [f"{mark}  {LEGEND[mark]}" for mark in report.marks_used]
+    earlier = sorted({cell.record.summary["earlier_runs"] for row in report.rows for cell in row.cells.values()
+                      if cell.record is not None and cell.record.summary.get("earlier_runs")})
+    if earlier:
+        runs = f"{earlier[0]}" if len(earlier) == 1 else f"{earlier[0]}-{earlier[-1]}"
+        lines.append(f"±  a rerun's figure lands within it 99% of the time: it adds to this run's processes "
+                     f"the spread between {runs} earlier runs on this machine")
     if any(row.kind == WORKLOAD_FORMAT and not row.failed for row in report.rows):
         lines.append(f"[a–b]  a workload's fastest and slowest measured run; ? when half of that range is over "
                      f"{NOISE_THRESHOLD:.0%} of the median, ~ when it overlaps the first platform's")
