@@ -282,6 +282,15 @@ class Store:
 
     _READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
 
+    def imported_as(self, sha256: str) -> int | None:
+        """The run that an import of a file with this content made, if any (the newest)."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            for row in connection.execute(sa.select(runs.c.id, runs.c.context).order_by(runs.c.id.desc())):
+                imported = (row.context or {}).get("imported") if isinstance(row.context, dict) else None
+                if isinstance(imported, dict) and imported.get("sha256") == sha256:
+                    return int(row.id)
+        return None
+
     def resolve_run_id(self, text: str) -> int:
         """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name
         (which is never one of the others: check_baseline_name), so that every command that
