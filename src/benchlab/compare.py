@@ -56,6 +56,8 @@ class Comparison:
     floor: float
     scope: str
     processes: tuple[int, int]
+    #: `ab` only: A's and B's medians of each round, in round order (paired), for tests of one's own.
+    rounds: tuple[list[float], list[float]] | None = None
 
     @property
     def verdict(self) -> str:

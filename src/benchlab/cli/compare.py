@@ -84,7 +84,9 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
             "comparisons": [{"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3],
                              "platform": c.platform, "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
                              "ratio_ci": [c.low, c.high], "verdict": c.verdict, "noise_floor": c.floor,
-                             "interval": c.scope, "processes": list(c.processes)} for c in comparisons]}, indent=1) + "\n"
+                             "interval": c.scope, "processes": list(c.processes),
+                             **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}
+                            for c in comparisons]}, indent=1) + "\n"
     rows = [(_name(c), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", f"[{c.low:.4f}, {c.high:.4f}]",
              c.verdict + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "")) for c in comparisons]
     heads = ("TEST", "PLATFORM", f"A ({a.label})", f"B ({b.label})", "B/A", "99% interval", "VERDICT")
