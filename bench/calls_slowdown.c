@@ -16,8 +16,8 @@
  *
  * Why the size is not simply the percent: each extra iteration costs a call and the
  * loop around it, while the reported figure has the empty loop subtracted (a call
- * only). regressions.py asks for PPM = percent * 1e4 * median / raw_median (measured on
- * the unslowed build), then measures the slowdown it got.
+ * only). regressions.py measures how many ppm make 1% on a probe build, builds each
+ * variant from that, then measures the slowdown each got.
  */
 #ifndef BL_SLOWDOWN_PPM
 #define BL_SLOWDOWN_PPM 0

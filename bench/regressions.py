@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -49,6 +50,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 from scipy.stats import mannwhitneyu
+from scipy.stats import t as student_t
 
 # ---- Settings, each with its reason --------------------------------------------------
 
@@ -76,8 +78,9 @@ MAX_REGRESSION_PCT = 2.0
 GB_ALPHA = 0.05
 # The row a variant slows (bench/calls_slowdown.c); every other row stays A/A.
 SLOWED = ("args", 0)
-# Calibration processes of the unslowed build (median / raw median of args/0).
-CALIBRATION_PROCESSES = 5
+# The probe build that measures how many extra calls per million make 1% (5% of extra calls:
+# large enough that its measured slowdown is known to a few percent of itself).
+PROBE_PPM = 50000
 # benchlab's own native build (docs/cli.md, "Builds"), so the executables are what
 # `benchlab run calls.c` would build.
 CFLAGS = ["-O2"]
@@ -111,6 +114,10 @@ def pct(x: float | None, digits: int = 2) -> str:
     return "-" if x is None else f"{100 * x:.{digits}f}%"
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def share(hits: int, total: int) -> str:
     return f"{hits}/{total}" if total else "-"
 
@@ -135,6 +142,7 @@ class Variant:
     ppm: int                     # what it was built with
     path: str
     in_process: float = 0.0      # args/0 over the baseline in its own processes, over the unslowed build's
+    in_process_ci: tuple[float, float] = (0.0, 0.0)   # its 99% interval
     across: float = 0.0          # args/0's run figure over the unslowed build's
 
 
@@ -143,77 +151,82 @@ def build(source: str, out: str, *defines: str) -> None:
     call([cc, *CFLAGS, "-Iinclude", f"-DBL_CFLAGS=\"{' '.join(CFLAGS)}\"", *defines, source, "-o", out, "-lm", "-lpthread"])
 
 
-def one_process(binary: str) -> dict:
-    """{(bench, param): record} of one process of a benchlab binary."""
-    done, _ = call([binary, "--format=jsonl"])
-    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return {(r["bench"], r["param"]): r for r in records if r["type"] == "result"}
-
-
-def variants(project: str, percents: list[float], processes: int, benchlab: str) -> tuple[list[Variant], float]:
-    """The unslowed build (0) and one per percent; their measured slowdowns; the calibration factor."""
-    build("suites/calls/calls.c", f"{project}/calls")
-    shutil.copy("suites/calls/calls.c", project)
-    base = Variant(0.0, 0, f"{project}/calls_slow0")
-    build("bench/calls_slowdown.c", base.path, "-DBL_SLOWDOWN_PPM=0")
-    listed = [call([p, "--list"])[0].stdout for p in (f"{project}/calls", base.path)]
-    if listed[0] != listed[1]:
-        raise SystemExit("error: bench/calls_slowdown.c no longer has the benchmarks of suites/calls/calls.c: copy them again")
-    # Each extra iteration costs a call and its loop; the figure is a call only (the empty
-    # loop subtracted): ask for percent * median/raw_median extra calls.
-    ratios = []
-    for _ in range(CALIBRATION_PROCESSES):
-        r = one_process(base.path)[SLOWED]
-        ratios.append(r["median"] / r["raw_median"])
-    factor = statistics.median(ratios)
-    built = [base]
-    for p in percents:
-        v = Variant(p, round(p * 1e4 * factor), f"{project}/calls_slow{p:g}")
-        build("bench/calls_slowdown.c", v.path, f"-DBL_SLOWDOWN_PPM={v.ppm}")
-        built.append(v)
-        with open(base.path, "rb") as f0, open(v.path, "rb") as f1:
+def variant(project: str, pct_: float, ppm: int, base: str | None = None, name: str = "") -> Variant:
+    """calls_slowdown.c built with BL_SLOWDOWN_PPM=ppm; checked against the unslowed build `base`."""
+    v = Variant(pct_, ppm, f"{project}/{name or f'calls_slow{pct_:g}'}")
+    build("bench/calls_slowdown.c", v.path, f"-DBL_SLOWDOWN_PPM={ppm}")
+    if base is not None:
+        with open(base, "rb") as f0, open(v.path, "rb") as f1:
             a, b = f0.read(), f1.read()
         differing = sum(x != y for x, y in zip(a, b)) if len(a) == len(b) else None
         if differing is None or differing > 28:  # the knob's 8 bytes and the 20-byte build id
             log(f"warning: {v.path} differs from the unslowed build beyond the knob's value "
                 f"({'size' if differing is None else differing} bytes): code moved, the slowdown is not only the one asked for")
-    if not percents:
-        return built, factor
-    log(f"variants: {len(built)} builds (ppm per 1% = {factor * 1e4:.0f}); measuring them in {processes} processes each")
+    return v
+
+
+def measure(project: str, benchlab: str, built: list[Variant], processes: int) -> None:
+    """Each variant's slowdown of args/0 against built[0], the unslowed build, from one
+    interleaved `benchlab run` of all of them."""
     done, _ = call([benchlab, "run", *[v.path for v in built], "--processes", str(processes), "--no-store",
                     "--format", "json"], cwd=project)
-    doc = json.loads(done.stdout)
     by_binary: dict[str, list[dict]] = {}
-    for rec in doc["records"]:
+    for rec in json.loads(done.stdout)["records"]:
         if (rec["bench"], rec["param"]) == SLOWED and rec["counter"] == "time":
             by_binary.setdefault(rec["binary"], []).append(rec)
 
-    def gmean(values):
-        return statistics.geometric_mean(values) if values else float("nan")
-
-    def in_process(v):
-        return gmean([r["reported"]["ratio"] for r in by_binary[os.path.basename(v.path)] if r["reported"].get("ratio")])
+    def logs(v):
+        return [math.log(r["reported"]["ratio"]) for r in by_binary[os.path.basename(v.path)] if r["reported"].get("ratio")]
 
     def across(v):
         return statistics.mean(r["summary"]["median"] for r in by_binary[os.path.basename(v.path)])
 
+    base = built[0]
     for v in built:
-        v.in_process = in_process(v) / in_process(base)
+        # Welch's 99% interval of the difference of the mean log ratios (this build's processes'
+        # ratios against the unslowed build's): processes are the unit, as in compare.py.
+        a, b = logs(base), logs(v)
+        d = statistics.mean(b) - statistics.mean(a)
+        se = math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b)) if min(len(a), len(b)) > 1 else math.inf
+        half = student_t.ppf(0.995, max(1, len(a) + len(b) - 2)) * se
+        v.in_process, v.in_process_ci = math.exp(d), (math.exp(d - half), math.exp(d + half))
         v.across = across(v) / across(base)
-    return built, factor
+
+
+def variants(project: str, percents: list[float], processes: int, benchlab: str) -> tuple[list[Variant], float]:
+    """The unslowed build (0) and one per percent, with their measured slowdowns; and the ppm
+    that make 1%."""
+    build("suites/calls/calls.c", f"{project}/calls")
+    shutil.copy("suites/calls/calls.c", project)
+    base = variant(project, 0.0, 0)
+    listed = [call([p, "--list"])[0].stdout for p in (f"{project}/calls", base.path)]
+    if listed[0] != listed[1]:
+        raise SystemExit("error: bench/calls_slowdown.c no longer has the benchmarks of suites/calls/calls.c: copy them again")
+    if not percents:
+        return [base], 0.0
+    # Each extra iteration costs a call and its share of the loop, and the figure is the call
+    # with the empty loop subtracted: how many ppm make 1% is measured, on a probe build.
+    probe = variant(project, PROBE_PPM / 1e4, PROBE_PPM, base.path, name="calls_probe")
+    measure(project, benchlab, [base, probe], processes)
+    per_pct = PROBE_PPM / (100 * (probe.in_process - 1))
+    built = [base] + [variant(project, p, round(p * per_pct), base.path) for p in percents]
+    log(f"variants: {len(built)} builds ({per_pct:.0f} ppm make 1%); measuring them in {processes} processes each")
+    measure(project, benchlab, built, processes)
+    return built, per_pct
 
 
 def variants_table(built: list[Variant], factor: float, processes: int) -> tuple[Table, str]:
     t = Table(box=box.MARKDOWN, show_edge=True)
-    for head in ("variant", "built with", "measured: in its processes", "measured: across builds", "note"):
+    for head in ("variant", "built with", "measured: in its processes", "99% interval", "measured: across builds", "note"):
         t.add_column(head, justify="left" if head in ("variant", "note") else "right")
     for v in built[1:]:
-        t.add_row(f"args/0 {v.pct:g}% slower", f"{v.ppm} ppm", pct(v.in_process - 1), pct(v.across - 1),
+        t.add_row(f"args/0 {v.pct:g}% slower", f"{v.ppm} ppm", pct(v.in_process - 1),
+                  f"[{pct(v.in_process_ci[0] - 1)}, {pct(v.in_process_ci[1] - 1)}]", pct(v.across - 1),
                   f"{processes} processes of each build, interleaved (`benchlab run`)")
     return t, (f"in its processes: args/0 over the baseline empty_call (the header's paired ratio), geometric mean over "
                  f"the processes, over the unslowed build's; across builds: args/0's figure (mean of the process medians) "
-                 f"over the unslowed build's. ppm = percent x {factor * 1e4:.0f} (median / raw median of args/0, measured "
-                 f"on the unslowed build in {CALIBRATION_PROCESSES} processes)")
+                 f"over the unslowed build's. ppm = percent x {factor:.0f}, from a probe build of {PROBE_PPM} ppm measured "
+                 f"the same way")
 
 
 # ---- Table 1: A/A, separate runs ---------------------------------------------------------
@@ -475,6 +488,9 @@ def parse() -> argparse.Namespace:
         parser.error(f"--sections: unknown {', '.join(sorted(sections - set(SECTIONS)))} (of {','.join(SECTIONS)})")
     if sections == {"duet"}:
         parser.error("--sections duet runs the pairs of ab and sensitivity with --duet: add ab or sensitivity")
+    if "duet" in sections and len(os.sched_getaffinity(0)) < 2:
+        print("regressions.py: one CPU only: --duet (A and B on two CPUs at once) left out", file=sys.stderr)
+        sections.discard("duet")
     args.sections = [s for s in SECTIONS if s in sections]
     defaults = QUICK if args.quick else {"run_pairs": RUN_PAIRS, "ab_pairs": AB_PAIRS, "sweep_pairs": SWEEP_PAIRS,
                                          "truth_processes": TRUTH_PROCESSES, "time_limit": AB_TIME_LIMIT,
@@ -535,18 +551,20 @@ def main() -> None:
         raw["runs"] = [p.__dict__ for p in run_pairs]
         raw["ab"] = [p.__dict__ for p in pairs + swept]
         base, slow_path = "calls_slow0", f"calls_slow{DETECT_PCT:g}"
-        if run_pairs or aa:
-            t, raw["aa"] = aa_table(run_pairs, aa)
-            note = []
-            if run_pairs:
-                note.append(f"separate runs: {len(run_pairs)} pairs, each `benchlab run calls.c --format json --db DB` twice "
-                            "(5 processes each), then `benchlab gate --baseline FIRST SECOND --format json --db DB`, whose "
-                            "table is `benchlab compare FIRST SECOND`'s")
-            if aa:
-                note.append(f"ab: {len([p for p in aa if not p.duet])} pairs of `{ab_command(base, base, args.time_limit, False)}`"
-                            + (f", and as many with --duet" if any(p.duet for p in aa) else ""))
-            printed.append(("1-2. A/A: the same program against itself, as separate runs and with ab", t,
-                            reproduce(args, [s for s in ("runs", "ab", "duet") if s in sections]), "; ".join(note)))
+        raw["aa"] = {}
+        if run_pairs:
+            t, raw["aa"]["runs"] = aa_table(run_pairs, [])
+            printed.append(("1. A/A, separate runs: the same program run twice, judged by the default gate and by compare", t,
+                            reproduce(args, ["runs"]),
+                            f"{plural(len(run_pairs), 'pair')}, each `benchlab run calls.c --format json --db DB` twice (5 processes "
+                            "each), then `benchlab gate --baseline FIRST SECOND --format json --db DB`, whose table is "
+                            "`benchlab compare FIRST SECOND`'s"))
+        if aa:
+            t, raw["aa"]["ab"] = aa_table([], aa)
+            printed.append(("2. A/A, ab: the same executable as A and as B", t,
+                            reproduce(args, [s for s in ("ab", "duet") if s in sections]),
+                            f"{plural(len([p for p in aa if not p.duet]), 'pair')} of `{ab_command(base, base, args.time_limit, False)}`"
+                            + (", and as many with --duet, alternating" if any(p.duet for p in aa) else "")))
         if slow or swept:
             t, raw["sensitivity"], found = sensitivity_table(slow + swept, built)
             printed.append(("3. A slowdown of args/0 found by ab (B: the variant, A: the unslowed build)", t,
@@ -562,15 +580,16 @@ def main() -> None:
             t, raw["duet"] = duet_table(aa, slow)
             printed.append(("5. --duet against plain interleaving, on the same kinds of pairs, alternating", t,
                             reproduce(args, [s for s in ("ab", "sensitivity", "duet") if s in sections]),
-                            f"{args.ab_pairs} pairs of each kind; A/A rows: all 10; {DETECT_PCT:g}%: args/0"))
+                            f"{plural(args.ab_pairs, 'pair')} of each kind; A/A rows: all 10; {DETECT_PCT:g}%: args/0"))
     finally:
         shutil.rmtree(project, ignore_errors=True)
     took = time.perf_counter() - started
     console = Console(width=250)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     console.print(f"{now}  {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Linux {platform.release()}; "
-                  f"{'quick' if args.quick else 'full'}: {args.run_pairs} A/A run pairs, {args.ab_pairs} ab pairs of each kind "
-                  f"(--time-limit {args.time_limit:g}), {args.sweep_pairs} sweep pairs per slowdown (--time-limit "
+                  f"{'quick' if args.quick else 'full'}, sections {','.join(args.sections)}: {plural(args.run_pairs, 'A/A run pair')}, "
+                  f"{plural(args.ab_pairs, 'ab pair')} of each kind (--time-limit {args.time_limit:g}), "
+                  f"{plural(args.sweep_pairs, 'sweep pair')} per slowdown (--time-limit "
                   f"{args.sweep_time_limit:g})")
     console.print(f"load average at start {load0[0]:.2f}, at end {os.getloadavg()[0]:.2f}; took {took:.0f} s")
     for title, t, command, note in printed:
