@@ -6,8 +6,8 @@ table means).
 
 The flow, in the order of the tables:
     variants()     builds suites/calls/calls.c, and bench/calls_slowdown.c unslowed and with
-                   args/0 slowed by each percent asked for (sized from the unslowed build's
-                   own figures), and measures the slowdown each variant really has, in
+                   args/0 slowed by each percent asked for (sized by the measured slowdown
+                   of a probe build), and measures the slowdown each variant really has, in
                    many processes (table 0)
     runs()         A/A, separate runs: per pair, `benchlab run calls.c` twice into a scratch
                    database and `benchlab gate --baseline FIRST SECOND` (its table is
@@ -16,11 +16,11 @@ The flow, in the order of the tables:
                    args/0 2% slower) at --time-limit 30, plainly interleaved and with
                    --duet, alternating so that all four meet the same load (tables 2, 3, 5)
     sweep()        `benchlab ab A B` at --time-limit 10 for each slowdown (table 3)
-    gbench()       the same pairs judged as Google Benchmark's tools/compare.py judges its
+    gbench_table() the same pairs judged as Google Benchmark's tools/compare.py judges its
                    repetitions: a two-sided Mann-Whitney U test at alpha 0.05 (table 4)
-    duet()         plain interleaving against --duet on the same kinds of pairs (table 5)
+    duet_table()   plain interleaving against --duet on the same kinds of pairs (table 5)
 
-The issue's figures need 100 pairs of each (about 4.7 hours of machine time with duet and
+The issue's figures need 100 pairs of each (about 4.8 hours of machine time with duet and
 the sweep); the full mode's defaults are what fits in about 10 minutes, and every table
 says how many pairs it rests on. For the record: --pairs 100 (or the per-section counts).
 
