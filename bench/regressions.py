@@ -502,11 +502,18 @@ def parse() -> argparse.Namespace:
 
 
 def reproduce(args, sections: list[str]) -> str:
-    """The command that reproduces one table: the counts this run used, spelled out."""
+    """The command that reproduces one table: its sections, and the counts this run used for them."""
+    s = set(sections)
     flags = ["--quick"] if args.quick else []
-    flags += [f"--sections {','.join(sections)}", f"--run-pairs {args.run_pairs}", f"--ab-pairs {args.ab_pairs}",
-              f"--sweep-pairs {args.sweep_pairs}", f"--truth-processes {args.truth_processes}",
-              f"--time-limit {args.time_limit:g}", f"--sweep-time-limit {args.sweep_time_limit:g}"]
+    flags.append(f"--sections {','.join(sections)}")
+    if "runs" in s:
+        flags.append(f"--run-pairs {args.run_pairs}")
+    if s & {"ab", "sensitivity"}:
+        flags += [f"--ab-pairs {args.ab_pairs}", f"--time-limit {args.time_limit:g}"]
+    if "sweep" in s:
+        flags += [f"--sweep-pairs {args.sweep_pairs}", f"--sweep-time-limit {args.sweep_time_limit:g}"]
+    if s & {"sensitivity", "sweep"}:
+        flags.append(f"--truth-processes {args.truth_processes}")
     return ".venv/bin/python bench/regressions.py " + " ".join(flags)
 
 
