@@ -76,6 +76,9 @@ MAX_REGRESSION_PCT = 2.0
 # Google Benchmark's tools/compare.py: mannwhitneyu(..., alternative='two-sided') over the
 # repetitions of each side, significant when p < --alpha, 0.05 by default (gbench/report.py).
 GB_ALPHA = 0.05
+# compare's json `interval` when the spread of earlier stored runs is in the error term
+# (benchlab.compare.BETWEEN_RUNS).
+EARLIER_RUNS = "between processes and earlier runs"
 # The row a variant slows (bench/calls_slowdown.c); every other row stays A/A.
 SLOWED = ("args", 0)
 # The probe build that measures how many extra calls per million make 1% (5% of extra calls:
@@ -247,12 +250,15 @@ def process_medians(doc: dict) -> dict[str, list[float]]:
     return medians
 
 
-def runs(project: str, count: int, benchlab: str) -> list[RunPair]:
-    """`benchlab run calls.c` twice, then `benchlab gate --baseline FIRST SECOND`, per pair."""
-    db = f"sqlite:///{project}/runs.db"
+def runs(project: str, count: int, benchlab: str, fresh_db: bool) -> list[RunPair]:
+    """`benchlab run calls.c` twice, then `benchlab gate --baseline FIRST SECOND`, per pair.
+    One database for all pairs, as a machine that keeps its runs: from the second pair on,
+    compare's error term has the spread of the earlier runs in it (src/benchlab/runlevel.py);
+    with `fresh_db` every pair has a database of its own, and processes only."""
     call([benchlab, "run", "calls.c", "--no-store", "--processes", "1"], cwd=project)  # builds; not counted
     pairs = []
     for i in range(count):
+        db = f"sqlite:///{project}/runs{i if fresh_db else ''}.db"
         start = time.perf_counter()
         ids, medians = [], []
         for _ in range(2):
@@ -265,7 +271,9 @@ def runs(project: str, count: int, benchlab: str) -> list[RunPair]:
         pairs.append(RunPair(done.returncode, json.loads(done.stdout)["comparisons"], (medians[0], medians[1]),
                              time.perf_counter() - start))
         flagged = sum(c["verdict"] != "no change" for c in pairs[-1].comparisons)
-        log(f"A/A runs {i + 1}/{count}: gate exit {done.returncode}, {flagged} rows not 'no change'")
+        history = sum(c["interval"] == EARLIER_RUNS for c in pairs[-1].comparisons)
+        log(f"A/A runs {i + 1}/{count}: gate exit {done.returncode}, {flagged} rows not 'no change', "
+            f"{history} rows with earlier runs in the error term")
     return pairs
 
 
@@ -480,6 +488,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--truth-processes", type=int, help=f"processes of each variant measuring its slowdown (default {TRUTH_PROCESSES})")
     parser.add_argument("--time-limit", type=float, help=f"ab's --time-limit for A/A and {DETECT_PCT:g}%% (default {AB_TIME_LIMIT:g})")
     parser.add_argument("--sweep-time-limit", type=float, help=f"ab's --time-limit of the sweep (default {SWEEP_TIME_LIMIT:g})")
+    parser.add_argument("--fresh-db", action="store_true",
+                        help="a database of its own for each A/A run pair: no earlier runs in compare's error term")
     parser.add_argument("--benchlab", default=".venv/bin/benchlab")
     parser.add_argument("--raw", default="bench/build/regressions.json", help="every figure and comparison, as JSON")
     args = parser.parse_args()
@@ -507,7 +517,7 @@ def reproduce(args, sections: list[str]) -> str:
     flags = ["--quick"] if args.quick else []
     flags.append(f"--sections {','.join(sections)}")
     if "runs" in s:
-        flags.append(f"--run-pairs {args.run_pairs}")
+        flags.append(f"--run-pairs {args.run_pairs}" + (" --fresh-db" if args.fresh_db else ""))
     if s & {"ab", "sensitivity"}:
         flags += [f"--ab-pairs {args.ab_pairs}", f"--time-limit {args.time_limit:g}"]
     if "sweep" in s:
@@ -549,7 +559,7 @@ def main() -> None:
             t, note = variants_table(built_list, factor, args.truth_processes)
             printed.append(("0. The slowed variants: the slowdown each really has", t,
                             reproduce(args, [s for s in ("sensitivity", "sweep") if s in sections]), note))
-        run_pairs = runs(project, args.run_pairs, benchlab) if "runs" in sections else []
+        run_pairs = runs(project, args.run_pairs, benchlab, args.fresh_db) if "runs" in sections else []
         pairs = ab_pairs(project, benchlab, args.ab_pairs, args.time_limit, sections, built) \
             if sections & {"ab", "sensitivity"} else []
         swept = sweep(project, benchlab, args.sweep_pairs, args.sweep_time_limit, built) if "sweep" in sections else []
@@ -565,7 +575,10 @@ def main() -> None:
                             reproduce(args, ["runs"]),
                             f"{plural(len(run_pairs), 'pair')}, each `benchlab run calls.c --format json --db DB` twice (5 processes "
                             "each), then `benchlab gate --baseline FIRST SECOND --format json --db DB`, whose table is "
-                            "`benchlab compare FIRST SECOND`'s"))
+                            "`benchlab compare FIRST SECOND`'s; "
+                            + ("a database of its own for each pair" if args.fresh_db else "one database for all pairs")
+                            + f": {sum(any(c['interval'] == EARLIER_RUNS for c in p.comparisons) for p in run_pairs)} of "
+                            f"{len(run_pairs)} pairs had the spread of earlier runs in the error term"))
         if aa:
             t, raw["aa"]["ab"] = aa_table([], aa)
             printed.append(("2. A/A, ab: the same executable as A and as B", t,
