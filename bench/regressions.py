@@ -540,7 +540,11 @@ def estimate(args) -> float:
 
 def main() -> None:
     args = parse()
-    benchlab = os.path.abspath(args.benchlab)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    benchlab = os.path.abspath(args.benchlab if os.path.isabs(args.benchlab) or os.path.exists(args.benchlab)
+                               else os.path.join(root, args.benchlab))
+    args.raw = args.raw and os.path.abspath(args.raw)
+    os.chdir(root)  # the sources it builds are named from the project's root
     sections = set(args.sections)
     log(f"sections {','.join(args.sections)}; about {estimate(args) / 60:.0f} min on a quiet machine")
     started, load0 = time.perf_counter(), os.getloadavg()
