@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 from benchlab.combine import combine
+from benchlab.instances import INSTANCES
 from benchlab.records import Fault, Record
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
@@ -299,6 +300,12 @@ class ScalingPoint:
     value: float
     throughput: float
     linearity: float
+    #: `--sweep instances` only: the mean throughput of one copy (`throughput` being their sum),
+    per_copy: float | None = None
+    #: the copies that failed, when no round ran all N to the end (the sum is then not of N),
+    failed_copies: list[int] | None = None
+    #: and the fraction of the copies' span during which all of them ran (the lowest round's).
+    overlap: float | None = None
 
 
 #: Throughput units a sweep table can convert between, in operations per second.
@@ -339,8 +346,11 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
     """Per (test, param, counter): per platform, throughput and linearity against the swept value.
 
     Linearity is throughput(N) / ((N / N0) * throughput(N0)), N0 the smallest value
-    swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling.
+    swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling. For `instances`,
+    the throughput is summed over the copies (`instance_scaling`).
     """
+    if report.sweep_flag == INSTANCES:
+        return instance_scaling(report)
     groups: dict[tuple, dict[str, dict[float, Record]]] = {}
     for record in figures(report.records, report.history):
         if not record.sweep:
@@ -378,3 +388,79 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
         if curves:
             result.append((key, unit, curves))
     return result
+
+
+def instance_scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoint]]]]:
+    """`--sweep instances=N`: per (test, param, counter) and platform, the throughput of N
+    copies at once, summed over the copies, and its linearity.
+
+    The records of one round (a process index of the run; None with --processes 1) are
+    its N copies. A round's figure is the sum of its copies' throughputs (each copy's
+    `throughput` record, or 1e9/median for a time per iteration: iterations per second),
+    the aggregate the scalability skeleton's runner plots against its instance count; the
+    figure of N is the mean over rounds. Rounds in which a copy failed (`incomplete`) are
+    left out when a complete round exists; otherwise their sums are shown, marked with
+    the copies they add. Linearity is summed(N) / ((N / N0) * summed(N0)) as for threads.
+    """
+    groups: dict[tuple, dict[str, dict[int, dict[tuple, list[Record]]]]] = {}
+    for record in report.records:
+        if not record.sweep or record.sweep.get("flag") != INSTANCES or record.counter not in ("time", "throughput"):
+            continue
+        try:
+            count = int(record.sweep["value"])
+        except (TypeError, ValueError):
+            continue
+        rounds = groups.setdefault((record.bench, record.param, record.counter), {}).setdefault(
+            record.platform, {}).setdefault(count, {})
+        rounds.setdefault((record.binary, record.process), []).append(record)
+    result = []
+    for key, per_platform in groups.items():
+        units = {figure[1] for by_count in per_platform.values() for rounds in by_count.values()
+                 for copies in rounds.values() for figure in map(throughput_of, copies) if figure}
+        unit = units.pop() if len(units) == 1 else "ops/s"
+        curves: dict[str, list[ScalingPoint]] = {}
+        for platform, by_count in per_platform.items():
+            points = [point for count in sorted(by_count) if (point := _copies_point(count, by_count[count], unit))]
+            if not points or points[0].value != min(by_count):
+                continue  # nothing at the smallest count: no reference for linearity
+            base = points[0]
+            for point in points:
+                point.linearity = point.throughput / ((point.value / base.value) * base.throughput)
+            curves[platform] = points
+        if curves:
+            result.append((key, unit, curves))
+    return result
+
+
+def _copies_point(count: int, rounds: dict[tuple, list[Record]], unit: str) -> ScalingPoint | None:
+    """Summed and per-copy throughput of `count` copies over the rounds that measured them."""
+    measured = []  # per round: the copies' throughputs, whether every copy ran, their overlap
+    for copies in rounds.values():
+        figures = [_in_unit(throughput_of(record), unit) for record in copies]
+        figures = [figure for figure in figures if figure is not None]
+        if figures:
+            failed = sorted({k for r in copies for k in r.reported.get("failed_copies") or []})
+            missing = sorted(set(range(count)) - {r.reported.get("copy") for r in copies})
+            complete = len(figures) == count and not failed
+            measured.append((figures, complete, copy_overlap(copies), sorted({*failed, *missing})))
+    if not measured:
+        return None
+    used = [m for m in measured if m[1]] or measured
+    sums = [sum(m[0]) for m in used]
+    every = [figure for m in used for figure in m[0]]
+    overlaps = [m[2] for m in used if m[2] is not None]
+    failed = sorted({k for m in used for k in m[3]})
+    return ScalingPoint(
+        value=count, throughput=sum(sums) / len(sums), linearity=float("nan"), per_copy=sum(every) / len(every),
+        failed_copies=failed or None, overlap=min(overlaps) if overlaps else None)
+
+
+def copy_overlap(copies: list[Record]) -> float | None:
+    """The time all copies of a round ran at once over the time any of them ran (1.0: the
+    same window; 0: one ended before another began), from their `window_s`."""
+    windows = {r.reported.get("copy"): r.reported.get("window_s") for r in copies}
+    if len(windows) < 2 or any(not w for w in windows.values()):
+        return None  # one copy overlaps nothing; a copy killed before its launcher reported has no window
+    starts, ends = [w[0] for w in windows.values()], [w[1] for w in windows.values()]
+    span = max(ends) - min(starts)
+    return max(0.0, min(ends) - max(starts)) / span if span > 0 else 1.0
