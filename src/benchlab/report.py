@@ -10,7 +10,7 @@ import dataclasses
 from typing import Any
 
 from benchlab.combine import combine
-from benchlab.instances import INSTANCES
+from benchlab.instances import INSTANCES, fault_copy
 from benchlab.records import Fault, Record
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
@@ -262,15 +262,22 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
     for row in result:
         for cell in row.cells.values():
             if cell.record is not None:
+                # per sweep value: a process that failed at threads=2 is not missing from threads=1;
+                # a copy that failed after printing (instances.py) is already among the figure's processes
+                counted = {(p.get("process"), p.get("copy")) for p in cell.record.reported.get("processes", [])}
                 cell.failed_processes = sum(1 for f in process_faults
-                                            if f.binary == cell.record.binary and f.platform == cell.platform)
+                                            if f.binary == cell.record.binary and f.platform == cell.platform
+                                            and _value(f.sweep) == _value(cell.record.sweep)
+                                            and (fault_copy(f.reason) is None
+                                                 or (f.process, fault_copy(f.reason)) not in counted))
     # A FAILED row per binary and platform that gave nothing; several failed processes of
     # one binary make one row (the failure lines list each with its reason).
     failed_rows: dict[tuple, Row] = {}
-    failed = {(f.binary, f.platform, f.process) for f in faults}
-    healthy = {(p["binary"], p["platform"]) for p in _processes(records) if (*p.values(),) not in failed}
+    failed = {(f.binary, f.platform, f.process, _value(f.sweep)) for f in faults}
+    healthy = {(p["binary"], p["platform"], p["sweep"]) for p in _processes(records)
+               if (p["binary"], p["platform"], p["process"], p["sweep"]) not in failed}
     for fault in faults:
-        if fault.process is not None and (fault.binary, fault.platform) in healthy:
+        if fault.process is not None and (fault.binary, fault.platform, _value(fault.sweep)) in healthy:
             continue  # other processes ran cleanly: the cell says how many (failed_processes)
         sweep_value = fault.sweep["value"] if fault.sweep else None
         row = failed_rows.get((fault.binary, sweep_value))
@@ -285,12 +292,17 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
 
 
 def _processes(records: list[Record]) -> list[dict[str, Any]]:
-    """(binary, platform, process) of every process a record came from, combined or not."""
+    """(binary, platform, process, sweep value) of every process a record came from, combined or not."""
     seen = []
     for record in records:
         indices = [p["process"] for p in record.reported.get("processes", [])] or [record.process]
-        seen.extend({"binary": record.binary, "platform": record.platform, "process": i} for i in indices)
+        seen.extend({"binary": record.binary, "platform": record.platform, "process": i, "sweep": _value(record.sweep)}
+                    for i in indices)
     return seen
+
+
+def _value(sweep: dict[str, Any] | None) -> Any:
+    return sweep["value"] if sweep else None
 
 
 # -- sweeps -------------------------------------------------------------------------------------

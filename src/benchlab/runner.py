@@ -27,7 +27,7 @@ from typing import Any, Callable
 from benchlab.build import BuildFailed, Builder
 from benchlab.config import Config
 from benchlab.errors import UserError
-from benchlab.instances import INSTANCES, Copy, check_values, run_together
+from benchlab.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
 from benchlab.parsers import Parsed, parse_stream
 from benchlab.platforms import Platform
 from benchlab.process import STDERR_TAIL_LINES, run_process
@@ -317,7 +317,7 @@ class Runner:
                 elif reason is not None:
                     tail = outcome.stderr_tail() or (head if reason == "printed no results" else [])
                     result.faults.append(Fault(unit.target.name, unit.platform.name,
-                                               f"copy {index} of {count}: {reason}", tail))
+                                               copy_fault_reason(index, count, reason), tail))
                     failed.append(index)
                 if result.context is None:
                     result.context = parsed.context
