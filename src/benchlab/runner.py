@@ -211,10 +211,12 @@ class Runner:
                     unit.target.workload, unit.platform, timeout=self.options.timeout,
                     scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
             else:
-                layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
+                layout = {}  # the copies of --sweep instances each draw their own (_run_copies)
                 if self.copies(unit):
                     self._run_copies(unit, result, scratch, process)
                 else:
+                    if self.options.randomize_layout and process is not None:
+                        layout = layout_env(self._layout_rng)
                     if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
                         cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
                     self._run_binary(unit, result, scratch, layout, cpu)
@@ -222,7 +224,7 @@ class Runner:
                     record.reported["unit"] = unit.index
                     if process is not None:
                         record.reported["process"] = process
-                    if ENV_PAD_VARIABLE in layout and "copy" not in record.reported:
+                    if ENV_PAD_VARIABLE in layout:
                         record.reported.update(env_pad=len(layout[ENV_PAD_VARIABLE]),
                                                stack_offset=int(layout["BL_STACK_OFFSET"]))
                     if "BL_RELEASE_CPUS" in layout:
@@ -285,28 +287,12 @@ class Runner:
         if not isinstance(launcher, Path):
             raise UserError(f"--sweep instances needs benchlab's start gate, the measure launcher: {launcher}",
                             "install a C compiler (apt-get install build-essential)")
-        args = benchmark_arguments(unit.target.flavor, self.options)
-        spread = self.options.spread_cpus and self._spreads(unit)
-        copies, layouts, cpus = [], [], []
         with contextlib.ExitStack() as files:
-            for index in range(count):
-                directory = os.path.join(scratch, f"copy{index}")
-                os.mkdir(directory)
-                layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
-                cpu = self._start_cpu((process or 0) + index) if spread else None
-                if cpu is not None:
-                    layout["BL_RELEASE_CPUS"] = self._cpu_list
-                argv = unit.platform.argv(str(exe), args, directory, str(self.config.root))
-                if cpu is not None:
-                    argv = ["taskset", "--cpu-list", str(cpu), *argv]
-                copies.append(Copy(argv, {**unit.platform.environment(), **layout}, directory,
-                                   files.enter_context(tempfile.TemporaryFile())))
-                layouts.append(layout)
-                cpus.append(cpu)
+            copies, layouts, cpus = self._copy_commands(unit, exe, scratch, process, count, files)
             together = run_together(copies, launcher, self.options.timeout)
             failed = []
             for index, (copy, outcome) in enumerate(zip(copies, together.outcomes)):
-                label = f"{self._binary_label(unit)} copy {index}"
+                label = self._binary_label(unit)  # not per copy: N copies' same warning is said once
                 parsed, head = read_output(copy.stdout, label)
                 for warning in parsed.warnings:
                     self.warn(warning)
@@ -334,6 +320,27 @@ class Runner:
             if failed:
                 for record in result.records:
                     record.reported.update(incomplete=True, failed_copies=failed)
+
+    def _copy_commands(self, unit: Unit, exe: Path, scratch: str, process: int | None, count: int,
+                       files: contextlib.ExitStack) -> tuple[list[Copy], list[dict[str, str]], list[int | None]]:
+        """Each copy's command, layout and start CPU (None: the OS places it)."""
+        args = benchmark_arguments(unit.target.flavor, self.options)
+        spread = self.options.spread_cpus and self._spreads(unit)
+        copies, layouts, cpus = [], [], []
+        for index in range(count):
+            directory = os.path.join(scratch, f"copy{index}")
+            os.mkdir(directory)
+            layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
+            cpu = self._start_cpu((process or 0) + index) if spread else None
+            argv = unit.platform.argv(str(exe), args, directory, str(self.config.root))
+            if cpu is not None:
+                layout["BL_RELEASE_CPUS"] = self._cpu_list
+                argv = ["taskset", "--cpu-list", str(cpu), *argv]
+            copies.append(Copy(argv, {**unit.platform.environment(), **layout}, directory,
+                               files.enter_context(tempfile.TemporaryFile())))
+            layouts.append(layout)
+            cpus.append(cpu)
+        return copies, layouts, cpus
 
     def _fault_reason(self, unit: Unit, outcome, parsed: Parsed) -> str | None:
         """Why one process of the unit's binary failed; "filtered out" when --filter left it nothing."""

@@ -105,6 +105,9 @@ def test_throughput_is_summed_over_copies_with_linearity(project, benchlab):
     assert seen == sorted((str(n), p, k) for n in (1, 2, 4) for p in (0, 1) for k in range(n))
     assert all(r["sweep"]["flag"] == "instances" and r["reported"]["instances"] == int(r["sweep"]["value"])
                for r in records)
+    # each copy is a fresh process with a layout of its own (drawn per copy, not per round)
+    four = [r["reported"] for r in records if r["sweep"]["value"] == "4" and r["reported"]["process"] == 0]
+    assert len({(r["env_pad"], r["stack_offset"]) for r in four}) == 4
 
 
 def test_time_per_iteration_is_summed_as_iterations_per_second(project, benchlab):
