@@ -250,3 +250,21 @@ def test_copies_of_a_benchlab_binary_start_on_different_cpus(project, benchlab):
     assert result.exit_code == 0, result.stderr
     started = {r["reported"]["copy"]: r["reported"]["start_cpu"] for r in json.loads(result.stdout)["records"]}
     assert started == {0: cpus[0], 1: cpus[1]}
+
+
+def test_a_hanging_copy_times_out_alone(project, benchlab):
+    write(project / "hang1.sh", """\
+        #!/bin/sh
+        k=${PWD##*copy}
+        if [ "$k" = 1 ]; then echo "copy one hangs" >&2; exec sleep 60; fi
+        printf 'num_threads=1;algo_name=hang1;throughput_min=70;\\n'
+        """, executable=True)
+    result = benchlab("run", "hang1.sh", "--sweep", "instances=2", "--processes", "1", "--timeout", "1",
+                      "--out", "r.json", "--no-store")
+    assert result.exit_code == 1
+    assert "hang1.sh on native instances=2: copy 1 of 2: timed out after 1 s" in result.stdout
+    [record] = json.loads((project / "r.json").read_text())["records"]
+    # copy 0 ran to its end and is kept; its window ended long before copy 1 was killed
+    assert record["reported"]["copy"] == 0 and record["reported"]["failed_copies"] == [1]
+    assert record["reported"]["window_s"][1] < 0.9
+    assert table(result.stdout, "linearity), per copy")[0][:2] == ["2", "70 (1.000) [copy 1 of 2 failed]"]
