@@ -24,7 +24,7 @@ def program_of(argv0: str) -> Path | None:
     found = shutil.which(argv0) if "/" not in argv0 else argv0
     if found is None or not Path(found).is_file():
         return None
-    path = Path(found)
+    path = Path(found).resolve()  # the file itself: python3 is a link to python3.11
     with path.open("rb") as handle:
         start = handle.read(256)
     if start.startswith(b"#!"):
