@@ -62,13 +62,16 @@ PROFILE_CFLAGS = ["-g", "-fno-omit-frame-pointer"]
               help="What to print: table (default) or json.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the profile to FILE (json when it ends in .json or with --format json).")
+@click.option("--keep-data", "keep_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Keep what perf or callgrind recorded in DIR/PLATFORM/ (perf.data, callgrind.out.PID), for "
+                   "perf report or callgrind_annotate.")
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not keep this profile in the database.")
 @click.pass_context
 def command(context: click.Context, targets: tuple[str, ...], buckets_path: str | None,
             platform_names: tuple[str, ...], instructions: bool, call_graph: str | None, filter_text: str | None,
             time_limit: float | None, timeout: float | None, extra_args: tuple[str, ...], output_format: str,
-            out_path: str | None, db_url: str | None, no_store: bool) -> int:
+            out_path: str | None, keep_dir: str | None, db_url: str | None, no_store: bool) -> int:
     """Profile TARGET (a C file, an executable, a workload name) or the COMMAND after --,
     fold its samples into the buckets of --buckets, print bucket shares and their top
     symbols, and store them as a run for `benchlab compare` and `benchlab gate --bucket`."""
@@ -77,6 +80,7 @@ def command(context: click.Context, targets: tuple[str, ...], buckets_path: str 
     # Everything is checked before anything runs: buckets, --out, the profiler, platforms, the target.
     buckets = load_buckets(buckets_path) if buckets_path else by_dso()
     _check_out(out_path)
+    _check_keep(keep_dir)
     if instructions and call_graph:
         raise UserError("--call-graph is perf's; callgrind records every call", "leave out --call-graph or --instructions")
     event = None
@@ -91,7 +95,7 @@ def command(context: click.Context, targets: tuple[str, ...], buckets_path: str 
     target = _target(list(targets), command_given, config)
     store = None if no_store else open_store(config, db_url)
     options = _Options(filter_text, time_limit or DEFAULT_TIME_LIMIT_S, timeout or config.timeout, list(extra_args),
-                       "none" if instructions else call_graph)
+                       "none" if instructions else call_graph, keep_dir)
     profiles, body = _profile_all(config, target, platforms, buckets, event, options)
     info = _profile_info(target, buckets, buckets_path, profiles, body, event, options, instructions)
     rows = [row for p in profiles for row in p.rows()]
@@ -111,6 +115,7 @@ class _Options:
     timeout: float
     extra_args: list[str]
     call_graph: str | None
+    keep_dir: str | None = None
 
 
 def _check_out(out_path: str | None) -> None:
@@ -121,6 +126,17 @@ def _check_out(out_path: str | None) -> None:
         raise UserError(f"--out {out_path} is a directory", "give a file name, e.g. --out profile.json")
     if not path.parent.is_dir():
         raise UserError(f"--out {out_path}: the directory {path.parent} does not exist",
+                        "create it first, or give another path")
+
+
+def _check_keep(keep_dir: str | None) -> None:
+    if keep_dir is None:
+        return
+    path = Path(keep_dir)
+    if path.exists() and not path.is_dir():
+        raise UserError(f"--keep-data {keep_dir} is a file", "give a directory")
+    if not path.exists() and not path.parent.is_dir():
+        raise UserError(f"--keep-data {keep_dir}: the directory {path.parent} does not exist",
                         "create it first, or give another path")
 
 
@@ -258,6 +274,8 @@ def _profile_all(config: Config, target, platforms: list[Platform], buckets: Buc
             else:
                 call_graph = "dwarf" if plan.body else (options.call_graph or DEFAULT_CALL_GRAPH)
                 profiles.append(profile_with_perf(plan, buckets, event, call_graph, options.timeout, workdir))
+            if options.keep_dir:
+                shutil.copytree(workdir, Path(options.keep_dir) / platform.name, dirs_exist_ok=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return profiles, body
