@@ -214,12 +214,13 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
                                                           "for the latest one)")
     kind = "inclusive" if inclusive else "self"
     verdicts = evaluate(limits, margin_pp, rows, kind, run_id)
+    unit = ((store.load_run(run_id)[0].get("context") or {}).get("profile") or {}).get("unit", "samples")
     click.echo(f"profile of run {run_id}:")
     for verdict in verdicts:
-        click.echo("  " + verdict.describe(kind))
+        click.echo("  " + verdict.describe(kind, unit))
     failed = [verdict for verdict in verdicts if not verdict.passed]
     for verdict in failed:
-        click.echo(f"bucket gate failed: {verdict.describe(kind)}", err=True)
+        click.echo(f"bucket gate failed: {verdict.describe(kind, unit)}", err=True)
     if not failed:
         click.echo(f"bucket gate passed: {', '.join(str(limit) for limit in limits)} with {margin_pp:g} pp margin "
                    f"(run {run_id})", err=True)

@@ -44,10 +44,10 @@ class Verdict:
     def passed(self) -> bool:
         return self.room > 0 and self.room + TOLERANCE_PP >= self.margin
 
-    def describe(self, kind: str) -> str:
+    def describe(self, kind: str, unit: str = "samples") -> str:
         side = "under" if self.limit.below else "over"
         outcome = "passed" if self.passed else "FAILED"
-        return (f"bucket {self.limit.bucket} on {self.platform}: {self.share:.2f}% of {kind} samples, "
+        return (f"bucket {self.limit.bucket} on {self.platform}: {self.share:.2f}% of {unit} ({kind}), "
                 f"{side} {self.limit.limit:g}% by {self.room:+.2f} pp (margin {self.margin:g} pp): {outcome}")
 
 

@@ -71,6 +71,10 @@ def test_a_profile_is_stored_and_read_back_the_same_on_both_engines(project, ben
     assert run["status"] == "complete" and records == [] and faults == []
     assert run["context"]["profile"]["buckets"] == {"heavy": ["^heavy$"], "light": ["^light$"], "caller": ["^both$"]}
     assert run["context"]["profile"]["totals"]["native"]["total"] == document["totals"]["native"]["total"]
+    shown = benchlab("show", str(document["run"]), "--db", db_url, "--format", "json")
+    assert json.loads(shown.stdout)["buckets"] == document["buckets"]
+    table = benchlab("show", str(document["run"]), "--db", db_url).stdout.splitlines()
+    assert table[0].startswith("costs on native: callgrind, ") and table[2].split()[0] == "heavy"
     store.delete_run(document["run"])  # its buckets go with it
     assert store.load_profile(document["run"]) == [] and store.latest_profiled_run() is None
     store.close()
@@ -101,7 +105,7 @@ def test_the_bucket_gate_passes_only_with_the_margin_and_exits_3_otherwise(proje
     assert passed.stdout.splitlines()[1].endswith("(margin 0.5 pp): passed")
     failed = benchlab("gate", "--bucket", f"heavy<{limit}%", "--margin", "1pp")
     assert failed.exit_code == 3
-    assert failed.stderr.startswith(f"bucket gate failed: bucket heavy on native: {heavy:.2f}% of self samples, "
+    assert failed.stderr.startswith(f"bucket gate failed: bucket heavy on native: {heavy:.2f}% of instructions (self), "
                                     f"under {float(limit):g}% by +0.70 pp (margin 1 pp): FAILED")
     # Just under with no margin passes; over fails; ">" asks the other way round.
     assert benchlab("gate", "--bucket", f"heavy<{heavy + 0.01:.4f}%").exit_code == 0
