@@ -380,7 +380,9 @@ class Store:
                 sa.select(runs.c.id, runs.c.context)
                 .where(runs.c.id < run_id, runs.c.status == "complete")
                 .order_by(runs.c.id.desc()).limit(runlevel.MAX_EARLIER_RUNS * 5)).all()
-            earlier = [row.id for row in candidates if runlevel.fingerprint(row.context) == mine]
+            # A profile's run (benchlab profile) has no figures: it must not take an earlier run's place.
+            earlier = [row.id for row in candidates if runlevel.fingerprint(row.context) == mine
+                       and "profile" not in (row.context or {})]
             earlier = sorted(earlier[:runlevel.MAX_EARLIER_RUNS])
             if len(earlier) < runlevel.MIN_EARLIER_RUNS:
                 return {}
