@@ -1,0 +1,155 @@
+"""Level shifts in a benchmark's history: where a series of stored runs' figures moved.
+
+The method is PELT (Killick, Fearnhead and Eckley, "Optimal detection of changepoints
+with a linear computational cost", JASA 2012) as the `ruptures` library implements it
+(Truong, Oudre and Vayatis, "Selective review of offline change point detection
+methods", Signal Processing 2020), with the L2 cost: the series is cut into segments of
+constant mean, and a cut is kept only when it lowers the residual sum of squares by more
+than a penalty. PELT finds the exact optimum of that criterion, for any number of cuts.
+
+What this module adds around it, and why:
+
+- **Log values.** A 5% shift is the same distance at 50 ns and at 50 ms, and run-to-run
+  noise of timing figures is multiplicative (a CV), so the series is log(value).
+- **The noise level from the series itself**, robustly: the median absolute first
+  difference (a level shift moves one difference only) scaled to a standard deviation,
+  1.4826 * median(|diff|) / sqrt(2). The log series is divided by it, so the penalty is
+  in units of the noise variance and one default fits any benchmark.
+- **A penalty calibrated for "no change point on noise"**: a cut of a pure-noise series
+  of n runs lowers the cost by a chi-square-like amount whose largest value over the
+  cut positions grows like log(n); `PENALTY_PER_LOG_N` * log(n) holds false alarms to
+  under 1 in 100 series (bench/changepoints.py measures it; docs/cli.md, `history`).
+- **A noise floor**: a shift smaller than `MIN_CHANGE` (1%, `compare`'s noise floor) is
+  not reported, however significant: on a very quiet series (a deterministic counter) it
+  is real, but not what a person looking for regressions asks about.
+
+`detect` is deterministic: no random numbers are drawn.
+
+Why not E-divisive means (MongoDB's signal-processing-algorithms, Matteson and James
+2014)? Its package requires Python < 3.12 and numpy < 2, ships as a source distribution
+with a C extension, and its permutation test draws from numpy's global random state;
+`ruptures` has wheels and needs only numpy and scipy.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["ChangePoint", "detect", "noise_level", "PENALTY_PER_LOG_N", "MIN_SEGMENT", "MIN_CHANGE"]
+
+#: The penalty of one more cut is this times log(n), in units of the noise variance.
+#: Calibrated by simulation (bench/changepoints.py): on series of 10-200 runs of Gaussian
+#: noise on the log scale, the chance of a false cut per series stays well under 1%;
+#: a 5% shift on a series with a between-run CV of 1-2% still costs far more than it.
+PENALTY_PER_LOG_N = 6.0
+
+#: Fewest runs a level must hold to be one. One run off is an outlier (a busy machine
+#: during one run), not a level; two runs in a row at a new level are the least evidence.
+MIN_SEGMENT = 2
+
+#: Shifts smaller than this (a fraction) are not reported: `compare`'s noise floor.
+MIN_CHANGE = 0.01
+
+#: The least noise assumed (a standard deviation of log values, ~0.1%): a series of
+#: identical values (an instruction count) would otherwise have zero noise and every
+#: rounding difference would be a shift.
+MIN_NOISE = 1e-3
+
+#: 1.4826 * MAD estimates a normal distribution's standard deviation.
+_MAD_TO_SD = 1.4826
+
+
+@dataclasses.dataclass(frozen=True)
+class ChangePoint:
+    """A level shift: the series holds one level up to `index` - 1 and another from `index`."""
+
+    #: Index (into the values given to `detect`) of the first value at the new level.
+    index: int
+    #: Median of the values of the level before (from the previous change point, or the start).
+    before: float
+    #: Median of the values of the level after (up to the next change point, or the end).
+    after: float
+    #: after / before - 1: +0.05 is 5% higher (slower, for a time).
+    change: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return dataclasses.asdict(self)
+
+
+def noise_level(values: Sequence[float]) -> float:
+    """The between-run noise of a series as a standard deviation of its log values (~ its
+    CV), from the median absolute first difference, which a level shift barely moves."""
+    logs = _logs(values)
+    if len(logs) < 3:
+        return MIN_NOISE
+    diffs = np.abs(np.diff(logs))
+    return max(_MAD_TO_SD * float(np.median(diffs)) / math.sqrt(2), MIN_NOISE)
+
+
+def detect(values: Sequence[float], *, penalty: float | None = None, min_size: int = MIN_SEGMENT,
+           min_change: float = MIN_CHANGE, noise: float | None = None) -> list[ChangePoint]:
+    """Level shifts in `values` (a benchmark's figure over runs, oldest first), oldest first.
+
+    `penalty` is the cost of one more cut in units of the noise variance (default
+    `PENALTY_PER_LOG_N` * log(n)); `min_size` the fewest values in a level; `min_change`
+    the smallest shift reported (a fraction); `noise` the standard deviation of log values
+    to assume instead of estimating it (`noise_level`). Values must be finite and > 0.
+    """
+    logs = _logs(values)
+    n = len(logs)
+    if min_size < 1:
+        raise ValueError(f"min_size must be at least 1 (got {min_size})")
+    if n < 2 * min_size:
+        return []
+    sigma = noise_level(values) if noise is None else float(noise)
+    if not (math.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"noise must be a finite number > 0 (got {noise!r})")
+    if penalty is None:
+        penalty = PENALTY_PER_LOG_N * math.log(n)
+    if not (math.isfinite(penalty) and penalty >= 0):
+        raise ValueError(f"penalty must be a finite number >= 0 (got {penalty!r})")
+    import ruptures  # imported when needed: a third of a second that `run` need not pay
+
+    scaled = ((logs - np.median(logs)) / sigma).reshape(-1, 1)
+    ends = ruptures.Pelt(model="l2", min_size=min_size, jump=1).fit(scaled).predict(pen=penalty)
+    cuts = [int(end) for end in ends if end < n]
+    cuts = _above_floor(np.asarray(values, dtype=float), cuts, min_change)
+    return _change_points(np.asarray(values, dtype=float), cuts)
+
+
+def _logs(values: Sequence[float]) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1:
+        raise ValueError("values must be a sequence of numbers")
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        bad = next(v for v in array if not (math.isfinite(v) and v > 0))
+        raise ValueError(f"values must be finite numbers > 0 (got {bad!r})")
+    return np.log(array)
+
+
+def _levels(values: np.ndarray, cuts: list[int]) -> list[float]:
+    bounds = [0, *cuts, len(values)]
+    return [float(np.median(values[a:b])) for a, b in zip(bounds, bounds[1:])]
+
+
+def _above_floor(values: np.ndarray, cuts: list[int], min_change: float) -> list[int]:
+    """Drop cuts whose shift is under the noise floor, the smallest first (the levels of its
+    neighbours are then measured again, over the merged segment)."""
+    cuts = list(cuts)
+    while cuts:
+        levels = _levels(values, cuts)
+        changes = [abs(after / before - 1) for before, after in zip(levels, levels[1:])]
+        smallest = min(range(len(cuts)), key=changes.__getitem__)
+        if changes[smallest] >= min_change:
+            break
+        del cuts[smallest]
+    return cuts
+
+
+def _change_points(values: np.ndarray, cuts: list[int]) -> list[ChangePoint]:
+    levels = _levels(values, cuts)
+    return [ChangePoint(index=cut, before=before, after=after, change=after / before - 1)
+            for cut, before, after in zip(cuts, levels, levels[1:])]
