@@ -17,8 +17,10 @@ What this module adds around it, and why:
   in units of the noise variance and one default fits any benchmark.
 - **A penalty calibrated for "no change point on noise"**: a cut of a pure-noise series
   of n runs lowers the cost by a chi-square-like amount whose largest value over the
-  cut positions grows like log(n); `PENALTY_PER_LOG_N` * log(n) holds false alarms to
+  cut positions is a few times the noise variance; `default_penalty` holds false alarms to
   under 1 in 100 series (bench/changepoints.py measures it; docs/cli.md, `history`).
+- **Outliers clipped**: a run far from the runs around it (`OUTLIER_CLIP`) is pulled
+  in before the cost is computed, so one run on a busy machine is not a level.
 - **A noise floor**: a shift smaller than `MIN_CHANGE` (1%, `compare`'s noise floor) is
   not reported, however significant: on a very quiet series (a deterministic counter) it
   is real, but not what a person looking for regressions asks about.
@@ -38,13 +40,17 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["ChangePoint", "detect", "noise_level", "PENALTY_PER_LOG_N", "MIN_SEGMENT", "MIN_CHANGE"]
+__all__ = ["ChangePoint", "detect", "noise_level", "default_penalty", "PENALTY_BASE", "PENALTY_SMALL_N", "MIN_SEGMENT", "MIN_CHANGE"]
 
-#: The penalty of one more cut is this times log(n), in units of the noise variance.
-#: Calibrated by simulation (bench/changepoints.py): on series of 10-200 runs of Gaussian
-#: noise on the log scale, the chance of a false cut per series stays well under 1%;
-#: a 5% shift on a series with a between-run CV of 1-2% still costs far more than it.
-PENALTY_PER_LOG_N = 6.0
+#: The penalty of one more cut, in units of the noise variance, is PENALTY_BASE +
+#: PENALTY_SMALL_N / n for a series of n runs. A cut of pure noise lowers the cost by the
+#: largest of n correlated chi-square(1)-like gains, and on a short series the noise
+#: estimate itself is uncertain (a median of few differences), which makes gains look
+#: larger: hence the second term. Calibrated by simulation of Gaussian noise on the log
+#: scale (bench/changepoints.py): a false cut in about 0.5% of series of 12 runs, and
+#: in about 0.2% of series of 30 and 60 runs.
+PENALTY_BASE = 20.0
+PENALTY_SMALL_N = 240.0
 
 #: Fewest runs a level must hold to be one. One run off is an outlier (a busy machine
 #: during one run), not a level; two runs in a row at a new level are the least evidence.
@@ -57,6 +63,12 @@ MIN_CHANGE = 0.01
 #: identical values (an instruction count) would otherwise have zero noise and every
 #: rounding difference would be a shift.
 MIN_NOISE = 1e-3
+
+#: A run further than this many noise standard deviations from the median of the five
+#: runs around it counts as this far only: the L2 cost would otherwise make one run on a
+#: busy machine a level of its own (with its neighbour, MIN_SEGMENT). A real shift is
+#: not touched: the median of five runs around each run of a new level is at that level.
+OUTLIER_CLIP = 4.0
 
 #: 1.4826 * MAD estimates a normal distribution's standard deviation.
 _MAD_TO_SD = 1.4826
@@ -79,6 +91,11 @@ class ChangePoint:
         return dataclasses.asdict(self)
 
 
+def default_penalty(n: int) -> float:
+    """The penalty `detect` uses for a series of n values."""
+    return PENALTY_BASE + PENALTY_SMALL_N / max(n, 1)
+
+
 def noise_level(values: Sequence[float]) -> float:
     """The between-run noise of a series as a standard deviation of its log values (~ its
     CV), from the median absolute first difference, which a level shift barely moves."""
@@ -94,7 +111,7 @@ def detect(values: Sequence[float], *, penalty: float | None = None, min_size: i
     """Level shifts in `values` (a benchmark's figure over runs, oldest first), oldest first.
 
     `penalty` is the cost of one more cut in units of the noise variance (default
-    `PENALTY_PER_LOG_N` * log(n)); `min_size` the fewest values in a level; `min_change`
+    `default_penalty(n)`); `min_size` the fewest values in a level; `min_change`
     the smallest shift reported (a fraction); `noise` the standard deviation of log values
     to assume instead of estimating it (`noise_level`). Values must be finite and > 0.
     """
@@ -108,12 +125,12 @@ def detect(values: Sequence[float], *, penalty: float | None = None, min_size: i
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"noise must be a finite number > 0 (got {noise!r})")
     if penalty is None:
-        penalty = PENALTY_PER_LOG_N * math.log(n)
+        penalty = default_penalty(n)
     if not (math.isfinite(penalty) and penalty >= 0):
         raise ValueError(f"penalty must be a finite number >= 0 (got {penalty!r})")
     import ruptures  # imported when needed: a third of a second that `run` need not pay
 
-    scaled = ((logs - np.median(logs)) / sigma).reshape(-1, 1)
+    scaled = _clip_outliers((logs - np.median(logs)) / sigma).reshape(-1, 1)
     ends = ruptures.Pelt(model="l2", min_size=min_size, jump=1).fit(scaled).predict(pen=penalty)
     cuts = [int(end) for end in ends if end < n]
     cuts = _above_floor(np.asarray(values, dtype=float), cuts, min_change)
@@ -125,9 +142,15 @@ def _logs(values: Sequence[float]) -> np.ndarray:
     if array.ndim != 1:
         raise ValueError("values must be a sequence of numbers")
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
-        bad = next(v for v in array if not (math.isfinite(v) and v > 0))
+        bad = next(float(v) for v in array if not (math.isfinite(v) and v > 0))
         raise ValueError(f"values must be finite numbers > 0 (got {bad!r})")
     return np.log(array)
+
+
+def _clip_outliers(z: np.ndarray) -> np.ndarray:
+    half = 2  # a window of 5 runs, fewer at the ends
+    local = np.array([np.median(z[max(0, i - half):i + half + 1]) for i in range(len(z))])
+    return local + np.clip(z - local, -OUTLIER_CLIP, OUTLIER_CLIP)
 
 
 def _levels(values: np.ndarray, cuts: list[int]) -> list[float]:
