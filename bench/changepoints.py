@@ -6,14 +6,14 @@
    points in total; and as many series with a SHIFT at a run drawn between the 5th and
    the 5th last: how many are found within +-1 run, and the false ones beside them.
 2. A real history: a small suite (bench/kernels.h's multiply-add chain, `steady` of
-   100 steps and `work` of 100 steps) stored REAL_RUNS times with `benchlab run
+   100 steps and `work` of 100 steps) stored 12 times with `benchlab run
    --processes 3` into a temporary database, in a git repository whose commit halfway
    makes `work` 10% longer (110 steps); then `benchlab history work` must find the
    shift at the first run of that commit, and `benchlab history steady` none.
 
     .venv/bin/python bench/changepoints.py                 # both, about 2-3 minutes on 2 cores
-    .venv/bin/python bench/changepoints.py --synthetic     # 1. only, about 1 minute
-    .venv/bin/python bench/changepoints.py --real          # 2. only
+    .venv/bin/python bench/changepoints.py --synthetic     # 1. only, about 10-30 s
+    .venv/bin/python bench/changepoints.py --real          # 2. only, 1-2.5 minutes (the builds, 12 runs)
 
 It prints figures and exits non-zero only when something cannot be built or run.
 """
@@ -86,10 +86,12 @@ def real(runs: int, slowdown_steps: int) -> None:
         shutil.copy(f"{ROOT}/bench/kernels.h", f"{project}/suite/")
         with open(f"{project}/benchlab.toml", "w") as file:
             file.write("[run]\nsuites = [\"suite\"]\n")
+        with open(f"{project}/.gitignore", "w") as file:  # so the tree is clean: each run's commit is exact
+            file.write(".benchlab/\nhistory.db*\n")
         git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
         subprocess.run(["git", "init", "-q", project], check=True)
         subprocess.run([*git, "-C", project, "add", "-A"], check=True)
-        command = [BENCHLAB, "run", "suite", "--processes", "3", "--time-limit", "0.2", "--db", db]
+        command = [BENCHLAB, "run", "suite", "--processes", "3", "--time-limit", "0.1", "--db", db]
         print(f"\nreal history: {runs} runs of `{' '.join(['benchlab', *command[1:]])}` in a scratch git "
               f"repository; from run {runs // 2 + 1} on, `work` is {slowdown_steps} steps long instead of 100")
         started = time.monotonic()
@@ -129,7 +131,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30, help="runs per synthetic series")
     parser.add_argument("--shift", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=10)
-    parser.add_argument("--real-runs", type=int, default=14)
+    parser.add_argument("--real-runs", type=int, default=12)
     parser.add_argument("--slowdown-steps", type=int, default=110)
     args = parser.parse_args()
     print("$ .venv/bin/python bench/changepoints.py " + " ".join(sys.argv[1:]))
