@@ -110,8 +110,9 @@ def test_hosts_are_not_mixed(store, benchlab):
     assert (ambiguous.exit_code, ambiguous.stdout) == (2, "")
     assert ambiguous.stderr == (
         "error: host 'old' has several fingerprints (CPU or kernel changed) in this series (pick one by its id: "
-        f"--host {upgraded.id} = old (CPU X, kernel 6.5.0); --host {old.id} = old (CPU X, kernel 6.1.0))\n"
-        if ambiguous.stderr.index(upgraded.id) < ambiguous.stderr.index(old.id) else ambiguous.stderr)
+        f"--host {old.id} = old (CPU X, kernel 6.1.0); --host {upgraded.id} = old (CPU X, kernel 6.5.0))\n")
+    by_id = benchlab("history", "getpid", "--host", upgraded.id)
+    assert [line.split()[0] for line in by_id.stdout.splitlines()[3:5]] == ["13", "14"]
     unknown = benchlab("history", "getpid", "--host", "nowhere")
     assert unknown.exit_code == 2 and unknown.stderr.startswith("error: no run of this series on host 'nowhere' (its machines: ")
 
@@ -155,3 +156,15 @@ def test_empty_database(project, benchlab, tmp_path):
 def test_bad_last(project, benchlab):
     result = benchlab("history", "getpid", "--last", "0")
     assert result.exit_code == 2 and "--last" in result.stderr and "0" in result.stderr
+
+
+def test_no_figure(store, benchlab):
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box"})
+    store.add_unit(run_id, [Record(bench="getpid", param=None, counter="instructions", unit="instructions", samples=[],
+                                   platform="native", binary="sys", format="jsonl",
+                                   reported={"supported": False, "reason": "no PMU"})], [])
+    store.finish_run(run_id, "complete", 0)
+    result = benchlab("history", "getpid")
+    assert (result.exit_code, result.stderr) == (
+        2, "error: benchmark 'getpid' has no figure in any stored run (every record failed or is not supported) "
+           "(store a run in which it measures: benchlab run)\n")
