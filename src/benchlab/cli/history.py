@@ -135,12 +135,13 @@ def select_series(name: str, runs: list[tuple[dict[str, Any], list[Record]]], *,
                   host: str | None = None) -> tuple[list[Point], list[str]]:
     """The series of NAME the options pick: its points oldest first, and notes on what was left out."""
     # Each run's figures: its processes combined, as `show` prints them.
-    candidates = [(run, record) for run, records in runs for record in figures(records)
-                  if record.supported and record.median is not None and record.median > 0]
-    if not candidates:
+    measured = [(run, record) for run, records in runs for record in figures(records)
+                if record.supported and record.median is not None]
+    if not measured:
         raise UserError(f"benchmark {name!r} has no figure in any stored run (every record failed or is not supported)",
                         "store a run in which it measures: benchlab run")
     notes: list[str] = []
+    candidates = measured
 
     counters = sorted({r.counter for _, r in candidates})
     candidates = [(run, r) for run, r in candidates if r.counter == counter]
@@ -184,7 +185,16 @@ def select_series(name: str, runs: list[tuple[dict[str, Any], list[Record]]], *,
         shown = ", ".join(f"binary {b}" + (f" sweep {s}" if s is not None else "") for b, s in sorted(series_keys, key=str))
         raise UserError(f"benchmark {name!r} is measured by several binaries or sweep values on {platform}: {shown}",
                         "rename one of them, or give their runs separate databases (--db)")
-    points = [Point(run, record) for pairs in by_run.values() for run, record in pairs]
+    # Shifts are relative (after/before), so a figure of 0 (a counter that counted nothing,
+    # a cost indistinguishable from the empty loop) has no place in the series: said, not hidden.
+    zeros = sorted(run_id for run_id, pairs in by_run.items() if pairs[0][1].median <= 0)
+    if zeros and len(zeros) == len(by_run):
+        raise UserError(f"benchmark {name!r} has a figure of 0 in every run of this series",
+                        "a shift is a ratio: pick a counter or parameter that measures more than 0")
+    if zeros:
+        notes.append(f"{len(zeros)} runs with a figure of 0 left out (runs {', '.join(map(str, zeros[:10]))}"
+                     f"{', ...' if len(zeros) > 10 else ''}): a shift is a ratio")
+    points = [Point(run, record) for pairs in by_run.values() for run, record in pairs if record.median > 0]
     points.sort(key=lambda p: (p.date, p.run["id"]))
     return points, notes
 

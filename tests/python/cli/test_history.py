@@ -168,3 +168,16 @@ def test_no_figure(store, benchlab):
     assert (result.exit_code, result.stderr) == (
         2, "error: benchmark 'getpid' has no figure in any stored run (every record failed or is not supported) "
            "(store a run in which it measures: benchlab run)\n")
+
+
+def test_figures_of_zero_are_left_out_and_said(store, benchlab):
+    store_runs(store, [10.0, 10.0, 0.0, 10.0, 10.0, 0.0], counter="page-faults")
+    result = benchlab("history", "getpid", "--counter", "page-faults")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()[3:7]] == ["1", "2", "4", "5"]
+    assert result.stderr == "note: 2 runs with a figure of 0 left out (runs 3, 6): a shift is a ratio\n"
+    store_runs(store, [0.0, 0.0], bench="idle")
+    none = benchlab("history", "idle")
+    assert (none.exit_code, none.stderr) == (
+        2, "error: benchmark 'idle' has a figure of 0 in every run of this series (a shift is a ratio: pick a "
+           "counter or parameter that measures more than 0)\n")
