@@ -51,9 +51,11 @@ def combine(records: list[Record], history: History | None = None) -> list[Recor
     groups: dict[tuple, list[Record]] = {}
     # A binary that prints one row twice in a process keeps two figures (report.row_keys
     # names the second "#2"): the n-th of a process pairs with the n-th of the others.
+    # The copies of `--sweep instances=N` are processes too (instances.py): each is one more
+    # process of the figure, whose spread then includes the spread between copies.
     occurrence: dict[tuple, int] = {}
     for record in records:
-        seen = (record.key, record.platform, record.binary, record.process)
+        seen = (record.key, record.platform, record.binary, record.process, record.reported.get("copy"))
         occurrence[seen] = occurrence.get(seen, 0) + 1
         groups.setdefault((record.key, record.platform, record.binary, occurrence[seen]), []).append(record)
     history = history or {}
@@ -70,10 +72,12 @@ def combine_processes(group: list[Record], level: runlevel.RunLevel | None = Non
         return first  # not supported anywhere: keep its reason
     medians = np.array([r.median for r in measured], dtype=float)
     summary = _summary(measured, medians, level)
-    reported = {k: v for k, v in first.reported.items() if k not in ("process", "stack_offset", "env_pad")}
+    per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage")
+    reported = {k: v for k, v in first.reported.items() if k not in per_process}
     reported["processes"] = [
         {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
-         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad")}
+         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad"),
+         **({"copy": r.reported["copy"]} if "copy" in r.reported else {})}
         for r in measured]
     return Record(
         bench=first.bench, param=first.param, param_name=first.param_name, counter=first.counter, unit=first.unit,
