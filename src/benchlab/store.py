@@ -103,6 +103,25 @@ baselines = sa.Table(
     sa.UniqueConstraint("name", name="uq_baselines_name"),
 )
 
+#: Profiles (`benchlab profile`): one row per bucket of a run's profile on one platform,
+#: self or inclusive, in the buckets file's order (`position`), "other" included. The
+#: profiler, its unit and the buckets file are in the run's context ("profile").
+profile_buckets = sa.Table(
+    "profile_buckets", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("platform", sa.String(255), nullable=False),
+    sa.Column("target", sa.String(255), nullable=False),
+    # self | inclusive
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("bucket", sa.String(255), nullable=False),
+    # samples (perf) or instructions (callgrind)
+    sa.Column("samples", sa.BigInteger, nullable=False),
+    sa.Column("share", sa.Float, nullable=False),
+    sa.Column("top_symbols", sa.JSON),
+)
+
 #: pip packages of the database drivers SQLAlchemy imports, by module name.
 _DRIVER_PACKAGES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary", "pymysql": "pymysql",
                     "MySQLdb": "mysqlclient", "asyncpg": "asyncpg", "pg8000": "pg8000"}
@@ -262,11 +281,28 @@ class Store:
                 shown = ", ".join(repr(name) for name in names)
                 raise UserError(f"run {run_id} is kept as baseline {shown}",
                                 f"delete the baseline first: benchlab baseline delete {names[0]}")
-            for table in (units, records, faults):
+            for table in (units, records, faults, profile_buckets):
                 connection.execute(table.delete().where(table.c.run_id == run_id))
             connection.execute(runs.delete().where(runs.c.id == run_id))
 
+    def add_profile(self, run_id: int, rows: list[dict[str, Any]]) -> None:
+        """A run's profile buckets (profile_buckets' columns but id and run_id), in one transaction."""
+        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
+            connection.execute(profile_buckets.insert(), [{**row, "run_id": run_id} for row in rows])
+
     # -- reading ------------------------------------------------------------------------------
+
+    def load_profile(self, run_id: int) -> list[dict[str, Any]]:
+        """The run's profile buckets, by platform, kind and position; [] for a run without a profile."""
+        query = (sa.select(profile_buckets).where(profile_buckets.c.run_id == run_id)
+                 .order_by(profile_buckets.c.platform, profile_buckets.c.kind, profile_buckets.c.position))
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(query)]
+
+    def latest_profiled_run(self) -> int | None:
+        """The id of the newest run with a profile, or None."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return connection.execute(sa.select(sa.func.max(profile_buckets.c.run_id))).scalar()
 
     def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
         record_count = (sa.select(sa.func.count()).where(records.c.run_id == runs.c.id).scalar_subquery())
