@@ -20,6 +20,7 @@ packages=(
   musl-tools                                      # the header's musl build (tests/c/modes_test.sh)
   git time                                        # GNU time: the reference max RSS in tests/python/test_workloads.py
   postgresql                                      # the store's tests on PostgreSQL: a throw-away server (scripts/pg-test-server)
+  chromium fonts-dejavu-core                      # benchlab report's tests open the page in headless Chromium (Playwright drives it)
 )
 
 missing=()

@@ -48,6 +48,12 @@ def combine(records: list[Record], history: History | None = None) -> list[Recor
     """One record per (benchmark, param, counter, sweep value, platform, binary): the
     records of several processes combined, the others as they are, in first-seen order.
     `history` adds the run level to the intervals of the figures it has."""
+    return [combine_group(group, history) for group in process_groups(records)]
+
+
+def process_groups(records: list[Record]) -> list[list[Record]]:
+    """The records that make one figure, grouped, in first-seen order (the report draws
+    each group's processes beside the figure combine_group makes of them)."""
     groups: dict[tuple, list[Record]] = {}
     # A binary that prints one row twice in a process keeps two figures (report.row_keys
     # names the second "#2"): the n-th of a process pairs with the n-th of the others.
@@ -58,10 +64,14 @@ def combine(records: list[Record], history: History | None = None) -> list[Recor
         seen = (record.key, record.platform, record.binary, record.process, record.reported.get("copy"))
         occurrence[seen] = occurrence.get(seen, 0) + 1
         groups.setdefault((record.key, record.platform, record.binary, occurrence[seen]), []).append(record)
-    history = history or {}
-    return [group[0] if len(group) == 1 and group[0].process is None
-            else combine_processes(group, history.get(history_key(group[0])))
-            for group in groups.values()]
+    return list(groups.values())
+
+
+def combine_group(group: list[Record], history: History | None = None) -> Record:
+    """One group of process_groups as its figure: a lone record of one process as it is."""
+    if len(group) == 1 and group[0].process is None:
+        return group[0]
+    return combine_processes(group, (history or {}).get(history_key(group[0])))
 
 
 def combine_processes(group: list[Record], level: runlevel.RunLevel | None = None) -> Record:

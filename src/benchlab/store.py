@@ -403,6 +403,29 @@ class Store:
                 levels[key] = level
         return levels
 
+    def bench_history(self, bench: str) -> list[tuple[dict[str, Any], list[Record]]]:
+        """Every run with records of benchmark `bench`, by run id: the run (id, started_at,
+        host, status, context) and those records (`benchlab history`)."""
+        query = (sa.select(records, runs.c.started_at, runs.c.host.label("run_host"), runs.c.status,
+                           runs.c.pid, runs.c.context)
+                 .join(runs, runs.c.id == records.c.run_id)
+                 .where(records.c.bench == bench).order_by(records.c.run_id, records.c.id))
+        found: dict[int, tuple[dict[str, Any], list[Record]]] = {}
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            for row in connection.execute(query):
+                if row.run_id not in found:
+                    run = {"id": row.run_id, "started_at": row.started_at, "host": row.run_host,
+                           "status": row.status, "pid": row.pid, "context": row.context or {}}
+                    run["status"] = _effective_status(run)
+                    found[row.run_id] = (run, [])
+                found[row.run_id][1].append(_row_record(row))
+        return list(found.values())
+
+    def bench_names(self) -> list[str]:
+        """Every benchmark name stored, in any run."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return sorted(row.bench for row in connection.execute(sa.select(records.c.bench).distinct()))
+
     # -- baselines ----------------------------------------------------------------------------
 
     def save_baseline(self, name: str, run_id: int, force: bool = False) -> dict[str, Any] | None:

@@ -1,0 +1,356 @@
+"""Plotly figure specifications (plain dicts: `data` and `layout`), one builder per chart kind.
+
+The specs are drawn by plotly.js in the page (plotly's own bundled build, written beside
+index.html). They are built as dicts rather than through plotly.graph_objects: the page
+needs JSON only, and the tests validate every spec with graph_objects instead, which
+names a misspelt property.
+
+Plotly reads the text it draws (titles, names, category labels, hover text) as a small
+HTML dialect, so every user string goes through `text()` first: `<script>` in a
+benchmark's name is shown as written, never taken as a tag.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from benchlab import combine, stats
+
+#: Process i's colour in every distribution chart (plotly's default cycle).
+PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
+           "#ff97ff", "#fecb52")
+VERDICT_COLOURS = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f"}
+#: A value axis spanning more than this factor is drawn logarithmic: wasm's 30x next to
+#: native's 1x, or a 10 us round trip next to a 200 ns call, would otherwise flatten one side.
+LOG_AXIS_SPAN = 30
+ROW_HEIGHT_PX = 26
+CHART_HEIGHT_PX = 340
+
+
+@dataclasses.dataclass
+class Chart:
+    """One chart of the page: its element id, heading (plain text), spec and caption."""
+
+    id: str
+    title: str
+    data: list[dict[str, Any]]
+    layout: dict[str, Any]
+    caption: str = ""
+
+    @property
+    def height(self) -> int:
+        return int(self.layout.get("height", CHART_HEIGHT_PX))
+
+    def spec(self) -> dict[str, Any]:
+        return {"data": self.data, "layout": self.layout}
+
+
+def text(value: Any) -> str:
+    """A user string as plotly's HTML dialect shows it literally."""
+    return html.escape(str(value), quote=False)
+
+
+def name_of(key: tuple) -> str:
+    """bench/param [counter] @sweep, as `benchlab compare` names a row."""
+    bench, param, counter, sweep = key[:4]
+    name = bench if param is None else f"{bench}/{param}"
+    if counter != "time":
+        name += f" [{counter}]"
+    if sweep is not None:
+        name += f" @{sweep}"
+    return name
+
+
+def base_layout(height: int = CHART_HEIGHT_PX, **extra: Any) -> dict[str, Any]:
+    layout = {"height": height, "margin": {"l": 70, "r": 20, "t": 30, "b": 50},
+              "legend": {"orientation": "h", "y": -0.2}, "hovermode": "closest"}
+    layout.update(extra)
+    return layout
+
+
+def value_axis(title: str, values: Sequence[float]) -> dict[str, Any]:
+    positive = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    log = bool(positive) and max(positive) / min(positive) > LOG_AXIS_SPAN
+    return {"title": {"text": text(title)}, "type": "log" if log else "linear", "zeroline": not log}
+
+
+# -- per benchmark: the distribution of samples, per process ------------------------------------
+
+def process_values(record) -> np.ndarray:
+    """A process's samples as its figures see them: after the empty loop of the same round."""
+    samples = np.asarray(record.samples, dtype=float)
+    if record.overhead_samples and len(record.overhead_samples) == len(samples):
+        samples = samples - np.asarray(record.overhead_samples, dtype=float)
+    return samples
+
+
+def box_stats(values: np.ndarray, clamp: bool) -> dict[str, float]:
+    """Quartiles (type 7, as stats.py) and the range; clamped at 0 as the figures are."""
+    s = np.sort(values)
+    figures = {"q1": stats.quantile(s, 0.25), "median": stats.quantile(s, 0.5), "q3": stats.quantile(s, 0.75),
+               "lowerfence": float(s[0]), "upperfence": float(s[-1])}
+    return {k: max(0.0, v) for k, v in figures.items()} if clamp else figures
+
+
+def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, list]]) -> Chart:
+    """One panel per platform, each with its own scale: a box per process (quartiles,
+    whiskers at the lowest and highest sample) and the figure (diamond, and the grey band
+    across the panel) with its 99% interval. Processes that disagree show as boxes at
+    different heights, which one process's own interval cannot show."""
+    data: list[dict[str, Any]] = []
+    layout = base_layout(showlegend=False)
+    shapes = []
+    width = (1 - PANEL_GAP * (len(by_platform) - 1)) / len(by_platform)
+    for index, (platform, figure, processes) in enumerate(by_platform):
+        suffix = "" if index == 0 else str(index + 1)
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+        boxes = _process_boxes(processes, axes)
+        low, high = figure.summary.get("median_ci") or (figure.median, figure.median)
+        data += boxes
+        data.append({
+            "type": "scatter", "mode": "markers", "x": ["figure"], "y": [figure.median], **axes,
+            "error_y": {"type": "data", "symmetric": False, "array": [high - figure.median],
+                        "arrayminus": [figure.median - low], "thickness": 2, "width": 8, "color": "#111"},
+            "marker": {"symbol": "diamond", "size": 11, "color": "#111"}, "name": "figure",
+            "hovertemplate": f"{text(platform)}: %{{y:.4g}} [{low:.4g}, {high:.4g}] {text(figure.unit)}"
+                             f"<br>{_figure_meaning(figure)}<extra></extra>"})
+        shapes.append({"type": "rect", "xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}",
+                       "y0": low, "y1": high, "fillcolor": "#999", "opacity": 0.18, "line": {"width": 0},
+                       "layer": "below"})
+        values = [v for box in boxes for v in (box["q1"][0], box["q3"][0])] + [low, high]
+        start = index * (width + PANEL_GAP)
+        layout[f"xaxis{suffix}"] = {"domain": [start, start + width], "anchor": f"y{suffix}", "type": "category",
+                                    "title": {"text": text(platform)}}
+        title = f"{key[2]} ({figure.unit})" if index == 0 else ""
+        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", **value_axis(title, values)}
+    layout["shapes"] = shapes
+    return Chart(chart_id, name_of(key), data, layout)
+
+
+def _figure_meaning(figure) -> str:
+    """What the diamond and its interval are: combine.py's figure of several processes, or
+    one process's median and its interval within the run."""
+    if figure.summary.get("processes", 1) > 1:
+        scope = figure.summary.get("ci_scope") or combine.RERUN
+        return f"mean of {figure.summary['processes']} process medians; 99% interval: {scope}"
+    return f"median; 99% interval: {figure.summary.get('ci_scope') or stats.WITHIN_RUN}"
+
+
+#: The space between two platforms' panels, a fraction of the chart's width.
+PANEL_GAP = 0.06
+
+
+def _process_boxes(processes: list, axes: dict[str, str]) -> list[dict[str, Any]]:
+    boxes = []
+    for index, record in enumerate(processes):
+        values = process_values(record)
+        if not record.supported or values.size == 0:
+            continue
+        process = record.process if record.process is not None else index
+        box = box_stats(values, clamp=record.overhead_samples is not None)
+        # The copies of `--sweep instances=N` are processes of the figure too: one box each.
+        copy = record.reported.get("copy")
+        label = f"p{process}" if copy is None else f"p{process} c{copy}"
+        boxes.append({"type": "box", "x": [label], **{k: [v] for k, v in box.items()}, **axes,
+                      "name": f"process {process}" if copy is None else f"process {process}, copy {copy}", "marker": {"color": PALETTE[process % len(PALETTE)]},
+                      "hoverinfo": "y+name"})
+    return boxes
+
+
+# -- per suite: ratio bars against the first platform -------------------------------------------
+
+@dataclasses.dataclass
+class RatioBar:
+    binary: str
+    name: str
+    platform: str
+    ratio: float
+    low: float
+    high: float
+
+
+def ratios(chart_id: str, title: str, first: str, bars: list[RatioBar]) -> Chart:
+    """One bar per (benchmark, platform) at its ratio to the first platform, with its 99%
+    interval; benchmarks grouped under their program on the axis."""
+    data = []
+    for platform in dict.fromkeys(bar.platform for bar in bars):
+        mine = [bar for bar in bars if bar.platform == platform]
+        data.append({
+            "type": "bar", "name": text(platform),
+            "x": [[text(bar.binary) for bar in mine], [text(bar.name) for bar in mine]],
+            "y": [bar.ratio for bar in mine],
+            "error_y": {"type": "data", "symmetric": False, "array": [bar.high - bar.ratio for bar in mine],
+                        "arrayminus": [bar.ratio - bar.low for bar in mine]},
+            "customdata": [[bar.low, bar.high] for bar in mine],
+            "hovertemplate": f"{text(platform)}: %{{y:.3f}}x [%{{customdata[0]:.3f}}, %{{customdata[1]:.3f}}]"
+                             "<extra></extra>"})
+    # Ratios on a log axis: 2x slower and 2x faster are as far from 1, and wasm's 30x file
+    # reads do not flatten a 1.3x close() into the floor.
+    layout = base_layout(height=CHART_HEIGHT_PX + 120, barmode="group",
+                         yaxis={"title": {"text": text(f"ratio to {first}")}, "type": "log"},
+                         xaxis={"type": "multicategory", "automargin": True, "tickangle": -90},
+                         shapes=[_horizontal_line(1.0)], margin={"l": 70, "r": 20, "t": 30, "b": 60})
+    return Chart(chart_id, title, data, layout)
+
+
+def _horizontal_line(y: float) -> dict[str, Any]:
+    return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y,
+            "line": {"color": "#444", "width": 1, "dash": "dot"}}
+
+
+# -- against a baseline: change per benchmark with intervals ------------------------------------
+
+def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart:
+    """Each benchmark's change in percent (B/A - 1) with its 99% interval, coloured by verdict;
+    the noise floor is the grey band around 0."""
+    names = [text(f"{name_of(c.key)} · {c.platform}") for c in comparisons]
+    data = [{
+        "type": "scatter", "mode": "markers", "orientation": "h", "name": "change",
+        "y": names, "x": [100 * (c.ratio - 1) for c in comparisons],
+        "error_x": {"type": "data", "symmetric": False,
+                    "array": [100 * (c.high - c.ratio) for c in comparisons],
+                    "arrayminus": [100 * (c.ratio - c.low) for c in comparisons], "color": "#444"},
+        "marker": {"size": 9, "color": [VERDICT_COLOURS[c.verdict] for c in comparisons]},
+        "customdata": [[c.verdict, c.a, c.b, c.unit] for c in comparisons],
+        "hovertemplate": "%{y}: %{x:+.2f}% (%{customdata[0]})<br>%{customdata[1]:.4g} -> "
+                         "%{customdata[2]:.4g} %{customdata[3]}<extra></extra>"}]
+    band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
+            "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}}
+    layout = base_layout(height=max(CHART_HEIGHT_PX, 80 + ROW_HEIGHT_PX * len(comparisons)),
+                         xaxis={"title": {"text": "change (%), 99% interval"}, "zeroline": True},
+                         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
+                         shapes=[band], showlegend=False, margin={"l": 20, "r": 20, "t": 30, "b": 50})
+    return Chart(chart_id, title, data, layout)
+
+
+# -- over history: trend lines with change points -----------------------------------------------
+
+@dataclasses.dataclass
+class TrendPoint:
+    run_id: int
+    date: str
+    commit: str
+    host: str
+    value: float
+    low: float
+    high: float
+
+
+def trend(chart_id: str, key: tuple, unit: str, lines: dict[str, list[TrendPoint]],
+          change_points: dict[str, list]) -> Chart:
+    """Per platform, the figure of each stored run with its interval; hovering a point names
+    the run, its date, commit and host. Change points are red crosses at the first run of
+    the new level, labelled with the shift."""
+    data = []
+    for index, (platform, points) in enumerate(lines.items()):
+        colour = PALETTE[index % len(PALETTE)]
+        data.append({
+            "type": "scatter", "mode": "lines+markers", "name": text(platform), "line": {"color": colour},
+            "x": [p.date for p in points], "y": [p.value for p in points],
+            "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
+                        "arrayminus": [p.value - p.low for p in points], "thickness": 1},
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), p.low, p.high] for p in points],
+            "hovertemplate": (f"{text(platform)}, run %{{customdata[0]}}<br>%{{x}}<br>commit %{{customdata[1]}}"
+                              f"<br>host %{{customdata[2]}}<br>%{{y:.4g}} [%{{customdata[3]:.4g}}, "
+                              f"%{{customdata[4]:.4g}}] {text(unit)}<extra></extra>")})
+        found = change_points.get(platform) or []
+        if found:
+            data.append({
+                "type": "scatter", "mode": "markers+text", "name": f"{text(platform)}: change points",
+                "x": [points[c.index].date for c in found], "y": [points[c.index].value for c in found],
+                "text": [f"{100 * c.change:+.1f}%" for c in found], "textposition": "top center",
+                "marker": {"symbol": "x", "size": 13, "color": "#d62728"},
+                "hovertemplate": "change point: %{text} from run "
+                                 + "%{customdata}<extra></extra>",
+                "customdata": [points[c.index].run_id for c in found]})
+    values = [p.value for points in lines.values() for p in points]
+    layout = base_layout(xaxis={"type": "date", "title": {"text": "run date"}},
+                         yaxis=value_axis(f"{key[2]} ({unit})", values))
+    return Chart(chart_id, name_of(key), data, layout)
+
+
+# -- scalability sweeps: throughput and linearity -----------------------------------------------
+
+def scaling(chart_id: str, key: tuple, flag: str, unit: str, curves: dict[str, list]) -> Chart:
+    """Throughput (left) and linearity (right) against the swept value, per platform, as
+    the scalability runner plots them; the dotted line is perfect scaling (1.0)."""
+    data = []
+    for index, (platform, points) in enumerate(curves.items()):
+        colour = PALETTE[index % len(PALETTE)]
+        xs = [p.value for p in points]
+        # `--sweep instances`: the throughput is the copies' sum; hover gives one copy's too.
+        copies = all(p.per_copy is not None for p in points)
+        data.append({"type": "scatter", "mode": "lines+markers", "name": text(platform), "legendgroup": text(platform),
+                     "x": xs, "y": [p.throughput for p in points], "line": {"color": colour},
+                     "customdata": [p.per_copy for p in points] if copies else None,
+                     "hovertemplate": f"{text(flag)} %{{x}}: %{{y:.4g}} {text(unit)}"
+                                      + (" (%{customdata:.4g} per copy)" if copies else "")
+                                      + f"<extra>{text(platform)}</extra>"})
+        data.append({"type": "scatter", "mode": "lines+markers", "name": text(platform), "legendgroup": text(platform),
+                     "showlegend": False, "x": xs, "y": [p.linearity for p in points], "xaxis": "x2", "yaxis": "y2",
+                     "line": {"color": colour, "dash": "dash"},
+                     "hovertemplate": f"{text(flag)} %{{x}}: linearity %{{y:.3f}}<extra>{text(platform)}</extra>"})
+    # A log axis ticked at the swept values themselves (1, 2, 4, ... or 1, 3, 6): doubling is a step.
+    swept = sorted({p.value for points in curves.values() for p in points})
+    axis = {"title": {"text": text(flag)}, "type": "log", "tickvals": swept, "ticktext": [f"{v:g}" for v in swept]}
+    layout = base_layout(
+        xaxis={"domain": [0, 0.45], **axis},
+        yaxis={"title": {"text": f"throughput ({text(unit)})"}, "rangemode": "tozero"},
+        xaxis2={"domain": [0.55, 1], "anchor": "y2", **axis},
+        yaxis2={"title": {"text": "linearity"}, "anchor": "x2", "rangemode": "tozero"},
+        shapes=[{"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": 1, "y1": 1,
+                 "line": {"color": "#444", "width": 1, "dash": "dot"}}])
+    return Chart(chart_id, name_of((*key, None)), data, layout)
+
+
+# -- workloads: wall/user/sys and max RSS over runs ---------------------------------------------
+
+def workload_series(chart_id: str, title: str, axis: str, lines: dict[str, list[TrendPoint]]) -> Chart:
+    """One line per measure (user, sys, wall; or max RSS) over the stored runs, each point
+    the median of the workload's runs with their range, hover naming the run."""
+    data = []
+    for index, (name, points) in enumerate(lines.items()):
+        data.append({
+            "type": "scatter", "mode": "lines+markers", "name": text(name),
+            "line": {"color": PALETTE[index % len(PALETTE)]},
+            "x": [p.date for p in points], "y": [p.value for p in points],
+            "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
+                        "arrayminus": [p.value - p.low for p in points]},
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-")] for p in points],
+            "hovertemplate": (f"{text(name)}, run %{{customdata[0]}}<br>%{{x}}<br>commit %{{customdata[1]}}"
+                              "<br>host %{customdata[2]}<br>%{y:.4g} (range of its runs)<extra></extra>")})
+    layout = base_layout(xaxis={"type": "date", "title": {"text": "run date"}},
+                         yaxis={"title": {"text": text(axis)}, "rangemode": "tozero"})
+    return Chart(chart_id, title, data, layout)
+
+
+# -- profile buckets: shares, and their change between runs -------------------------------------
+
+def bucket_shares(chart_id: str, title: str, shares: dict[str, dict[str, float]]) -> Chart:
+    """Stacked horizontal bars: per run (a bar), each bucket's share of the samples."""
+    buckets = list(dict.fromkeys(b for per_run in shares.values() for b in per_run))
+    runs = list(shares)
+    data = [{"type": "bar", "orientation": "h", "name": text(bucket), "y": [text(r) for r in runs],
+             "x": [shares[r].get(bucket, 0.0) for r in runs],
+             "hovertemplate": f"{text(bucket)}: %{{x:.1f}}%<extra>%{{y}}</extra>"} for bucket in buckets]
+    layout = base_layout(height=max(200, 120 + 40 * len(runs)), barmode="stack",
+                         xaxis={"title": {"text": "share of samples (%)"}, "range": [0, 100]},
+                         yaxis={"type": "category", "automargin": True, "autorange": "reversed"},
+                         legend={"orientation": "h", "y": -0.3, "traceorder": "normal"})
+    return Chart(chart_id, title, data, layout)
+
+
+def bucket_changes(chart_id: str, title: str, deltas: dict[str, float]) -> Chart:
+    """Each bucket's change in percentage points between two runs."""
+    names = list(deltas)
+    data = [{"type": "bar", "orientation": "h", "y": [text(n) for n in names], "x": [deltas[n] for n in names],
+             "marker": {"color": ["#d62728" if deltas[n] > 0 else "#2ca02c" for n in names]},
+             "hovertemplate": "%{y}: %{x:+.2f} pp<extra></extra>"}]
+    layout = base_layout(height=max(200, 80 + ROW_HEIGHT_PX * len(names)), showlegend=False,
+                         xaxis={"title": {"text": "change (percentage points)"}, "zeroline": True},
+                         yaxis={"type": "category", "automargin": True, "autorange": "reversed"})
+    return Chart(chart_id, title, data, layout)

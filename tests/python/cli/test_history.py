@@ -1,0 +1,183 @@
+"""`benchlab history NAME`: a benchmark over stored runs, level shifts marked; on SQLite and
+PostgreSQL (db_url). Runs are stored through the Store API with figures known exactly."""
+import json
+
+import pytest
+
+from benchlab.records import Record
+from benchlab.store import Store
+
+#: Twelve runs of getpid: 100 ns for six runs, then 110 ns (a 10% slowdown at the 7th run),
+#: each figure moved by a little noise.
+NOISE = [0.3, -0.4, 0.1, -0.2, 0.5, -0.1, 0.2, -0.3, 0.4, -0.5, 0.0, 0.3]
+GETPID = [100 + d for d in NOISE[:6]] + [110 + d for d in NOISE[6:]]
+
+
+def store_runs(store: Store, medians, *, bench="getpid", host="box", cpu="CPU X", kernel="6.1.0",
+               first_day=1, params=(None,), platforms=("native",), counter="time"):
+    """One run per median: three processes whose medians are median-1, median, median+1
+    (so the combined figure is the median), on each platform and param. Their ids."""
+    ids = []
+    for day, median in enumerate(medians, start=first_day):
+        context = {"date": f"2026-10-{day:02d}T09:00:00Z", "host": host, "cpu": cpu, "kernel": kernel,
+                   "git": {"commit": f"{day:02d}" * 20, "dirty": day == 3}, "platforms": {p: {} for p in platforms}}
+        run_id = store.begin_run(["benchlab", "run"], list(platforms), context)
+        records = [Record(bench=bench, param=param, counter=counter, samples=[m - 0.5, m, m + 0.5] * 3,
+                          iterations=1000, platform=platform, binary="sys", format="jsonl",
+                          reported={"process": process})
+                   for platform in platforms for param in params
+                   for process, m in enumerate((median - 1, median, median + 1))]
+        store.add_unit(run_id, records, [])
+        store.finish_run(run_id, "complete", 0)
+        ids.append(run_id)
+    return ids
+
+
+@pytest.fixture
+def store(project, db_url, monkeypatch):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
+    store = Store(db_url)
+    yield store
+    store.close()
+
+
+def test_history_finds_the_slowdown(store, benchlab):
+    store_runs(store, GETPID)
+    result = benchlab("history", "getpid")
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "getpid: time (ns) on native, host box (CPU X, kernel 6.1.0)"
+    assert lines[1].split() == ["RUN", "DATE", "COMMIT", "HOST", "FIGURE", "INTERVAL", "CHANGE"]
+    rows = [line.split() for line in lines[3:15]]
+    assert [row[0] for row in rows] == [str(i) for i in range(1, 13)]
+    assert rows[0][:5] == ["1", "2026-10-01T09:00:00Z", "0101010101", "box", "100"]
+    assert rows[2][2] == "0303030303+"  # a dirty tree
+    assert [row[4] for row in rows] == [f"{m:.0f}" if m >= 100 else f"{m:.3g}" for m in GETPID]
+    # the interval is the rerun interval of 3 processes 1 ns apart: t(0.995; 2) * 1 * sqrt(2/3) = 8.1 ns
+    assert rows[0][5] == "+-8.1%"
+    assert [row[6:] for row in rows if len(row) > 6] == [["shift", "+10.1%", "(100", "->", "110)"]]
+    assert rows[6][0] == "7" and len(rows[6]) == 11
+    assert lines[15:] == ["1 level shift in 12 runs, run-to-run noise 0.7%:",
+                          "  from run 7 (2026-10-07T09:00:00Z, commit 0707070707): 100 -> 110 ns (+10.1%)"]
+
+
+def test_no_shift_in_noise(store, benchlab):
+    store_runs(store, [100 + d for d in NOISE])
+    result = benchlab("history", "getpid")
+    assert result.exit_code == 0
+    assert "shift +" not in result.stdout and "shift -" not in result.stdout
+    assert result.stdout.splitlines()[-1] == "no level shift in 12 runs, run-to-run noise 0.41%"
+
+
+def test_json_and_last(store, benchlab):
+    store_runs(store, GETPID)
+    document = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
+    assert [run["run"] for run in document["runs"]] == list(range(1, 13))
+    assert [run["median"] for run in document["runs"]] == pytest.approx(GETPID)
+    assert document["runs"][0]["commit"] == "01" * 20 and document["runs"][0]["processes"] == 3
+    [shift] = document["change_points"]
+    assert (shift["index"], shift["run"]) == (6, 7)
+    # the medians of the runs of each level
+    assert shift["before"] == pytest.approx(100.0) and shift["after"] == pytest.approx(110.1)
+    assert shift["change"] == pytest.approx(110.1 / 100.0 - 1)
+    assert document["host"]["host"] == "box" and document["method"]["penalty"] == pytest.approx(18 + 150 / 12)
+
+    last = json.loads(benchlab("history", "getpid", "--format", "json", "--last", "4").stdout)
+    assert [run["run"] for run in last["runs"]] == [9, 10, 11, 12] and last["change_points"] == []
+    markdown = benchlab("history", "getpid", "--format", "markdown").stdout
+    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-7.4% | shift +10.1% (100 -> 110) |" in markdown
+
+
+def test_hosts_are_not_mixed(store, benchlab):
+    store_runs(store, [100.0] * 6, host="old", first_day=1)
+    store_runs(store, [200.0] * 6, host="new", first_day=7)  # another machine, twice as slow
+    result = benchlab("history", "getpid")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()[3:9]] == ["7", "8", "9", "10", "11", "12"]
+    assert result.stdout.splitlines()[-1] == "no level shift in 6 runs, run-to-run noise 0.1%"
+    from benchlab.cli.history import Fingerprint
+    new, old = Fingerprint("new", "CPU X", "6.1.0"), Fingerprint("old", "CPU X", "6.1.0")
+    assert result.stderr == (
+        f"note: host new (CPU X, kernel 6.1.0); 6 runs on other machines left out: {new.id} = new (CPU X, kernel "
+        f"6.1.0): 6 runs; {old.id} = old (CPU X, kernel 6.1.0): 6 runs (pick one with --host ID or --host HOSTNAME)\n")
+    picked = benchlab("history", "getpid", "--host", "old")
+    assert [line.split()[0] for line in picked.stdout.splitlines()[3:9]] == ["1", "2", "3", "4", "5", "6"]
+    assert benchlab("history", "getpid", "--host", old.id).stdout == picked.stdout
+
+    store_runs(store, [100.0] * 2, host="old", kernel="6.5.0", first_day=13)  # the old box upgraded
+    ambiguous = benchlab("history", "getpid", "--host", "old")
+    upgraded = Fingerprint("old", "CPU X", "6.5.0")
+    assert (ambiguous.exit_code, ambiguous.stdout) == (2, "")
+    assert ambiguous.stderr == (
+        "error: host 'old' has several fingerprints (CPU or kernel changed) in this series (pick one by its id: "
+        f"--host {old.id} = old (CPU X, kernel 6.1.0); --host {upgraded.id} = old (CPU X, kernel 6.5.0))\n")
+    by_id = benchlab("history", "getpid", "--host", upgraded.id)
+    assert [line.split()[0] for line in by_id.stdout.splitlines()[3:5]] == ["13", "14"]
+    unknown = benchlab("history", "getpid", "--host", "nowhere")
+    assert unknown.exit_code == 2 and unknown.stderr.startswith("error: no run of this series on host 'nowhere' (its machines: ")
+
+
+def test_params_platforms_counters(store, benchlab):
+    store_runs(store, [100.0] * 4, bench="copy", params=(16, 1024), platforms=("native", "wasm"))
+    several = benchlab("history", "copy")
+    assert (several.exit_code, several.stderr) == (
+        2, "error: benchmark 'copy' has several parameter values: 16, 1024 (pick one with --param 16)\n")
+    result = benchlab("history", "copy", "--param", "1024")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0] == "copy param=1024: time (ns) on native, host box (CPU X, kernel 6.1.0)"
+    assert result.stderr == "note: platform native; also stored on wasm (pick with --platform)\n"
+    assert benchlab("history", "copy", "--param", "1024", "--platform", "wasm").stderr == ""
+    bad = benchlab("history", "copy", "--param", "7")
+    assert (bad.exit_code, bad.stderr) == (2, "error: benchmark 'copy' has no parameter value '7' (its values: 16, 1024)\n")
+    bad = benchlab("history", "copy", "--param", "16", "--platform", "qemu")
+    assert (bad.exit_code, bad.stderr) == (
+        2, "error: benchmark 'copy' has no 'time' figure on platform 'qemu' (its platforms: native, wasm)\n")
+    bad = benchlab("history", "copy", "--counter", "page-faults")
+    assert (bad.exit_code, bad.stderr) == (2, "error: benchmark 'copy' has no 'page-faults' counter stored "
+                                              "(give --counter time)\n")
+
+
+def test_unknown_name_suggests_close_ones(store, benchlab):
+    store_runs(store, [100.0] * 2)
+    store_runs(store, [100.0] * 2, bench="getppid")
+    result = benchlab("history", "getpdi")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "error: no benchmark 'getpdi' in any stored run (did you mean 'getpid' or 'getppid'?)\n"
+    far = benchlab("history", "zzz")
+    assert far.stderr == "error: no benchmark 'zzz' in any stored run (stored benchmarks: getpid, getppid)\n"
+
+
+def test_empty_database(project, benchlab, tmp_path):
+    result = benchlab("history", "getpid", "--db", f"sqlite:///{tmp_path / 'empty.db'}")
+    assert (result.exit_code, result.stderr) == (
+        2, "error: no benchmark 'getpid' in any stored run (the database has no results: store runs with benchlab run)\n")
+
+
+def test_bad_last(project, benchlab):
+    result = benchlab("history", "getpid", "--last", "0")
+    assert result.exit_code == 2 and "--last" in result.stderr and "0" in result.stderr
+
+
+def test_no_figure(store, benchlab):
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box"})
+    store.add_unit(run_id, [Record(bench="getpid", param=None, counter="instructions", unit="instructions", samples=[],
+                                   platform="native", binary="sys", format="jsonl",
+                                   reported={"supported": False, "reason": "no PMU"})], [])
+    store.finish_run(run_id, "complete", 0)
+    result = benchlab("history", "getpid")
+    assert (result.exit_code, result.stderr) == (
+        2, "error: benchmark 'getpid' has no figure in any stored run (every record failed or is not supported) "
+           "(store a run in which it measures: benchlab run)\n")
+
+
+def test_figures_of_zero_are_left_out_and_said(store, benchlab):
+    store_runs(store, [10.0, 10.0, 0.0, 10.0, 10.0, 0.0], counter="page-faults")
+    result = benchlab("history", "getpid", "--counter", "page-faults")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()[3:7]] == ["1", "2", "4", "5"]
+    assert result.stderr == "note: 2 runs with a figure of 0 left out (runs 3, 6): a shift is a ratio\n"
+    store_runs(store, [0.0, 0.0], bench="idle")
+    none = benchlab("history", "idle")
+    assert (none.exit_code, none.stderr) == (
+        2, "error: benchmark 'idle' has a figure of 0 in every run of this series (a shift is a ratio: pick a "
+           "counter or parameter that measures more than 0)\n")

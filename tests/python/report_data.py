@@ -1,0 +1,94 @@
+"""Stored runs for the report's tests: made up, so that every section has something to draw
+and a test knows what each chart must hold."""
+from __future__ import annotations
+
+import random
+
+from benchlab.records import Record
+from benchlab.store import Store
+
+#: Benchmark names a user could give that would break a page that does not escape them.
+HOSTILE_NAMES = ("<script>alert(1)</script>", '"quotes" & ampersands')
+
+
+def time_records(bench: str, platform: str, level: float, processes: int = 3, *, param=None,
+                 binary: str = "sys", seed: int = 0) -> list[Record]:
+    """One time record per process: 20 samples around `level`, each process a little apart,
+    with an empty loop of ~2 ns to subtract."""
+    rng = random.Random(f"{bench}{platform}{level}{seed}")
+    result = []
+    for process in range(processes):
+        offset = level * 0.01 * (process - 1)
+        samples = [level + offset + rng.gauss(0, level * 0.005) + 2.0 for _ in range(20)]
+        overhead = [2.0 + rng.gauss(0, 0.01) for _ in range(20)]
+        result.append(Record(bench=bench, param=param, samples=samples, overhead_samples=overhead, iterations=1000,
+                             platform=platform, binary=binary, format="jsonl", reported={"process": process}))
+    return result
+
+
+def sweep_records(platform: str = "native") -> list[Record]:
+    """A threaded target's throughput at 1, 2 and 4 threads."""
+    return [Record(bench="hash_map", param=threads, param_name="threads", counter="throughput", unit="ops/s",
+                   samples=[1e6 * threads ** 0.8], iterations=1, platform=platform, binary="hash_map", format="jsonl",
+                   sweep={"flag": "threads", "value": threads}) for threads in (1, 2, 4)]
+
+
+def workload_records(scale: float = 1.0) -> list[Record]:
+    measures = (("user", "s", 1.2), ("sys", "s", 0.1), ("wall", "s", 1.4), ("max_rss", "KiB", 5000.0))
+    return [Record(bench="gzip", param=None, counter=counter, unit=unit, iterations=1,
+                   samples=[value * scale * f for f in (0.98, 1.0, 1.03)], platform="native", binary="gzip",
+                   format="workload") for counter, unit, value in measures]
+
+
+def store_run(store: Store, records: list[Record], platforms: list[str], commit: str, date: str) -> int:
+    context = {"date": date, "host": "ci-box-1", "cpu": "Test CPU", "kernel": "6.1.0",
+               "git": {"commit": commit, "dirty": False}}
+    run_id = store.begin_run(["benchlab", "run", "suites/sys"], platforms, context)
+    store.add_unit(run_id, records, [])
+    store.finish_run(run_id, "complete", 0)
+    return run_id
+
+
+def profile_run(store: Store, shares: dict[str, float], date: str) -> int:
+    """A run as `benchlab profile` stores it: no records, a share per bucket (self and inclusive)."""
+    context = {"date": date, "host": "ci-box-1", "cpu": "Test CPU", "kernel": "6.1.0",
+               "profile": {"profiler": "perf", "unit": "samples"}}
+    run_id = store.begin_run(["benchlab", "profile", "gzip"], ["native"], context)
+    rows = [dict(platform="native", target="gzip", kind=kind, position=position, bucket=bucket,
+                 samples=int(share * 10), share=share, top_symbols=[])
+            for kind in ("self", "inclusive") for position, (bucket, share) in enumerate(shares.items())]
+    store.add_profile(run_id, rows)
+    store.finish_run(run_id, "complete", 0)
+    return run_id
+
+
+#: Two profiles of one workload: "deflate" loses 10 percentage points to the hostile bucket.
+PROFILES = ({"deflate": 60.0, HOSTILE_NAMES[0]: 10.0, "other": 30.0},
+            {"deflate": 50.0, HOSTILE_NAMES[0]: 20.0, "other": 30.0})
+
+
+def suite_run(level: float = 100.0, *, seed: int = 0, hostile: bool = True) -> list[Record]:
+    """Two platforms, three benchmarks (two with hostile names) of three processes each."""
+    names = ["sys_close", *(HOSTILE_NAMES if hostile else ())]
+    records = []
+    for index, name in enumerate(names):
+        for platform, factor in (("native", 1.0), ("wasm", 3.0)):
+            records += time_records(name, platform, level * factor * (index + 1), seed=seed)
+    return records
+
+
+def history(store: Store, runs: int = 8, shift_at: int = 5) -> list[int]:
+    """`runs` runs of the suite, the level 10% higher from run index `shift_at` on; the last
+    also has a sweep; every one a workload. Two profiles come after the first two runs."""
+    ids = []
+    for index in range(runs):
+        if index in (1, 2):
+            profile_run(store, PROFILES[index - 1], f"2026-11-{10 + index:02d}T08:00:00Z")
+        level = 100.0 * (1.10 if index >= shift_at else 1.0)
+        records = suite_run(level, seed=index)
+        if index == runs - 1:
+            records += sweep_records()
+        records += workload_records(1.0 + 0.02 * index)
+        ids.append(store_run(store, records, ["native", "wasm"], f"{index:02d}" + "ab" * 19,
+                             f"2026-11-{10 + index:02d}T09:00:00Z"))
+    return ids
