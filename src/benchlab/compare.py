@@ -16,6 +16,14 @@ spread, and the comparison says it cannot see between-run variation.
 
 Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
 (default 1%: [1/1.01, 1.01]); else "slower" (the interval above 1) or "faster".
+
+A deterministic counter (instructions counted by callgrind: `"deterministic": true`)
+is the same on every run of the same code, so its processes agree exactly, its ratio's
+interval has zero width and its noise floor is 0: any difference is real, and no
+difference is exactly none. Where both runs have time and instructions for a
+benchmark, each changed row says why (`cause`): "code changed" when its instruction
+count moved, "machine changed" when time moved beyond the noise and the instructions
+did not.
 """
 from __future__ import annotations
 
@@ -35,6 +43,11 @@ SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
 #: What a comparison's interval rests on.
 BETWEEN_PROCESSES = "between processes"
 WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
+EXACT = "exact: a deterministic counter"
+#: Why a row changed, where instruction counts tell.
+CODE_CHANGED, MACHINE_CHANGED = "code changed", "machine changed"
+#: Counters that count the work the code does: when one moved, the code changed.
+INSTRUCTION_COUNTERS = ("instructions",)
 
 
 @dataclasses.dataclass
@@ -50,6 +63,10 @@ class Comparison:
     floor: float
     scope: str
     processes: tuple[int, int]
+    #: Both sides are deterministic counts (callgrind): exact figures, noise floor 0.
+    deterministic: bool = False
+    #: CODE_CHANGED or MACHINE_CHANGED for a changed row whose instructions were compared too.
+    cause: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -108,16 +125,44 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
         if b is None or not _measured(a) or a.unit != b.unit:
             continue
         ratio, low, high, scope = ratio_interval(a, b)
+        deterministic = _deterministic(a) and _deterministic(b)
+        if deterministic and low == high:
+            scope = EXACT
         result.append(Comparison(
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, ratio=ratio, low=low, high=high,
-            floor=floors.get(a.bench, default_floor), scope=scope,
-            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1))))
+            floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
+            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic))
+    attribute_causes(result)
     return result
+
+
+def attribute_causes(comparisons: list[Comparison]) -> None:
+    """Set `cause` on every changed row of a benchmark whose instruction count was compared
+    too (on any platform: callgrind counts what native times): "code changed" when the
+    instructions moved, "machine changed" when time moved and the instructions did not."""
+    counts: dict[tuple, list[Comparison]] = {}
+    for c in comparisons:
+        bench, param, counter, sweep = c.key
+        if counter in INSTRUCTION_COUNTERS:
+            counts.setdefault((bench, param, sweep), []).append(c)
+    for c in comparisons:
+        bench, param, counter, sweep = c.key
+        if c.verdict == NO_CHANGE or (bench, param, sweep) not in counts:
+            continue
+        if counter in INSTRUCTION_COUNTERS:
+            c.cause = CODE_CHANGED
+        elif counter == "time":
+            moved = any(i.verdict != NO_CHANGE for i in counts[(bench, param, sweep)])
+            c.cause = CODE_CHANGED if moved else MACHINE_CHANGED
 
 
 def geometric_mean(comparisons: list[Comparison]) -> float | None:
     ratios = [c.ratio for c in comparisons if c.ratio > 0]
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+
+
+def _deterministic(record: Record) -> bool:
+    return record.reported.get("deterministic") is True
 
 
 def _measured(record: Record) -> bool:
