@@ -2178,8 +2178,8 @@ static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uin
 /* ---- I15b. Instruction regions (callgrind) -----------------------------------------------------
    With BL_CALLGRIND=N in the environment (src/benchlab/callgrind.py sets it for `benchlab
    run --platform callgrind`) nothing is timed: each selected benchmark runs once as a
-   warm-up (lazy binding of the library functions it calls, first touch of its data),
-   then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,
+   warm-up (lazy binding of the library functions it calls, first touch of its data and
+   code), then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,
    started with --collect-atstart=no --toggle-collect=bl__callgrind_region
    --dump-after=bl__callgrind_region, counts only while that function runs and writes
    one dump as it returns, so dump k is region k and nothing else (callgrind matches
@@ -3609,7 +3609,7 @@ static int bl__callgrind_setup(bl__run *run) {
 
 /* One region of `in` at n iterations, then its line. A line after the region, not
    before: a region that never returned has no dump, and then no line either. */
-static void bl__callgrind_run(FILE *f, const bl__instance *in, uint64_t n) {
+static void bl__callgrind_run(FILE *f, const bl__instance *in, uint64_t n, int warm_up) {
     bl_state state;
     memset(&state, 0, sizeof state);
     bl__region_fn(in->bench->body, &state, n, bl__param(in));
@@ -3621,23 +3621,24 @@ static void bl__callgrind_run(FILE *f, const bl__instance *in, uint64_t n) {
     } else {
         fputs(",\"param\":null,\"param_name\":null", f);
     }
-    fprintf(f, ",\"iterations\":%llu,\"suspends\":%llu}\n", (unsigned long long)n,
-            (unsigned long long)state.suspends);
+    fprintf(f, ",\"iterations\":%llu,\"suspends\":%llu,\"warm_up\":%s}\n", (unsigned long long)n,
+            (unsigned long long)state.suspends, warm_up ? "true" : "false");
     fflush(f);
 }
 
-/* Step: with BL_CALLGRIND, every selected benchmark (the baseline too) once untimed
-   and outside any region, then at n and 2n iterations inside one; stops the run (-1). */
+/* Step: with BL_CALLGRIND, every selected benchmark (the baseline too) in three regions:
+   a warm-up at n iterations (its line says "warm_up": true; the Python side skips its
+   dump), then n and 2n. The warm-up goes through the region too, so that
+   the region's own code and the library functions the body calls (lazy binding) are
+   warm in the simulated caches as well; stops the run (-1). */
 static int bl__measure_instructions(bl__run *run) {
     size_t i;
     if (!run->callgrind_n) return 0;
     for (i = 0; i < run->instance_count; i++) {
         const bl__instance *in = &run->instances[i];
-        bl_state state;
-        memset(&state, 0, sizeof state);
-        in->bench->body(&state, run->callgrind_n, bl__param(in));
-        bl__callgrind_run(run->out, in, run->callgrind_n);
-        bl__callgrind_run(run->out, in, 2 * run->callgrind_n);
+        bl__callgrind_run(run->out, in, run->callgrind_n, 1);
+        bl__callgrind_run(run->out, in, run->callgrind_n, 0);
+        bl__callgrind_run(run->out, in, 2 * run->callgrind_n, 0);
     }
     return -1;
 }

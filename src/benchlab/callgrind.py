@@ -4,9 +4,9 @@ Used by the `callgrind` platform (docs/counters.md, "Instruction counts without 
     python -m benchlab.callgrind [--iterations N] [--cache-sim] EXE [ARG ...]
 
 It runs EXE under callgrind with BL_CALLGRIND=N in its environment. The header then
-times nothing: it runs each selected benchmark once untimed, then at N and at 2N
-iterations inside `bl__callgrind_region` (include/benchlab.h, section I15b), printing
-one `callgrind_region` line after each. Callgrind counts only inside that function
+times nothing: it runs each selected benchmark in three regions, calls of
+`bl__callgrind_region` (include/benchlab.h, section I15b): a warm-up at N iterations,
+then N, then 2N, printing one `callgrind_region` line after each. Callgrind counts only inside that function
 (`--collect-atstart=no --toggle-collect=`) and writes one dump as it returns
 (`--dump-after=`), so dump k is region k. Each benchmark's figure is
 
@@ -122,9 +122,12 @@ def split_output(text: str) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def result_records(regions: list[dict[str, Any]], costs: list[dict[str, int]], cache_sim: bool) -> list[dict]:
-    """One result record per benchmark and counter from its two regions (N, then 2N)."""
+    """One result record per benchmark and counter from its two measured regions (N, then
+    2N); the warm-up regions' dumps are skipped."""
     if len(regions) != len(costs):
         raise CallgrindError(f"{len(costs)} dumps for {len(regions)} regions")
+    measured = [(r, c) for r, c in zip(regions, costs) if r.get("warm_up") is not True]
+    regions, costs = [r for r, _ in measured], [c for _, c in measured]
     counters = {**COUNTERS, **(CACHE_COUNTERS if cache_sim else {})}
     records = []
     for index in range(0, len(regions) - 1, 2):
