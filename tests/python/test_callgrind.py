@@ -286,16 +286,21 @@ def test_code_changed_and_machine_changed():
 
 SLEEPER = textwrap.dedent("""\
     #include "benchlab.h"
+    #include <fcntl.h>
     #include <stdlib.h>
-    #include <time.h>
+    #include <unistd.h>
     static volatile uint64_t sink;
-    /* WORK (volatile additions per iteration) changes the code's work; NAP_NS changes how long the
-       machine takes for the same instructions (nanosleep's user-space code is the same for any time). */
+    static char buffer[1 << 20];
+    /* WORK (volatile additions per iteration) changes the code's work; READ_BYTES changes how long the
+       kernel takes for the same user-space instructions (read's libc wrapper is the same for any size). */
     static long knob(const char *name) { const char *v = getenv(name); return v ? atol(v) : 0; }
     BL_BENCH(work, n) { long k = knob("WORK"); for (uint64_t i = 0; i < n; i++) for (long j = 0; j < k; j++) sink += 1; }
-    BL_BENCH(nap, n) {
-        struct timespec t = {0, knob("NAP_NS")};
-        for (uint64_t i = 0; i < n; i++) nanosleep(&t, NULL);
+    BL_BENCH(zeros, n) {
+        size_t bytes = (size_t)knob("READ_BYTES");
+        int fd = -1;
+        BL_SUSPEND { fd = open("/dev/zero", O_RDONLY); }
+        for (uint64_t i = 0; i < n; i++) BL_KEEP(read(fd, buffer, bytes));
+        BL_SUSPEND { close(fd); }
     }
     BL_MAIN()
 """)
@@ -308,35 +313,50 @@ def test_stored_runs_of_native_and_callgrind_compare_with_causes(project, benchl
           '", "-m", "benchlab.callgrind", "--iterations", "20", "{exe}", "{args}"]\n')
     monkeypatch.setenv("BL_NO_WARN", "1")
     monkeypatch.setenv("WORK", "200")
-    monkeypatch.setenv("NAP_NS", "1000")
-    # Effects far beyond the noise of a loaded 2-core machine (a 20 us nap took 350 us there)
+    monkeypatch.setenv("READ_BYTES", "64")
+    # Effects far beyond the noise of a loaded 2-core machine (a nanosleep of 1 ns took 60 us to 1 ms there,
+    # process to process: sleeping is no measure of a machine)
     first = benchlab("run", "sleeper.c", "--platform", "native,cg", "--processes", "5", "--samples", "10",
                      "--time-limit", "0.05")
     assert first.exit_code == 0, first.stderr
     monkeypatch.setenv("WORK", "4000")       # 20 times the additions: more instructions, more time
-    monkeypatch.setenv("NAP_NS", "2000000")  # a nap of 2 ms: more time, the same instructions
+    monkeypatch.setenv("READ_BYTES", "1048576")  # the kernel copies 1 MiB: more time, the same instructions
     second = benchlab("run", "sleeper.c", "--platform", "native,cg", "--processes", "5", "--samples", "10",
                       "--time-limit", "0.05")
     assert second.exit_code == 0, second.stderr
     document = json.loads(benchlab("compare", "1", "2", "--format", "json").stdout)
     rows = {(c["test"], c["counter"], c["platform"]): c for c in document["comparisons"]}
     assert set(rows) == {("work", "time", "native"), ("work", "instructions", "cg"),
-                         ("nap", "time", "native"), ("nap", "instructions", "cg")}
-    work, nap = rows[("work", "instructions", "cg")], rows[("nap", "instructions", "cg")]
+                         ("zeros", "time", "native"), ("zeros", "instructions", "cg")}
+    work, zeros = rows[("work", "instructions", "cg")], rows[("zeros", "instructions", "cg")]
     assert work["deterministic"] and work["ratio_ci"][0] == work["ratio_ci"][1] and work["noise_floor"] == 0
     # a = o + 200 c per iteration, then b = o + 4000 c: c (one addition and its loop) a whole number, o the
     # outer loop's few
     c = (work["b"] - work["a"]) / 3800
     assert c == int(c) and 1 <= c <= 6 and 0 < work["a"] - 200 * c <= 10, (work["a"], work["b"])
-    assert (nap["verdict"], nap["ratio"], nap["ratio_ci"]) == ("no change", 1.0, [1.0, 1.0])
+    assert (zeros["verdict"], zeros["ratio"], zeros["ratio_ci"]) == ("no change", 1.0, [1.0, 1.0])
     assert (rows[("work", "time", "native")]["verdict"], rows[("work", "time", "native")]["cause"]) == \
         ("slower", "code changed")
-    assert (rows[("nap", "time", "native")]["verdict"], rows[("nap", "time", "native")]["cause"]) == \
+    assert (rows[("zeros", "time", "native")]["verdict"], rows[("zeros", "time", "native")]["cause"]) == \
         ("slower", "machine changed")
     table = benchlab("compare", "1", "2").stdout
-    assert any(line.startswith("nap ") and line.endswith("slower: machine changed") for line in table.splitlines())
+    assert any(line.startswith("zeros ") and line.endswith("slower: machine changed") for line in table.splitlines())
     assert "code changed: the benchmark's instruction count moved too" in table
     # gate: the instruction count is a counter like any other
     gate = benchlab("gate", "--baseline", "1", "2", "--max-regression", "5")
     assert gate.exit_code == 3
-    assert "regression: work [instructions] on cg: " in gate.stderr
+    regressions = [line for line in gate.stderr.splitlines() if line.startswith("regression: ")]
+    assert any(line.startswith("regression: work [instructions] on cg: ") and line.endswith(
+        "more than 5% slower (code changed)") for line in regressions), regressions
+    assert any(line.startswith("regression: zeros on native: ") and line.endswith("(machine changed)")
+               for line in regressions), regressions
+
+
+def test_platforms_separated_by_commas(project, benchlab):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "b.sh", "--platform", "native,jvm")
+    assert (result.exit_code, result.stderr) == (2, (
+        "error: unknown platform 'jvm' (from --platform) (use one of: native, wasm, qemu, valgrind, callgrind, "
+        "or define [platforms.jvm] in benchlab.toml)\n"))
+    empty = benchlab("run", "b.sh", "--platform", "")
+    assert empty.exit_code == 2 and "unknown platform ''" in empty.stderr

@@ -177,5 +177,5 @@ def gate_command(context: click.Context, run: str, baseline: str, max_regression
     for c in offenders:
         threshold = 100 * config.max_regressions.get(c.key[0], max_regression / 100)
         click.echo(f"regression: {_name(c)} on {c.platform}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
-                   f"more than {threshold:g}% slower", err=True)
+                   f"more than {threshold:g}% slower" + (f" ({c.cause})" if c.cause else ""), err=True)
     return ExitCode.REGRESSION

@@ -73,7 +73,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     and print one table with a column per platform."""
     config = config_of(context)
     # --platform native,callgrind is --platform native --platform callgrind
-    names = [name for given in platform_names for name in given.split(",") if name]
+    names = [name for given in platform_names for name in given.split(",")]
     platforms = resolve_platforms(names or config.platforms or DEFAULT_PLATFORMS, config)
     for platform in platforms:
         platform.check_available()
