@@ -2182,8 +2182,8 @@ static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uin
    code), then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,
    started with --collect-atstart=no --toggle-collect=bl__callgrind_region
    --dump-after=bl__callgrind_region, counts only while that function runs and writes
-   one dump as it returns, so dump k is region k and nothing else (callgrind matches
-   --dump-after by the exact name: its wildcards work for --toggle-collect only). After each region one
+   one dump as it returns, so dump k is region k and nothing else. The names must be
+   exact: with a wildcard (bl__callgrind_region*) callgrind 3.19 wrote no dumps. After each region one
    jsonl line says which it was, so the Python side can pair the lines with the dumps
    in order and report (Ir(2N) - Ir(N)) / N instructions per iteration: what one call
    costs once (the call through the pointer, the body's prologue and epilogue, BL_SUSPEND
