@@ -177,7 +177,9 @@ def run(exe: str, args: list[str], iterations: int = DEFAULT_ITERATIONS, cache_s
         status = child.wait()
         others, regions = split_output(text)
         if status != 0:
-            out.write(text)
+            # what the binary said, less the regions (no dump can be trusted): its fault is the exit status
+            out.write("".join(line + "\n" for line in others))
+            out.flush()
             return status if status > 0 else 128 - status
         try:
             costs = [read_dump(p) for p in dump_files(Path(out_dir), child.pid)]

@@ -370,3 +370,20 @@ def test_one_process_of_a_deterministic_count_is_not_marked_uncertain():
                      iterations=1000, platform="callgrind", binary="x")
     cells = {row.test: row.cells["callgrind"] for row in Report(["callgrind"], [exact, guessed], []).rows}
     assert cells["b"].marks == "" and cells["c"].marks == MARK_NOISY
+
+
+@needs_valgrind
+def test_a_body_that_crashes_passes_its_exit_status_and_no_figures(tmp_path):
+    source = write(tmp_path / "crash.c", """\
+        #include "benchlab.h"
+        #include <stdlib.h>
+        BL_BENCH(fine, n) { for (uint64_t i = 0; i < n; i++) BL_CLOBBER(); }
+        BL_BENCH(crash, n) { if (n > 1000) abort(); }
+        BL_MAIN()
+    """)
+    binary = tmp_path / "crash"
+    subprocess.run(["cc", "-O2", f"-I{REPO / 'include'}", str(source), "-o", str(binary)], check=True)
+    result = count(binary)
+    assert result.returncode == 134   # SIGABRT, as a shell reports it
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["type"] for line in lines] == ["context"]   # no region lines, no records
