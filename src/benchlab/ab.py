@@ -136,7 +136,8 @@ class ABRun:
             result.append(Comparison(key=key, platform=platform, unit=self.units[(name, key, platform)],
                                      a=sum(a_medians) / len(a_medians), b=sum(b_medians) / len(b_medians),
                                      ratio=ratio, low=low, high=high, floor=self.floor,
-                                     scope=PAIRED_ROUNDS, processes=(len(ratios), len(ratios))))
+                                     scope=PAIRED_ROUNDS, processes=(len(ratios), len(ratios)),
+                                     rounds=(list(a_medians), list(b_medians))))
         return result
 
 

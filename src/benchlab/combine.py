@@ -17,48 +17,67 @@ each vary by s^2/N (which includes the within-process noise, averaged in each
 median), so their difference varies by 2 s^2/N. With one process there is no
 between-process variation to see, and the interval stays that process's own, marked
 "within this run".
+
+A third level, whole runs, is added when the store holds enough earlier runs of the
+benchmark on the same machine (runlevel.py): the processes of one run share the
+machine's state of those seconds, which a rerun minutes later does not.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from benchlab import stats
+from benchlab import runlevel, stats
 from benchlab.records import Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
+#: ... when earlier runs on the same machine gave the spread between whole runs too.
+RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
+
+#: Earlier runs' spread per figure: {(record.key, platform, binary): RunLevel}.
+History = dict[tuple, runlevel.RunLevel]
 
 
-def combine(records: list[Record]) -> list[Record]:
+def history_key(record: Record) -> tuple:
+    return (record.key, record.platform, record.binary)
+
+
+def combine(records: list[Record], history: History | None = None) -> list[Record]:
     """One record per (benchmark, param, counter, sweep value, platform, binary): the
-    records of several processes combined, the others as they are, in first-seen order."""
+    records of several processes combined, the others as they are, in first-seen order.
+    `history` adds the run level to the intervals of the figures it has."""
     groups: dict[tuple, list[Record]] = {}
     # A binary that prints one row twice in a process keeps two figures (report.row_keys
     # names the second "#2"): the n-th of a process pairs with the n-th of the others.
+    # The copies of `--sweep instances=N` are processes too (instances.py): each is one more
+    # process of the figure, whose spread then includes the spread between copies.
     occurrence: dict[tuple, int] = {}
     for record in records:
-        seen = (record.key, record.platform, record.binary, record.process)
+        seen = (record.key, record.platform, record.binary, record.process, record.reported.get("copy"))
         occurrence[seen] = occurrence.get(seen, 0) + 1
         groups.setdefault((record.key, record.platform, record.binary, occurrence[seen]), []).append(record)
-    return [group[0] if len(group) == 1 and group[0].process is None else combine_processes(group)
+    history = history or {}
+    return [group[0] if len(group) == 1 and group[0].process is None
+            else combine_processes(group, history.get(history_key(group[0])))
             for group in groups.values()]
 
 
-def combine_processes(group: list[Record]) -> Record:
+def combine_processes(group: list[Record], level: runlevel.RunLevel | None = None) -> Record:
     """The records of one benchmark from several processes, as one record."""
     measured = [r for r in group if r.supported and r.median is not None]
     first = group[0]
     if not measured:
         return first  # not supported anywhere: keep its reason
     medians = np.array([r.median for r in measured], dtype=float)
-    summary = _summary(measured, medians)
-    reported = {k: v for k, v in first.reported.items() if k not in ("process", "stack_offset", "env_pad")}
+    summary = _summary(measured, medians, level)
+    per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage")
+    reported = {k: v for k, v in first.reported.items() if k not in per_process}
     reported["processes"] = [
         {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
-         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad")}
+         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad"),
+         **({"copy": r.reported["copy"]} if "copy" in r.reported else {})}
         for r in measured]
     return Record(
         bench=first.bench, param=first.param, param_name=first.param_name, counter=first.counter, unit=first.unit,
@@ -68,7 +87,7 @@ def combine_processes(group: list[Record]) -> Record:
         reported=reported, summary=summary)
 
 
-def _summary(measured: list[Record], medians: np.ndarray) -> dict[str, Any]:
+def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLevel | None) -> dict[str, Any]:
     count = len(medians)
     figure = float(medians.mean())
     summary: dict[str, Any] = {
@@ -91,11 +110,13 @@ def _summary(measured: list[Record], medians: np.ndarray) -> dict[str, Any]:
                        between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
         return summary
     spread = float(medians.std(ddof=1))
-    half = stats.t_quantile_99(count - 1) * spread * math.sqrt(2 / count)
+    half, _ = runlevel.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
     low = figure - half
+    if level is not None:
+        summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
     summary.update(
         median_ci=[max(0.0, low) if _non_negative(measured) else low, figure + half],
-        ci_scope=RERUN,
+        ci_scope=RERUN_WITH_HISTORY if level is not None else RERUN,
         between_sd=spread,
         between_cv=spread / figure if figure else None,
         disagree=_disagree(measured),

@@ -14,6 +14,10 @@ false alarms users of other tools complain about. When a side has one process on
 foreign result file, `--processes 1`), its figure's own interval stands in for the
 spread, and the comparison says it cannot see between-run variation.
 
+When the store holds earlier runs of a benchmark on B's machine, the spread between
+whole runs (runlevel.py) joins the error term: each side's figure varies by it too, so
+2 s_run^2 is added under the root, its degrees of freedom pooled with the others'.
+
 Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
 (default 1%: [1/1.01, 1.01]); else "slower" (the interval above 1) or "faster".
 
@@ -31,7 +35,8 @@ import dataclasses
 import math
 from typing import Iterable
 
-from benchlab import stats
+from benchlab import runlevel, stats
+from benchlab.combine import history_key
 from benchlab.records import Record
 from benchlab.report import figures
 
@@ -42,6 +47,7 @@ DEFAULT_NOISE_FLOOR = 0.01
 SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
 #: What a comparison's interval rests on.
 BETWEEN_PROCESSES = "between processes"
+BETWEEN_RUNS = "between processes and earlier runs"
 WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
 EXACT = "exact: a deterministic counter"
 #: Why a row changed, where instruction counts tell.
@@ -63,6 +69,8 @@ class Comparison:
     floor: float
     scope: str
     processes: tuple[int, int]
+    #: `ab` only: A's and B's medians of each round, in round order (paired), for tests of one's own.
+    rounds: tuple[list[float], list[float]] | None = None
     #: Both sides are deterministic counts (callgrind): exact figures, noise floor 0.
     deterministic: bool = False
     #: CODE_CHANGED or MACHINE_CHANGED for a changed row whose instructions were compared too.
@@ -94,38 +102,49 @@ def spread(record: Record) -> tuple[float, float, int]:
     return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
 
 
-def ratio_interval(a: Record, b: Record) -> tuple[float, float, float, str]:
-    """b/a, its 99% interval, and what the interval rests on."""
+def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None) -> tuple[float, float, float, str]:
+    """b/a, its 99% interval, and what the interval rests on; `level` is the spread of
+    whole runs on this machine, when earlier runs gave it."""
     fa, se_a, na = spread(a)
     fb, se_b, nb = spread(b)
     ratio = fb / fa
     var_a, var_b = (se_a / fa) ** 2, (se_b / fb) ** 2
     if na > 1 and nb > 1:
-        # Welch-Satterthwaite degrees of freedom of the two relative variances.
-        df = (var_a + var_b) ** 2 / (var_a ** 2 / (na - 1) + var_b ** 2 / (nb - 1)) if var_a + var_b else na + nb - 2
+        # Welch-Satterthwaite degrees of freedom of the relative variances.
+        parts = [(var_a, na - 1), (var_b, nb - 1)]
         scope = BETWEEN_PROCESSES
+        if level is not None and level.variance > 0:
+            parts.append((2 * level.variance, level.df))
+            scope = BETWEEN_RUNS
+        total = sum(v for v, _ in parts)
+        df = total ** 2 / sum(v * v / d for v, d in parts) if total else na + nb - 2
     else:
+        total = var_a + var_b
         df = 10 ** 6  # the within-process intervals are already at 99%: normal
         scope = WITHIN_ONE_PROCESS
-    half = stats.t_quantile_99(max(1, int(df))) * math.sqrt(var_a + var_b)
+    half = stats.t_quantile_99(max(1, int(df))) * math.sqrt(total)
     return ratio, ratio * math.exp(-half), ratio * math.exp(half), scope
 
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
-            floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR) -> list[Comparison]:
+            floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
+            levels: dict[tuple, runlevel.RunLevel] | None = None) -> list[Comparison]:
     """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
 
-    `floors` maps a benchmark name to its own noise floor (benchlab.toml).
+    `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
+    spread between runs on B's machine (Store.run_levels), by B's figure.
     """
-    floors = floors or {}
+    floors, levels = floors or {}, levels or {}
     b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
     result = []
     for a in figures(list(records_a)):
         b = b_by_key.get((a.key, a.platform))
         if b is None or not _measured(a) or a.unit != b.unit:
             continue
-        ratio, low, high, scope = ratio_interval(a, b)
         deterministic = _deterministic(a) and _deterministic(b)
+        # A count that is the same on every run of the same code has no spread between runs:
+        # the differences between its earlier runs are changes of the code.
+        ratio, low, high, scope = ratio_interval(a, b, None if deterministic else levels.get(history_key(b)))
         if deterministic and low == high:
             scope = EXACT
         result.append(Comparison(

@@ -278,8 +278,16 @@ def _check_name(check: _Checker, name: str, table: str) -> None:
                          f"name it with letters, digits, '-' or '_', e.g. [{table}.mine]")
 
 
+#: Characters in a platform's name: what the store's columns hold on every engine.
+MAX_PLATFORM_NAME = 255
+
+
 def _parse_platform(check: _Checker, name: str, spec: Any) -> PlatformSpec:
     key = f"platforms.{name}"
+    if len(name) > MAX_PLATFORM_NAME:
+        # The store's platform columns hold 255 characters (PostgreSQL enforces it).
+        raise check.fail(f"platforms.{name[:40]}...", f"the name is {len(name)} characters long",
+                         f"name the platform in at most {MAX_PLATFORM_NAME} characters")
     spec = check.table(spec, key)
     check.known_keys(spec, ("command", "build", "env", "launchers", "description"), f"{key}.")
     if "command" not in spec:

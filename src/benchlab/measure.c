@@ -10,10 +10,16 @@
  * records the old image's peak. A child forked from this small program starts with
  * about a megabyte, so the peak of the command is its own, as `/usr/bin/time` reports.
  *
- * The report is one line: `status=S signal=G user_us=U sys_us=Y maxrss_kib=M wall_ns=W`
- * (S is the exit status or -1, G the terminating signal or 0). Our own exit status is 0
+ * The report is one line: `status=S signal=G user_us=U sys_us=Y maxrss_kib=M wall_ns=W start_ns=T`
+ * (S is the exit status or -1, G the terminating signal or 0, T when the command was
+ * started, on CLOCK_MONOTONIC). Our own exit status is 0
  * when the report was written, 125 when it could not be, 124 on a bad command line;
- * a program that cannot be started exits 127 with the reason on stderr, as a shell's. */
+ * a program that cannot be started exits 127 with the reason on stderr, as a shell's.
+ *
+ * A start gate, for N copies started at once (`--sweep instances=N`, instances.py): with
+ * BENCHLAB_START_FD=K in the environment, we first read descriptor K (a pipe) until its
+ * end, which comes when benchlab closes the writing side after every copy has started,
+ * so all the copies' commands are forked at the same moment. */
 #define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +31,22 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Blocks until benchlab releases the copies (see the top); nothing to do without a gate. */
+static void wait_at_gate(void) {
+    const char *text = getenv("BENCHLAB_START_FD");
+    char *end, buf[64];
+    long fd;
+    if (text == NULL) return;
+    fd = strtol(text, &end, 10);
+    unsetenv("BENCHLAB_START_FD"); /* the command is not part of the gate */
+    if (end == text || *end || fd < 0 || fd > 1 << 20) return;
+    for (;;) {
+        ssize_t got = read((int)fd, buf, sizeof buf);
+        if (got == 0 || (got < 0 && errno != EINTR)) break;
+    }
+    close((int)fd); /* not inherited by the command */
+}
 
 static long long usec(struct timeval tv) {
     return (long long)tv.tv_sec * 1000000LL + (long long)tv.tv_usec;
@@ -41,6 +63,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: measure REPORT_FILE PROGRAM [ARG]...\n");
         return 124;
     }
+    wait_at_gate();
     clock_gettime(CLOCK_MONOTONIC, &start);
     child = fork();
     if (child < 0) {
@@ -65,9 +88,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "measure: cannot write %s: %s\n", argv[1], strerror(errno));
         return 125;
     }
-    fprintf(report, "status=%d signal=%d user_us=%lld sys_us=%lld maxrss_kib=%ld wall_ns=%lld\n",
+    fprintf(report, "status=%d signal=%d user_us=%lld sys_us=%lld maxrss_kib=%ld wall_ns=%lld start_ns=%lld\n",
             WIFEXITED(status) ? WEXITSTATUS(status) : -1, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
             usec(usage.ru_utime), usec(usage.ru_stime), usage.ru_maxrss,
-            (long long)(end.tv_sec - start.tv_sec) * 1000000000LL + (long long)(end.tv_nsec - start.tv_nsec));
+            (long long)(end.tv_sec - start.tv_sec) * 1000000000LL + (long long)(end.tv_nsec - start.tv_nsec),
+            (long long)start.tv_sec * 1000000000LL + (long long)start.tv_nsec);
     return fclose(report) == 0 ? 0 : 125;
 }

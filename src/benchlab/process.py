@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 #: Lines of stderr kept to explain a failure.
 STDERR_TAIL_LINES = 5
@@ -42,6 +42,8 @@ class Outcome:
     user_s: float = 0.0
     sys_s: float = 0.0
     max_rss_kib: int = 0
+    #: When the command started, in CLOCK_MONOTONIC ns (the measure launcher's report only).
+    start_ns: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -66,12 +68,14 @@ class Outcome:
 
 
 def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None,
-                timeout: float | None = None, stdout: BinaryIO | int | None = None) -> Outcome:
+                timeout: float | None = None, stdout: BinaryIO | int | None = None,
+                pass_fds: tuple[int, ...] = (), on_start: Callable[[int], None] | None = None) -> Outcome:
     """Run argv to completion (or kill it at `timeout` seconds); never raises for the child's failure.
 
     With `stdout` (a binary file, or subprocess.DEVNULL to discard it as hyperfine does
     for commands it times), the child's output goes there for the caller to read as a
-    stream, and `Outcome.stdout` stays empty.
+    stream, and `Outcome.stdout` stays empty. `pass_fds` are inherited by the child;
+    `on_start` is called with its pid once it runs (instances.py starts copies behind a gate).
     """
     outcome = Outcome(argv=argv, timeout=timeout)
     with contextlib.ExitStack() as files:
@@ -80,12 +84,14 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
         started = time.perf_counter()
         try:
             child = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                     env=env, cwd=cwd, start_new_session=True)
+                                     env=env, cwd=cwd, start_new_session=True, pass_fds=pass_fds)
         except (OSError, ValueError) as exc:
             # ValueError: a NUL byte in an argument or the environment, which no exec can pass.
             outcome.exit_status = 127
             outcome.stderr = f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"
             return outcome
+        if on_start is not None:
+            on_start(child.pid)
         waited: dict = {}
 
         def reap() -> None:
@@ -132,7 +138,8 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
 
 
 def run_measured(argv: list[str], launcher: Path, *, env: dict[str, str] | None = None, cwd: str,
-                 timeout: float | None = None, stdout=None) -> Outcome:
+                 timeout: float | None = None, stdout=None, pass_fds: tuple[int, ...] = (),
+                 on_start: Callable[[int], None] | None = None) -> Outcome:
     """Run argv through the `measure` launcher (measure.c): the kernel's accounting of argv alone.
 
     Exit status, signal, user and sys seconds, max RSS and wall time are those the
@@ -142,7 +149,7 @@ def run_measured(argv: list[str], launcher: Path, *, env: dict[str, str] | None 
         report_path = Path(handle.name)
     try:
         outcome = run_process([str(launcher), str(report_path), *argv], env=env, cwd=cwd, timeout=timeout,
-                              stdout=stdout)
+                              stdout=stdout, pass_fds=pass_fds, on_start=on_start)
         report = _read_report(report_path)
     finally:
         report_path.unlink(missing_ok=True)
@@ -155,13 +162,17 @@ def run_measured(argv: list[str], launcher: Path, *, env: dict[str, str] | None 
     outcome.sys_s = report["sys_us"] / 1e6
     outcome.max_rss_kib = report["maxrss_kib"]
     outcome.wall_s = report["wall_ns"] / 1e9
+    outcome.start_ns = report.get("start_ns")
     return outcome
 
 
 def _read_report(path: Path) -> dict[str, int] | None:
     try:
         fields = dict(item.split("=", 1) for item in path.read_text().split())
-        return {key: int(fields[key]) for key in ("status", "signal", "user_us", "sys_us", "maxrss_kib", "wall_ns")}
+        report = {key: int(fields[key]) for key in ("status", "signal", "user_us", "sys_us", "maxrss_kib", "wall_ns")}
+        if "start_ns" in fields:
+            report["start_ns"] = int(fields["start_ns"])
+        return report
     except (OSError, ValueError, KeyError):
         return None
 

@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any
 
 from benchlab.combine import combine
+from benchlab.instances import INSTANCES, fault_copy
 from benchlab.records import Fault, Record
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
@@ -136,10 +137,12 @@ class Report:
     faults: list[Fault]
     run: dict[str, Any] = dataclasses.field(default_factory=dict)
     rows: list[Row] = dataclasses.field(default_factory=list)
+    #: Earlier runs' spread per figure (combine.History), for intervals that cover a rerun.
+    history: dict | None = None
 
     def __post_init__(self) -> None:
         if not self.rows:
-            self.rows = build_rows(self.platforms, self.records, self.faults)
+            self.rows = build_rows(self.platforms, self.records, self.faults, self.history)
 
     @property
     def sweep_flag(self) -> str | None:
@@ -196,11 +199,11 @@ def _overlaps(a: Record, b: Record) -> bool:
     return first[0] <= second[1] and second[0] <= first[1]
 
 
-def figures(records: list[Record]) -> list[Record]:
-    """One record per figure (the processes of a run combined, combine.py), in the order
-    of the run's plan (stable: a binary's own order within it), whatever shuffled order
-    the processes ran in."""
-    return sorted(combine(records), key=lambda r: r.reported.get("unit", 0))
+def figures(records: list[Record], history: dict | None = None) -> list[Record]:
+    """One record per figure (the processes of a run combined, combine.py, with the run
+    level from `history` where given), in the order of the run's plan (stable: a binary's
+    own order within it), whatever shuffled order the processes ran in."""
+    return sorted(combine(records, history), key=lambda r: r.reported.get("unit", 0))
 
 
 def row_keys(records: list[Record]) -> list[tuple[tuple, str | None]]:
@@ -225,10 +228,11 @@ def row_keys(records: list[Record]) -> list[tuple[tuple, str | None]]:
     return result
 
 
-def build_rows(platforms: list[str], records: list[Record], faults: list[Fault]) -> list[Row]:
+def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
+               history: dict | None = None) -> list[Row]:
     """Rows of the table; the records of several processes are first combined (combine.py)."""
     rows: dict[tuple, Row] = {}
-    records = figures(records)
+    records = figures(records, history)
     for record, (key, binary) in zip(records, row_keys(records)):
         row = rows.get(key)
         if row is None:
@@ -260,15 +264,22 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
     for row in result:
         for cell in row.cells.values():
             if cell.record is not None:
+                # per sweep value: a process that failed at threads=2 is not missing from threads=1;
+                # a copy that failed after printing (instances.py) is already among the figure's processes
+                counted = {(p.get("process"), p.get("copy")) for p in cell.record.reported.get("processes", [])}
                 cell.failed_processes = sum(1 for f in process_faults
-                                            if f.binary == cell.record.binary and f.platform == cell.platform)
+                                            if f.binary == cell.record.binary and f.platform == cell.platform
+                                            and _value(f.sweep) == _value(cell.record.sweep)
+                                            and (fault_copy(f.reason) is None
+                                                 or (f.process, fault_copy(f.reason)) not in counted))
     # A FAILED row per binary and platform that gave nothing; several failed processes of
     # one binary make one row (the failure lines list each with its reason).
     failed_rows: dict[tuple, Row] = {}
-    failed = {(f.binary, f.platform, f.process) for f in faults}
-    healthy = {(p["binary"], p["platform"]) for p in _processes(records) if (*p.values(),) not in failed}
+    failed = {(f.binary, f.platform, f.process, _value(f.sweep)) for f in faults}
+    healthy = {(p["binary"], p["platform"], p["sweep"]) for p in _processes(records)
+               if (p["binary"], p["platform"], p["process"], p["sweep"]) not in failed}
     for fault in faults:
-        if fault.process is not None and (fault.binary, fault.platform) in healthy:
+        if fault.process is not None and (fault.binary, fault.platform, _value(fault.sweep)) in healthy:
             continue  # other processes ran cleanly: the cell says how many (failed_processes)
         sweep_value = fault.sweep["value"] if fault.sweep else None
         row = failed_rows.get((fault.binary, sweep_value))
@@ -283,12 +294,17 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault])
 
 
 def _processes(records: list[Record]) -> list[dict[str, Any]]:
-    """(binary, platform, process) of every process a record came from, combined or not."""
+    """(binary, platform, process, sweep value) of every process a record came from, combined or not."""
     seen = []
     for record in records:
         indices = [p["process"] for p in record.reported.get("processes", [])] or [record.process]
-        seen.extend({"binary": record.binary, "platform": record.platform, "process": i} for i in indices)
+        seen.extend({"binary": record.binary, "platform": record.platform, "process": i, "sweep": _value(record.sweep)}
+                    for i in indices)
     return seen
+
+
+def _value(sweep: dict[str, Any] | None) -> Any:
+    return sweep["value"] if sweep else None
 
 
 # -- sweeps -------------------------------------------------------------------------------------
@@ -298,6 +314,12 @@ class ScalingPoint:
     value: float
     throughput: float
     linearity: float
+    #: `--sweep instances` only: the mean throughput of one copy (`throughput` being their sum),
+    per_copy: float | None = None
+    #: the copies that failed, when no round ran all N to the end (the sum is then not of N),
+    failed_copies: list[int] | None = None
+    #: and the fraction of the copies' span during which all of them ran (the lowest round's).
+    overlap: float | None = None
 
 
 #: Throughput units a sweep table can convert between, in operations per second.
@@ -338,10 +360,13 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
     """Per (test, param, counter): per platform, throughput and linearity against the swept value.
 
     Linearity is throughput(N) / ((N / N0) * throughput(N0)), N0 the smallest value
-    swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling.
+    swept (1 in the usual `threads=1,2,4`): 1.0 is perfect scaling. For `instances`,
+    the throughput is summed over the copies (`instance_scaling`).
     """
+    if report.sweep_flag == INSTANCES:
+        return instance_scaling(report)
     groups: dict[tuple, dict[str, dict[float, Record]]] = {}
-    for record in figures(report.records):
+    for record in figures(report.records, report.history):
         if not record.sweep:
             continue
         try:
@@ -377,3 +402,79 @@ def scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoin
         if curves:
             result.append((key, unit, curves))
     return result
+
+
+def instance_scaling(report: Report) -> list[tuple[tuple, str, dict[str, list[ScalingPoint]]]]:
+    """`--sweep instances=N`: per (test, param, counter) and platform, the throughput of N
+    copies at once, summed over the copies, and its linearity.
+
+    The records of one round (a process index of the run; None with --processes 1) are
+    its N copies. A round's figure is the sum of its copies' throughputs (each copy's
+    `throughput` record, or 1e9/median for a time per iteration: iterations per second),
+    the aggregate the scalability skeleton's runner plots against its instance count; the
+    figure of N is the mean over rounds. Rounds in which a copy failed (`incomplete`) are
+    left out when a complete round exists; otherwise their sums are shown, marked with
+    the copies they add. Linearity is summed(N) / ((N / N0) * summed(N0)) as for threads.
+    """
+    groups: dict[tuple, dict[str, dict[int, dict[tuple, list[Record]]]]] = {}
+    for record in report.records:
+        if not record.sweep or record.sweep.get("flag") != INSTANCES or record.counter not in ("time", "throughput"):
+            continue
+        try:
+            count = int(record.sweep["value"])
+        except (TypeError, ValueError):
+            continue
+        rounds = groups.setdefault((record.bench, record.param, record.counter), {}).setdefault(
+            record.platform, {}).setdefault(count, {})
+        rounds.setdefault((record.binary, record.process), []).append(record)
+    result = []
+    for key, per_platform in groups.items():
+        units = {figure[1] for by_count in per_platform.values() for rounds in by_count.values()
+                 for copies in rounds.values() for figure in map(throughput_of, copies) if figure}
+        unit = units.pop() if len(units) == 1 else "ops/s"
+        curves: dict[str, list[ScalingPoint]] = {}
+        for platform, by_count in per_platform.items():
+            points = [point for count in sorted(by_count) if (point := _copies_point(count, by_count[count], unit))]
+            if not points or points[0].value != min(by_count):
+                continue  # nothing at the smallest count: no reference for linearity
+            base = points[0]
+            for point in points:
+                point.linearity = point.throughput / ((point.value / base.value) * base.throughput)
+            curves[platform] = points
+        if curves:
+            result.append((key, unit, curves))
+    return result
+
+
+def _copies_point(count: int, rounds: dict[tuple, list[Record]], unit: str) -> ScalingPoint | None:
+    """Summed and per-copy throughput of `count` copies over the rounds that measured them."""
+    measured = []  # per round: the copies' throughputs, whether every copy ran, their overlap
+    for copies in rounds.values():
+        figures = [_in_unit(throughput_of(record), unit) for record in copies]
+        figures = [figure for figure in figures if figure is not None]
+        if figures:
+            failed = sorted({k for r in copies for k in r.reported.get("failed_copies") or []})
+            missing = sorted(set(range(count)) - {r.reported.get("copy") for r in copies})
+            complete = len(figures) == count and not failed
+            measured.append((figures, complete, copy_overlap(copies), sorted({*failed, *missing})))
+    if not measured:
+        return None
+    used = [m for m in measured if m[1]] or measured
+    sums = [sum(m[0]) for m in used]
+    every = [figure for m in used for figure in m[0]]
+    overlaps = [m[2] for m in used if m[2] is not None]
+    failed = sorted({k for m in used for k in m[3]})
+    return ScalingPoint(
+        value=count, throughput=sum(sums) / len(sums), linearity=float("nan"), per_copy=sum(every) / len(every),
+        failed_copies=failed or None, overlap=min(overlaps) if overlaps else None)
+
+
+def copy_overlap(copies: list[Record]) -> float | None:
+    """The time all copies of a round ran at once over the time any of them ran (1.0: the
+    same window; 0: one ended before another began), from their `window_s`."""
+    windows = {r.reported.get("copy"): r.reported.get("window_s") for r in copies}
+    if len(windows) < 2 or any(not w for w in windows.values()):
+        return None  # one copy overlaps nothing; a copy killed before its launcher reported has no window
+    starts, ends = [w[0] for w in windows.values()], [w[1] for w in windows.values()]
+    span = max(ends) - min(starts)
+    return max(0.0, min(ends) - max(starts)) / span if span > 0 else 1.0

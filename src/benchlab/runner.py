@@ -13,6 +13,7 @@ first round only.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import io
@@ -26,6 +27,7 @@ from typing import Any, Callable
 from benchlab.build import BuildFailed, Builder
 from benchlab.config import Config
 from benchlab.errors import UserError
+from benchlab.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
 from benchlab.parsers import Parsed, parse_stream
 from benchlab.platforms import Platform
 from benchlab.process import STDERR_TAIL_LINES, run_process
@@ -49,7 +51,8 @@ STACK_OFFSET_MAX = 4096
 ENV_PAD_VARIABLE = "BENCHLAB_LAYOUT_PAD"
 
 #: Sweep names that mean a flag other than --NAME=V. `threads` is the threaded
-#: mode's thread count, spelled -t=T as in the scalability skeleton.
+#: mode's thread count, spelled -t=T as in the scalability skeleton. `instances` is no
+#: flag at all: N copies of the binary at once (instances.py).
 SWEEP_ALIASES = {"threads": "-t"}
 
 
@@ -64,7 +67,14 @@ class Sweep:
         items = tuple(v.strip() for v in values.split(",") if v.strip())
         if not sep or not name.strip() or not items:
             raise UserError(f"--sweep {text!r} is not FLAG=V1,V2,...", "write e.g. --sweep threads=1,2,4")
+        if name.strip() == INSTANCES:
+            items = check_values(items)
         return cls(name.strip(), items)
+
+    @property
+    def instances(self) -> bool:
+        """True for `instances`: copies of the binary at once, not a flag it is given."""
+        return self.name == INSTANCES
 
     def argument(self, value: str) -> str:
         flag = self.name if self.name.startswith("-") else SWEEP_ALIASES.get(self.name, f"--{self.name}")
@@ -201,10 +211,15 @@ class Runner:
                     unit.target.workload, unit.platform, timeout=self.options.timeout,
                     scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
             else:
-                layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
-                if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
-                    cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
-                self._run_binary(unit, result, scratch, layout, cpu)
+                layout = {}  # the copies of --sweep instances each draw their own (_run_copies)
+                if self.copies(unit):
+                    self._run_copies(unit, result, scratch, process)
+                else:
+                    if self.options.randomize_layout and process is not None:
+                        layout = layout_env(self._layout_rng)
+                    if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
+                        cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
+                    self._run_binary(unit, result, scratch, layout, cpu)
                 for record in result.records:
                     record.reported["unit"] = unit.index
                     if process is not None:
@@ -245,6 +260,101 @@ class Runner:
         return (len(self._cpus) > 1 and unit.target.flavor == "benchlab" and not unit.platform.spec.launchers
                 and unit.platform.build == "native" and unit.platform.spec.command[:1] == ["{exe}"])
 
+    def copies(self, unit: Unit) -> int | None:
+        """How many copies of `unit` run at once (`--sweep instances=N`), or None."""
+        sweep = self.options.sweep
+        if sweep is None or not sweep.instances or unit.sweep_value is None or unit.target.kind == "workload":
+            return None
+        return int(unit.sweep_value)
+
+    def _run_copies(self, unit: Unit, result: UnitResult, scratch: str, process: int | None) -> None:
+        """N copies of the unit's binary at once, behind a start gate (instances.py).
+
+        Every copy gets the same arguments, its own scratch directory, layout and output
+        file; a benchlab binary run natively starts copy k on the next CPU in turn (as
+        processes are spread: `_start_cpu`), then the header releases the pin. Each
+        record says which copy measured it (`copy`), of how many (`instances`), what the
+        kernel accounted for that copy (`copy_rusage`) and when it ran (`window_s`,
+        seconds after the release). When a copy fails, its fault names it, and every
+        record of the others is kept, marked `incomplete`: their sum is not of N copies.
+        """
+        count = self.copies(unit)
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed):
+            result.faults.append(_build_fault(unit, exe))
+            return
+        launcher = self.builder.measure_launcher()
+        if not isinstance(launcher, Path):
+            raise UserError(f"--sweep instances needs benchlab's start gate, the measure launcher: {launcher}",
+                            "install a C compiler (apt-get install build-essential)")
+        with contextlib.ExitStack() as files:
+            copies, layouts, cpus = self._copy_commands(unit, exe, scratch, process, count, files)
+            together = run_together(copies, launcher, self.options.timeout)
+            failed = []
+            for index, (copy, outcome) in enumerate(zip(copies, together.outcomes)):
+                label = self._binary_label(unit)  # not per copy: N copies' same warning is said once
+                parsed, head = read_output(copy.stdout, label)
+                for warning in parsed.warnings:
+                    self.warn(warning)
+                self._check_reported_medians(label, parsed.records)
+                reason = self._fault_reason(unit, outcome, parsed)
+                if reason == "filtered out":
+                    result.filtered_out = True
+                elif reason is not None:
+                    tail = outcome.stderr_tail() or (head if reason == "printed no results" else [])
+                    result.faults.append(Fault(unit.target.name, unit.platform.name,
+                                               copy_fault_reason(index, count, reason), tail))
+                    failed.append(index)
+                if result.context is None:
+                    result.context = parsed.context
+                for record in parsed.records:
+                    record.reported.update(copy=index, instances=count, window_s=together.window(index),
+                                           copy_rusage={"user_s": outcome.user_s, "sys_s": outcome.sys_s,
+                                                        "max_rss_kib": outcome.max_rss_kib, "wall_s": outcome.wall_s})
+                    if ENV_PAD_VARIABLE in layouts[index]:
+                        record.reported.update(env_pad=len(layouts[index][ENV_PAD_VARIABLE]),
+                                               stack_offset=int(layouts[index]["BL_STACK_OFFSET"]))
+                    if cpus[index] is not None:
+                        record.reported["start_cpu"] = cpus[index]
+                result.records.extend(parsed.records)
+            if failed:
+                for record in result.records:
+                    record.reported.update(incomplete=True, failed_copies=failed)
+
+    def _copy_commands(self, unit: Unit, exe: Path, scratch: str, process: int | None, count: int,
+                       files: contextlib.ExitStack) -> tuple[list[Copy], list[dict[str, str]], list[int | None]]:
+        """Each copy's command, layout and start CPU (None: the OS places it)."""
+        args = benchmark_arguments(unit.target.flavor, self.options)
+        spread = self.options.spread_cpus and self._spreads(unit)
+        copies, layouts, cpus = [], [], []
+        for index in range(count):
+            directory = os.path.join(scratch, f"copy{index}")
+            os.mkdir(directory)
+            layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
+            cpu = self._start_cpu((process or 0) + index) if spread else None
+            argv = unit.platform.argv(str(exe), args, directory, str(self.config.root))
+            if cpu is not None:
+                layout["BL_RELEASE_CPUS"] = self._cpu_list
+                argv = ["taskset", "--cpu-list", str(cpu), *argv]
+            copies.append(Copy(argv, {**unit.platform.environment(), **layout}, directory,
+                               files.enter_context(tempfile.TemporaryFile())))
+            layouts.append(layout)
+            cpus.append(cpu)
+        return copies, layouts, cpus
+
+    def _fault_reason(self, unit: Unit, outcome, parsed: Parsed) -> str | None:
+        """Why one process of the unit's binary failed; "filtered out" when --filter left it nothing."""
+        if no_match(unit.target.flavor, self.options, outcome, parsed):
+            return "filtered out"
+        if not outcome.ok:
+            return outcome.reason()
+        if not parsed.records and parsed.context is None:
+            return "printed no results"
+        return None
+
+    def _binary_label(self, unit: Unit) -> str:
+        return unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
+
     def executable(self, unit: Unit) -> Path | BuildFailed:
         target = unit.target
         if target.kind == "executable":
@@ -261,9 +371,7 @@ class Runner:
                     cpu: int | None = None) -> None:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
-            tail = [line for line in exe.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
-            result.faults.append(Fault(unit.target.name, unit.platform.name,
-                                       f"does not compile for {exe.target}", tail))
+            result.faults.append(_build_fault(unit, exe))
             return
         args = benchmark_arguments(unit.target.flavor, self.options)
         if unit.sweep_value is not None:
@@ -301,6 +409,11 @@ class Runner:
             if abs(theirs - ours) > max(MEDIAN_AGREEMENT_ABS, MEDIAN_AGREEMENT_REL * abs(ours)):
                 self.warn(f"{binary}: {record.bench}: the binary reports median {theirs:g} but its samples "
                           f"give {ours:g}; using {ours:g} (a header/Python statistics mismatch: please report it)")
+
+
+def _build_fault(unit: Unit, failure: BuildFailed) -> Fault:
+    tail = [line for line in failure.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
+    return Fault(unit.target.name, unit.platform.name, f"does not compile for {failure.target}", tail)
 
 
 #: What the header (include/benchlab.h) and Google Benchmark say on stderr when no

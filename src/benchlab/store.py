@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
-from benchlab import migrations
+from benchlab import migrations, runlevel
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Fault, Record
 
@@ -101,6 +101,25 @@ baselines = sa.Table(
     sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="RESTRICT"), nullable=False, index=True),
     sa.Column("saved_at", sa.String(32), nullable=False),
     sa.UniqueConstraint("name", name="uq_baselines_name"),
+)
+
+#: Profiles (`benchlab profile`): one row per bucket of a run's profile on one platform,
+#: self or inclusive, in the buckets file's order (`position`), "other" included. The
+#: profiler, its unit and the buckets file are in the run's context ("profile").
+profile_buckets = sa.Table(
+    "profile_buckets", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("platform", sa.String(255), nullable=False),
+    sa.Column("target", sa.String(255), nullable=False),
+    # self | inclusive
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("bucket", sa.String(255), nullable=False),
+    # samples (perf) or instructions (callgrind)
+    sa.Column("samples", sa.BigInteger, nullable=False),
+    sa.Column("share", sa.Float, nullable=False),
+    sa.Column("top_symbols", sa.JSON),
 )
 
 #: pip packages of the database drivers SQLAlchemy imports, by module name.
@@ -262,11 +281,28 @@ class Store:
                 shown = ", ".join(repr(name) for name in names)
                 raise UserError(f"run {run_id} is kept as baseline {shown}",
                                 f"delete the baseline first: benchlab baseline delete {names[0]}")
-            for table in (units, records, faults):
+            for table in (units, records, faults, profile_buckets):
                 connection.execute(table.delete().where(table.c.run_id == run_id))
             connection.execute(runs.delete().where(runs.c.id == run_id))
 
+    def add_profile(self, run_id: int, rows: list[dict[str, Any]]) -> None:
+        """A run's profile buckets (profile_buckets' columns but id and run_id), in one transaction."""
+        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
+            connection.execute(profile_buckets.insert(), [{**row, "run_id": run_id} for row in rows])
+
     # -- reading ------------------------------------------------------------------------------
+
+    def load_profile(self, run_id: int) -> list[dict[str, Any]]:
+        """The run's profile buckets, by platform, kind and position; [] for a run without a profile."""
+        query = (sa.select(profile_buckets).where(profile_buckets.c.run_id == run_id)
+                 .order_by(profile_buckets.c.platform, profile_buckets.c.kind, profile_buckets.c.position))
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(query)]
+
+    def latest_profiled_run(self) -> int | None:
+        """The id of the newest run with a profile, or None."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return connection.execute(sa.select(sa.func.max(profile_buckets.c.run_id))).scalar()
 
     def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
         record_count = (sa.select(sa.func.count()).where(records.c.run_id == runs.c.id).scalar_subquery())
@@ -281,6 +317,15 @@ class Store:
         return rows
 
     _READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
+
+    def imported_as(self, sha256: str) -> int | None:
+        """The run that an import of a file with this content made, if any (the newest)."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            for row in connection.execute(sa.select(runs.c.id, runs.c.context).order_by(runs.c.id.desc())):
+                imported = (row.context or {}).get("imported") if isinstance(row.context, dict) else None
+                if isinstance(imported, dict) and imported.get("sha256") == sha256:
+                    return int(row.id)
+        return None
 
     def resolve_run_id(self, text: str) -> int:
         """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name
@@ -325,6 +370,38 @@ class Store:
                       stderr_tail=row.stderr_tail or [], sweep=row.sweep)
                 for row in connection.execute(sa.select(faults).where(faults.c.run_id == run_id).order_by(faults.c.id))]
         return run, loaded, loaded_faults
+
+    def run_levels(self, run_id: int, context: dict[str, Any]) -> dict[tuple, runlevel.RunLevel]:
+        """The spread of whole runs for each figure of run `run_id`, from the complete runs
+        before it on the same machine (runlevel.py): {(key, platform, binary): RunLevel}."""
+        mine = runlevel.fingerprint(context)
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            candidates = connection.execute(
+                sa.select(runs.c.id, runs.c.context)
+                .where(runs.c.id < run_id, runs.c.status == "complete")
+                .order_by(runs.c.id.desc()).limit(runlevel.MAX_EARLIER_RUNS * 5)).all()
+            # A profile's run (benchlab profile) has no figures: it must not take an earlier run's place.
+            earlier = [row.id for row in candidates if runlevel.fingerprint(row.context) == mine
+                       and "profile" not in (row.context or {})]
+            earlier = sorted(earlier[:runlevel.MAX_EARLIER_RUNS])
+            if len(earlier) < runlevel.MIN_EARLIER_RUNS:
+                return {}
+            rows = connection.execute(
+                sa.select(records.c.run_id, records.c.platform, records.c.binary, records.c.bench,
+                          records.c.param, records.c.counter, records.c.sweep, records.c.median)
+                .where(records.c.run_id.in_(earlier), records.c.median.is_not(None))).all()
+        medians: dict[tuple, dict[int, list[float]]] = {}
+        for row in rows:
+            sweep_value = row.sweep["value"] if isinstance(row.sweep, dict) else None
+            key = ((row.bench, row.param, row.counter, sweep_value), row.platform, row.binary)
+            medians.setdefault(key, {}).setdefault(row.run_id, []).append(row.median)
+        levels = {}
+        for key, by_run in medians.items():
+            series = [runlevel.run_figure(by_run[run]) for run in sorted(by_run)]
+            level = runlevel.estimate([figure for figure in series if figure is not None])
+            if level is not None:
+                levels[key] = level
+        return levels
 
     # -- baselines ----------------------------------------------------------------------------
 
@@ -422,6 +499,11 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     # WAL: `benchlab runs` can read while a run writes; a killed writer's
     # uncommitted frames are simply ignored on the next open.
     cursor.execute("PRAGMA journal_mode=WAL")
+    # In WAL mode NORMAL syncs at checkpoints, not at every commit: a run commits each
+    # unit as it finishes, and an fsync each cost more than the unit's parsing. A crash
+    # of the process loses nothing; only a power cut can lose the last units, never
+    # corrupting the file (SQLite's documentation, "synchronous").
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 

@@ -11,37 +11,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER_DIR = REPO / "include"
 
+#: Small programs shared with the tests (tests/programs/).
+PROGRAMS = REPO / "tests" / "programs"
 #: A baseline, a plain benchmark and a parameterised one: every kind of result record.
-SMALL_BENCH = textwrap.dedent("""\
-    #include "benchlab.h"
-    #include <string.h>
-    static char src[4096], dst[4096];
-    BL_BASELINE(empty, n) { for (uint64_t i = 0; i < n; i++) BL_CLOBBER(); }
-    BL_BENCH(spin, n) { uint64_t x = 0; for (uint64_t i = 0; i < n; i++) { x += i * i; BL_KEEP(x); } }
-    BL_BENCH_ARGS(copy, n, size, 16, 1024) {
-        for (uint64_t i = 0; i < n; i++) { memcpy(dst, src, (size_t)size); BL_CLOBBER(); }
-    }
-    BL_MAIN()
-""")
+SMALL_BENCH = (PROGRAMS / "small_bench.c").read_text()
 
-GBENCH_SOURCE = textwrap.dedent("""\
-    #include <benchmark/benchmark.h>
-    #include <cstring>
-    static void BM_memset(benchmark::State& state) {
-      char buf[4096];
-      for (auto _ : state) { memset(buf, 1, state.range(0)); benchmark::DoNotOptimize(buf); }
-    }
-    BENCHMARK(BM_memset)->Arg(64)->Arg(1024);
-    static void BM_empty(benchmark::State& state) { for (auto _ : state) benchmark::ClobberMemory(); }
-    BENCHMARK(BM_empty);
-    BENCHMARK_MAIN();
-""")
+GBENCH_SOURCE = (PROGRAMS / "gbench.cc").read_text()
 
 #: The Lind seed's lines (lind-benchmarks.md: fs_read natively, under Lind and with a grate).
 LIND_LINES = "Read\t1\t1000000\t240\nRead\t1024\t1000000\t252\nRead\t4096\t1000000\t267\nRead\t10240\t1000\t389\n"

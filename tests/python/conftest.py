@@ -21,18 +21,10 @@ HEADER = REPO / "include" / "benchlab.h"
 #: Flags that keep every benchlab binary in the tests to a fraction of a second.
 FAST = ["--samples=8", "--time-limit=0.05"]
 
+#: Small programs shared with the fuzzers' seeds (tests/programs/).
+PROGRAMS = REPO / "tests" / "programs"
 #: A small benchlab program: a baseline, a plain benchmark and a parameterised one.
-SMALL_BENCH = textwrap.dedent("""\
-    #include "benchlab.h"
-    #include <string.h>
-    static char src[4096], dst[4096];
-    BL_BASELINE(empty, n) { for (uint64_t i = 0; i < n; i++) BL_CLOBBER(); }
-    BL_BENCH(spin, n) { uint64_t x = 0; for (uint64_t i = 0; i < n; i++) { x += i * i; BL_KEEP(x); } }
-    BL_BENCH_ARGS(copy, n, size, 16, 1024) {
-        for (uint64_t i = 0; i < n; i++) { memcpy(dst, src, (size_t)size); BL_CLOBBER(); }
-    }
-    BL_MAIN()
-""")
+SMALL_BENCH = (PROGRAMS / "small_bench.c").read_text()
 
 needs_header = pytest.mark.skipif(not HEADER.exists(), reason="include/benchlab.h is not written yet")
 
@@ -121,18 +113,7 @@ def run_binary(binary: Path, *args: str) -> str:
                           env={**os.environ, "BL_NO_WARN": "1"}).stdout
 
 
-GBENCH_SOURCE = textwrap.dedent("""\
-    #include <benchmark/benchmark.h>
-    #include <cstring>
-    static void BM_memset(benchmark::State& state) {
-      char buf[4096];
-      for (auto _ : state) { memset(buf, 1, state.range(0)); benchmark::DoNotOptimize(buf); }
-    }
-    BENCHMARK(BM_memset)->Arg(64)->Arg(1024);
-    static void BM_empty(benchmark::State& state) { for (auto _ : state) benchmark::ClobberMemory(); }
-    BENCHMARK(BM_empty);
-    BENCHMARK_MAIN();
-""")
+GBENCH_SOURCE = (PROGRAMS / "gbench.cc").read_text()
 
 
 @pytest.fixture(scope="session")

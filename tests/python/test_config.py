@@ -26,6 +26,15 @@ def test_platform_without_exe_placeholder(project):
         'binary goes, e.g. ["qemu-aarch64", "{exe}", "{args}"])')
 
 
+def test_a_platform_name_longer_than_the_store_holds(project):
+    name = "p" * 256
+    assert error_of(project, f'[platforms.{name}]\ncommand = ["{{exe}}"]\n') == (
+        f"benchlab.toml: platforms.{'p' * 40}...: the name is 256 characters long "
+        "(name the platform in at most 255 characters)")
+    write(project / "benchlab.toml", f'[platforms.{"p" * 255}]\ncommand = ["{{exe}}"]\n')
+    assert "p" * 255 in load_config().user_platforms
+
+
 def test_unknown_platform_in_run_platforms(project):
     assert error_of(project, '[run]\nplatforms = ["native", "wasmer"]\n') == (
         "unknown platform 'wasmer' (from --platform or run.platforms in benchlab.toml) "

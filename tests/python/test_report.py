@@ -202,3 +202,20 @@ def test_footnotes_number_each_reason_once():
     # a short reason stays in its cell
     short = EXPORTERS["table"](Report(["a"], [unsupported("a", reason="no PMU")], [])).splitlines()
     assert short[2].endswith("not supported: no PMU") and len(short) == 3
+
+
+def test_a_failed_process_counts_against_its_own_sweep_value_only():
+    def at(threads, process):
+        record = swept("throughput", "ops/s", threads, 1e6)
+        record.reported["process"] = process
+        return record
+    records = [at(1, 0), at(1, 1), at(2, 1)]
+    faults = [Fault("hash_map", "native", "killed by SIGSEGV", sweep={"flag": "threads", "value": "2"}, process=0),
+              Fault("hash_map", "native", "exit status 1", sweep={"flag": "threads", "value": "4"}, process=0),
+              Fault("hash_map", "native", "exit status 1", sweep={"flag": "threads", "value": "4"}, process=1)]
+    report = Report(["native"], records, faults)
+    cells = {row.sweep_value: row.cells["native"] for row in report.rows}
+    assert cells["1"].failed_processes == 0 and "processes]" not in cells["1"].text
+    assert cells["2"].text.endswith("[1 of 2 processes]")
+    # every process at 4 threads failed: a FAILED row, although process 0 and 1 ran at 1 thread
+    assert cells["4"].text == "FAILED: exit status 1"

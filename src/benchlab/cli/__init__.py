@@ -10,7 +10,7 @@ import sys
 import click
 
 from benchlab import __version__
-from benchlab.cli import ab, baseline, compare, export, import_, run, runs, show
+from benchlab.cli import ab, baseline, compare, export, import_, profile, run, runs, show
 from benchlab.errors import ExitCode, Interrupted, UserError
 
 #: Set to 1 to get Python tracebacks for user errors too.
@@ -39,6 +39,7 @@ cli.add_command(ab.command)               # two builds interleaved, paired by ro
 cli.add_command(import_.command)          # store another tool's results file as a run
 cli.add_command(export.command)           # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
 cli.add_command(baseline.command)         # name stored runs: save, list, show, delete
+cli.add_command(profile.command)          # where the time goes: perf or callgrind, folded into buckets
 
 
 def main(argv: list[str] | None = None) -> int:

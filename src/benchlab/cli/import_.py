@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
-from benchlab.errors import ExitCode, StoreFailed
+from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.importing import DEFAULT_PLATFORM, FORMAT_NAMES, read_results
 
 
@@ -20,15 +20,23 @@ from benchlab.importing import DEFAULT_PLATFORM, FORMAT_NAMES, read_results
               help="The file's format (default: detected from its content).")
 @click.option("--platform", metavar="NAME",
               help=f"Platform of results whose file names none (default: {DEFAULT_PLATFORM}).")
+@click.option("--again", is_flag=True,
+              help="Store FILE even if a file with the same content was imported before.")
 @db_option
 @click.pass_context
 def command(context: click.Context, path: str, file_format: str | None, platform: str | None,
-            db_url: str | None) -> int:
+            again: bool, db_url: str | None) -> int:
     """Store the results in FILE as a new run, with what the file says of its context.
 
-    Nothing is stored unless every line (or entry) of FILE reads."""
+    Nothing is stored unless every line (or entry) of FILE reads. A file imported before
+    (the same content) is refused unless --again: one result stored twice would read, in
+    a history, as two runs that agree exactly."""
     imported = read_results(path, file_format, platform)
     store = open_store(config_of(context), db_url)
+    earlier = None if again else store.imported_as(imported.context["imported"]["sha256"])
+    if earlier is not None:
+        raise UserError(f"{path} was already imported as run {earlier} (the same content, sha256)",
+                        f"see it with: benchlab show {earlier}; to store it again anyway, add --again")
     argv = context.obj.get("argv", ["benchlab", "import", path])
     run_id = store.begin_run(argv, imported.platforms, imported.context)
     try:

@@ -57,7 +57,8 @@ def _limit_range(low: str, high: str) -> click.IntRange:
               help="Seed passed to every binary (default: random, recorded).")
 @click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
 @click.option("--counters", metavar="LIST", help="Counters for benchlab binaries (--counters=LIST, e.g. time,page-faults,allocs; docs/counters.md).")
-@click.option("--sweep", metavar="FLAG=V1,V2", help="Run each binary once per value of FLAG (threads means -t).")
+@click.option("--sweep", metavar="FLAG=V1,V2",
+              help="Run each binary once per value of FLAG (threads means -t; instances=N runs N copies at once).")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not keep this run in the database.")
@@ -72,6 +73,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     file-name prefixes; default: the suites of benchlab.toml, else suites/) on each platform
     and print one table with a column per platform."""
     config = config_of(context)
+    parsed_sweep = Sweep.parse(sweep) if sweep else None  # instances=0 is an error before anything runs
     # --platform native,callgrind is --platform native --platform callgrind
     names = [name for given in platform_names for name in given.split(",")]
     platforms = resolve_platforms(names or config.platforms or DEFAULT_PLATFORMS, config)
@@ -84,7 +86,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         seed=seed if seed is not None else (config.seed if config.seed is not None else random.randrange(2**31)),
         samples=samples if samples is not None else config.samples,
         time_limit=time_limit if time_limit is not None else config.time_limit,
-        filters=filters, counters=counters, extra_args=extra_args, sweep=Sweep.parse(sweep) if sweep else None,
+        filters=filters, counters=counters, extra_args=extra_args, sweep=parsed_sweep,
         precision=precision, schedule=schedule, subtract=not no_subtract,
         processes=processes or config.processes or DEFAULT_PROCESSES, randomize_layout=not no_randomize_layout,
         spread_cpus=not no_spread_cpus,
@@ -102,6 +104,11 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         progress.console.print(f"warning: {message}", markup=False, highlight=False, soft_wrap=True)
 
     builder = Builder(config)
+    if parsed_sweep is not None and parsed_sweep.instances:
+        launcher = builder.measure_launcher()  # the copies' start gate (instances.py)
+        if isinstance(launcher, str):
+            raise UserError(f"--sweep instances needs benchlab's start gate: {launcher}",
+                            "install a C compiler (apt-get install build-essential)")
     runner = Runner(config, platforms, options, builder, warn)
     units = runner.plan(resolved)
     if not units:
@@ -150,7 +157,8 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
     problem = storage.close(info, status, exit_code) if storage else None
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
-                    run={"id": run_id, "status": status, "context": info})
+                    run={"id": run_id, "status": status, "context": info},
+                    history=storage.run_levels(info) if storage else None)
     write_output(report, output_format, out_path)
     if problem:
         raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
@@ -221,6 +229,15 @@ class _Storage:
                 except StoreFailed:
                     pass
         return problem
+
+    def run_levels(self, info) -> dict | None:
+        """Earlier runs' spread for this run's intervals (runlevel.py); none if unreadable:
+        a rerun interval from the processes alone is still a result worth printing."""
+        try:
+            return self.store.run_levels(self.run_id, info)
+        except UserError as failure:
+            self.warn(f"{failure.what}; the intervals use this run's processes only")
+            return None
 
     def forget(self) -> None:
         try:

@@ -27,9 +27,17 @@ def command(context: click.Context, run_id: str, db_url: str | None, output_form
 def print_run(store, run_id: int, output_format: str | None, out_path: str | None) -> int:
     """Print stored run `run_id` as `show` does (also `baseline show`); its exit status."""
     run, records, faults = store.load_run(run_id)
+    if not records and output_format in (None, "table", "json") and out_path is None:
+        profile = store.load_profile(run_id)
+        if profile:  # a run of `benchlab profile`: its buckets are what it has to show
+            from benchlab.profiling.render import profile_json, profile_table
+            render = profile_json if output_format == "json" else profile_table
+            click.echo(render((run["context"] or {}).get("profile") or {}, profile, None), nl=False)
+            return ExitCode.OK
     report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
-                         "context": run["context"], "missing": run["missing"]})
+                         "context": run["context"], "missing": run["missing"]},
+                    history=store.run_levels(run_id, run["context"]))
     write_output(report, output_format, out_path)
     # A run that ended part-way is not a complete result: say so in the exit status too.
     partial = run["status"] in ("killed", "interrupted") or (run["missing"] and run["status"] != "running")

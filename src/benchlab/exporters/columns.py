@@ -1,6 +1,7 @@
 """Column headings and cell texts shared by the table and markdown exporters."""
 from __future__ import annotations
 
+from benchlab.instances import INSTANCES
 from benchlab.report import (
     LEGEND, NOISE_THRESHOLD, SWEEP_ALIASES_OF_THREADS, WORKLOAD_FORMAT, Cell, Report, Row, format_value, scaling)
 
@@ -93,6 +94,12 @@ def cells(report: Report, row: Row, notes: dict[str, int] | None = None) -> list
 
 def legend_lines(report: Report) -> list[str]:
     lines = [f"{mark}  {LEGEND[mark]}" for mark in report.marks_used]
+    earlier = sorted({cell.record.summary["earlier_runs"] for row in report.rows for cell in row.cells.values()
+                      if cell.record is not None and cell.record.summary.get("earlier_runs")})
+    if earlier:
+        runs = f"{earlier[0]}" if len(earlier) == 1 else f"{earlier[0]}-{earlier[-1]}"
+        lines.append(f"±  a rerun's figure lands within it 99% of the time: it adds to this run's processes "
+                     f"the spread between {runs} earlier runs on this machine")
     if any(row.kind == WORKLOAD_FORMAT and not row.failed for row in report.rows):
         lines.append(f"[a–b]  a workload's fastest and slowest measured run; ? when half of that range is over "
                      f"{NOISE_THRESHOLD:.0%} of the median, ~ when it overlaps the first platform's")
@@ -138,6 +145,8 @@ def partial_lines(report: Report) -> list[str]:
 
 def scaling_tables(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, headings, rows) per swept benchmark: `throughput (linearity)` per platform."""
+    if report.sweep_flag == INSTANCES:
+        return _instance_tables(report)
     tables = []
     flag = (report.sweep_flag or "").lstrip("-").upper()
     for (bench, param, counter), unit, curves in scaling(report):
@@ -151,4 +160,39 @@ def scaling_tables(report: Report) -> list[tuple[str, list[str], list[list[str]]
                 row.append("-" if point is None else f"{format_value(point.throughput)} ({point.linearity:.3f})")
             rows.append(row)
         tables.append((title, [flag, *report.platforms], rows))
+    return tables
+
+
+def _instance_tables(report: Report) -> list[tuple[str, list[str], list[list[str]]]]:
+    """`--sweep instances`: per platform, the throughput summed over the copies (linearity),
+    one copy's, and how much of their time the copies ran together."""
+    tables = []
+    names = {(r.bench, r.param, r.counter): r.param_name for r in report.records}
+    for (bench, param, counter), unit, curves in scaling(report):
+        if param is None:
+            what = f"{bench} {counter}"
+        elif names.get((bench, param, counter)) == "threads":  # a threaded target: its threads per copy
+            what = f"{bench} {counter} ({param} thread{'s' if param != 1 else ''} per copy)"
+        else:
+            what = f"{bench} {param} {counter}"
+        title = f"{what}: throughput ({unit}) summed over copies (linearity), per copy, and overlap vs INSTANCES"
+        heads = ["INSTANCES"]
+        for platform in report.platforms:
+            heads += [f"{platform} summed", f"{platform} per copy", f"{platform} overlap"]
+        rows = []
+        for value in sorted({point.value for points in curves.values() for point in points}):
+            row = [format_value(value)]
+            for platform in report.platforms:
+                point = next((p for p in curves.get(platform, []) if p.value == value), None)
+                if point is None:
+                    row += ["-", "-", "-"]
+                    continue
+                summed = f"{format_value(point.throughput)} ({point.linearity:.3f})"
+                if point.failed_copies:
+                    failed = point.failed_copies
+                    summed += f" [cop{'y' if len(failed) == 1 else 'ies'} {', '.join(map(str, failed))} of {value:g} failed]"
+                overlap = "-" if point.overlap is None else f"{100 * point.overlap:.0f}%"
+                row += [summed, format_value(point.per_copy), overlap]
+            rows.append(row)
+        tables.append((title, heads, rows))
     return tables

@@ -30,7 +30,7 @@ def build(report: Report) -> list:
     for title, heads, rows in scaling_tables(report):
         scaling = Table(*heads, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         for values in rows:
-            scaling.add_row(*values)
+            scaling.add_row(*(Text(value) for value in values))  # "[copy 1 of 2 failed]" is no markup
         # The title as its own line: a table title would wrap to the (narrow) table's width.
         parts.extend([Text(""), Text(title, style="bold"), scaling])
     parts.extend(Text(line, style="dim") for line in [*footnote_lines(report), *legend_lines(report)])

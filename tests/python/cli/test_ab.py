@@ -1,3 +1,4 @@
+import json
 import subprocess
 
 from conftest import write
@@ -74,3 +75,15 @@ def test_duet_runs_a_and_b_at_once_on_two_cpus(project, benchlab):
     b_cpus = (project / "b.sh.cpus").read_text().split()
     assert a_cpus == ["0", "1", "0", "1"] and b_cpus == ["1", "0", "1", "0"]  # swapped each round
     assert "4 rounds of A and B at once (duet)" in result.stderr
+
+
+def test_ab_json_has_each_rounds_medians_paired(project, benchlab):
+    # The per-round medians let a user apply a test of their own (bench/regressions.py applies
+    # Google Benchmark's Mann-Whitney U test to them).
+    lind(project, "a.sh", 240)
+    lind(project, "b.sh", 264)
+    result = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    [comparison] = json.loads(result.stdout)["comparisons"]
+    assert comparison["processes"] == [4, 4]
+    assert comparison["rounds"] == {"a": [241, 240, 241, 240], "b": [265, 264, 265, 264]}

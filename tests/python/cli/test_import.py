@@ -160,6 +160,19 @@ def test_platform_names_the_platform_of_a_file_that_names_none(project, benchlab
     assert {r.platform for r in stored(project)[1]} == {"wasm"}
 
 
+def test_the_same_content_is_not_stored_twice_unless_asked(project, benchlab):
+    copy(project, "lind.txt")
+    copy(project, "lind.txt", "renamed.txt")
+    assert benchlab("import", "lind.txt").exit_code == 0
+    again = benchlab("import", "renamed.txt")
+    assert again.exit_code == 2
+    assert again.stderr == ("error: renamed.txt was already imported as run 1 (the same content, sha256) "
+                            "(see it with: benchlab show 1; to store it again anyway, add --again)\n")
+    assert len(Store(f"sqlite:///{project / '.benchlab' / 'results.db'}").list_runs()) == 1
+    forced = benchlab("import", "renamed.txt", "--again")
+    assert forced.exit_code == 0 and "saved as run 2" in forced.stdout
+
+
 def bad_files(project):
     data = (DATA / "gbench.json").read_text()
     (project / "empty.json").write_text("")
@@ -252,7 +265,7 @@ def test_a_database_that_fails_mid_import_keeps_no_run(project, benchlab, monkey
     def full_disk(self, run_id, records, faults, unit=None):
         raise StoreFailed("cannot write to database: database or disk is full", "free disk space")
     monkeypatch.setattr(Store, "add_unit", full_disk)
-    result = benchlab("import", "lind.txt")
+    result = benchlab("import", "lind.txt", "--again")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "error: cannot write to database: database or disk is full (free disk space)\n"
     monkeypatch.undo()

@@ -1,0 +1,118 @@
+"""Profiles as text and JSON: the table `benchlab profile` prints, and bucket moves between
+two runs as `benchlab compare` shows them."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchlab.profiling import perf
+
+
+def profile_rows(rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, list[dict[str, Any]]]]:
+    """Stored profile_buckets rows grouped: {(platform, target): {"self": [...], "inclusive": [...]}}."""
+    grouped: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+    for row in sorted(rows, key=lambda r: (r["platform"], r["target"], r["kind"], r["position"])):
+        grouped.setdefault((row["platform"], row["target"]), {"self": [], "inclusive": []})[row["kind"]].append(row)
+    return grouped
+
+
+def profile_json(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int | None) -> str:
+    """Every bucket as {bucket, share, samples, ...}, "other" included, with its platform."""
+    buckets = []
+    for (platform, target), kinds in profile_rows(rows).items():
+        inclusive = {row["bucket"]: row for row in kinds["inclusive"]}
+        for row in kinds["self"]:
+            entry = {"bucket": row["bucket"], "share": row["share"], "samples": row["samples"],
+                     "platform": platform, "target": target, "top_symbols": row["top_symbols"] or []}
+            if row["bucket"] in inclusive:
+                entry["inclusive_share"] = inclusive[row["bucket"]]["share"]
+                entry["inclusive_samples"] = inclusive[row["bucket"]]["samples"]
+            buckets.append(entry)
+    document = {"run": run_id, "profiler": info.get("profiler"), "unit": info.get("unit"),
+                "event": info.get("event"), "call_graph": info.get("call_graph"), "target": info.get("target"),
+                "totals": info.get("totals"), "buckets": buckets}
+    return json.dumps(document, indent=1) + "\n"
+
+
+def profile_table(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int | None) -> str:
+    lines = []
+    for (platform, target), kinds in profile_rows(rows).items():
+        lines.append(_heading(info, platform, target))
+        inclusive = {row["bucket"]: row for row in kinds["inclusive"]}
+        table = [("BUCKET", "SELF", info.get("unit", "samples").upper(), "INCLUSIVE" if inclusive else "")]
+        for row in kinds["self"]:
+            incl = inclusive.get(row["bucket"])
+            table.append((row["bucket"], f"{row['share']:.2f}%", str(row["samples"]),
+                          f"{incl['share']:.2f}%" if incl else ""))
+            for symbol in row["top_symbols"] or []:
+                table.append((f"  {symbol['symbol']}", f"{symbol['share']:.2f}%", str(symbol["samples"]),
+                              _short_dso(symbol["dso"])))
+        lines += _columns(table)
+    if any(row["kind"] == "inclusive" for row in rows):
+        lines.append("SELF: % of samples in the bucket's own functions (they add up to 100%); INCLUSIVE: in them "
+                     "or in what they call (they overlap)")
+    if run_id is not None:
+        lines.append(f"saved as run {run_id} (benchlab compare RUN {run_id}; benchlab gate --bucket \"NAME<PCT%\")")
+    return "\n".join(lines) + "\n"
+
+
+def _heading(info: dict[str, Any], platform: str, target: str) -> str:
+    total = (info.get("totals") or {}).get(platform, {})
+    count, left_out = total.get("total", 0), total.get("left_out", 0)
+    if info.get("profiler") == "callgrind":
+        how = f"callgrind, {count:,} instructions"
+    else:
+        how = (f"perf {info.get('event')} every {perf.PERIOD_NS // 1000} us, {count:,} samples "
+               f"({count * perf.PERIOD_NS / 1e9:.2f} s of CPU time)")
+    body = info.get("body")
+    inside = f"; inside {body} only ({left_out:,} samples outside it left out)" if body and left_out else (
+        f"; inside {body} only" if body else "")
+    return f"{target} on {platform}: {how}{inside}"
+
+
+def _short_dso(dso: str) -> str:
+    return dso.rsplit("/", 1)[-1] if dso else ""
+
+
+def _columns(table: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    out = []
+    for row in table:
+        cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:3], widths[1:3])]
+        cells += [cell.rjust(width) if i == 3 and not row[0].startswith("  ") else cell.ljust(width)
+                  for i, (cell, width) in enumerate(zip(row[3:], widths[3:]), start=3)]
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+# -- compare: bucket shares moving between two runs --------------------------------------------
+
+
+def bucket_moves(a_rows: list[dict[str, Any]], b_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (platform, kind, bucket) present in either run: both shares and B - A in
+    percentage points; a bucket one run lacks is 0% there (nothing of it was sampled)."""
+    a = {(r["platform"], r["kind"], r["bucket"]): r for r in a_rows}
+    b = {(r["platform"], r["kind"], r["bucket"]): r for r in b_rows}
+    order = [key for key in b if key in a] + [key for key in a if key not in b] + [key for key in b if key not in a]
+    moves = []
+    for key in order:
+        share_a = a[key]["share"] if key in a else 0.0
+        share_b = b[key]["share"] if key in b else 0.0
+        moves.append({"platform": key[0], "kind": key[1], "bucket": key[2], "a": share_a, "b": share_b,
+                      "change_pp": share_b - share_a})
+    return sorted(moves, key=lambda m: (m["platform"], m["kind"] != "self"))
+
+
+def moves_text(moves: list[dict[str, Any]], a_label: str, b_label: str, markdown: bool = False) -> str:
+    heads = ("BUCKET", "PLATFORM", "KIND", f"A ({a_label})", f"B ({b_label})", "CHANGE")
+    rows = [(m["bucket"], m["platform"], m["kind"], f"{m['a']:.2f}%", f"{m['b']:.2f}%", f"{m['change_pp']:+.2f} pp")
+            for m in moves]
+    lines = ["profile buckets: share of samples, and its change in percentage points (B - A)"]
+    if markdown:
+        lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
+        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,101 @@
+"""The third level of the model: how much whole runs differ, learnt from earlier runs.
+
+The processes of one run start within a second or two of each other. On a virtual
+machine the host's state (which physical cores the vCPUs sit on, their frequency, the
+neighbours' load) changes over seconds to minutes, so the processes of one run share
+it and their spread cannot show it: a rerun a minute later can land outside an interval
+built from them alone (bench/README.md measured 79-89% coverage on dependent chains).
+Kalibera and Jones ("Rigorous benchmarking in reasonable time", ISMM 2013) add a level
+for every source of variation that repetitions at a lower level cannot see; here that
+level is the run, and its variance is estimated from the same benchmark's earlier runs
+on the same machine.
+
+Estimator (on log figures, so it reads as a relative spread and a code change that moves
+the level does not change its scale): with run means m_j of N_j processes each and p_j the
+variance of log m_j that the processes alone explain (their CV squared over N_j), the
+difference of consecutive runs d_j = log m_{j+1} - log m_j has
+
+    E[d_j^2] = 2 s_run^2 + p_j + p_{j+1}
+
+so s_run^2 = max(0, mean_j(d_j^2 - p_j - p_{j+1}) / 2). Consecutive differences (von
+Neumann's mean square successive difference) rather than the variance about one mean, so
+that a level shift in the history (a real change of the code) inflates the estimate once,
+not for every run on either side of it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Iterable
+
+#: Earlier runs needed before their spread is used (two consecutive differences).
+MIN_EARLIER_RUNS = 3
+#: Earlier runs used at most: the machine of months ago says little about today's.
+MAX_EARLIER_RUNS = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class RunFigure:
+    """One earlier run's figure of a benchmark: the mean of its process medians, and
+    the relative variance of that mean which its processes explain (CV^2 / N)."""
+    mean: float
+    process_variance: float
+
+
+@dataclasses.dataclass(frozen=True)
+class RunLevel:
+    """The estimated spread of whole runs beyond their processes' own."""
+    variance: float       # of the log figure: (relative standard deviation)^2
+    earlier_runs: int     # how many runs it was estimated from
+    df: int               # its degrees of freedom: the consecutive differences
+
+    @property
+    def relative_sd(self) -> float:
+        return math.sqrt(self.variance)
+
+
+def fingerprint(context: dict[str, Any] | None) -> tuple:
+    """The machine a run measured: runs of one fingerprint form one history. The CPU
+    model and kernel are part of it because a VM's host may change under the same name."""
+    context = context or {}
+    return (context.get("host"), context.get("cpu"), context.get("kernel"), context.get("arch"))
+
+
+def run_figure(process_medians: Iterable[float]) -> RunFigure | None:
+    """An earlier run's figure from its process medians; None when it cannot tell its
+    processes' share of the spread (one process) or has no positive figure."""
+    medians = [m for m in process_medians if m is not None and math.isfinite(m)]
+    count = len(medians)
+    if count < 2:
+        return None
+    mean = sum(medians) / count
+    if mean <= 0:
+        return None
+    variance = sum((m - mean) ** 2 for m in medians) / (count - 1)
+    return RunFigure(mean=mean, process_variance=variance / (mean * mean) / count)
+
+
+def estimate(history: list[RunFigure]) -> RunLevel | None:
+    """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS."""
+    history = history[-MAX_EARLIER_RUNS:]
+    if len(history) < MIN_EARLIER_RUNS:
+        return None
+    excess = [math.log(b.mean / a.mean) ** 2 - a.process_variance - b.process_variance
+              for a, b in zip(history, history[1:])]
+    variance = max(0.0, sum(excess) / len(excess) / 2)
+    return RunLevel(variance=variance, earlier_runs=len(history), df=len(excess))
+
+
+def rerun_half_width(figure: float, between_sd: float, processes: int,
+                     level: RunLevel | None, t_quantile) -> tuple[float, int]:
+    """The half-width of the interval that covers a rerun's figure, and its degrees of
+    freedom. Our mean and a rerun's each vary by s^2/N between processes and by s_run^2
+    between runs: their difference by 2 (s^2/N + s_run^2). The two variance estimates
+    have their own degrees of freedom, pooled by Welch-Satterthwaite (rounded down)."""
+    process_part = 2 * between_sd ** 2 / processes
+    if level is None or level.variance == 0 or figure == 0:
+        return t_quantile(processes - 1) * math.sqrt(process_part), processes - 1
+    run_part = 2 * level.variance * figure * figure
+    denominator = process_part ** 2 / (processes - 1) + run_part ** 2 / level.df
+    df = max(1, int((process_part + run_part) ** 2 / denominator)) if denominator > 0 else processes - 1
+    return t_quantile(df) * math.sqrt(process_part + run_part), df

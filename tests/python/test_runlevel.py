@@ -1,0 +1,133 @@
+"""The run level: the spread of whole runs, learnt from earlier runs on the same machine."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from benchlab import runlevel
+from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
+from benchlab.compare import BETWEEN_PROCESSES, BETWEEN_RUNS, ratio_interval
+from benchlab.records import Record
+from benchlab.runlevel import RunFigure, RunLevel, estimate, run_figure
+from benchlab.stats import t_quantile_99
+from benchlab.store import Store
+
+
+def test_alternating_runs_give_half_the_mean_square_of_their_log_differences():
+    history = [RunFigure(1.0 if j % 2 == 0 else 1.02, 0.0) for j in range(6)]
+    level = estimate(history)
+    assert level.variance == pytest.approx(math.log(1.02) ** 2 / 2)
+    assert (level.earlier_runs, level.df) == (6, 5)
+
+
+def test_the_spread_the_processes_explain_is_not_counted_twice():
+    explained = math.log(1.02) ** 2 / 2
+    history = [RunFigure(1.0 if j % 2 == 0 else 1.02, explained) for j in range(6)]
+    assert estimate(history).variance == pytest.approx(0.0, abs=1e-15)
+
+
+def test_a_level_shift_in_the_history_counts_once():
+    history = [RunFigure(100.0, 0.0)] * 10 + [RunFigure(105.0, 0.0)] * 10
+    assert estimate(history).variance == pytest.approx(math.log(1.05) ** 2 / (2 * 19))
+
+
+def test_too_few_earlier_runs_give_no_level_and_old_runs_drop_out():
+    assert estimate([RunFigure(1.0, 0.0), RunFigure(2.0, 0.0)]) is None
+    old_jump = [RunFigure(1.0, 0.0), RunFigure(3.0, 0.0)]
+    steady = [RunFigure(3.0, 0.0)] * runlevel.MAX_EARLIER_RUNS
+    assert estimate(old_jump + steady).variance == 0.0
+
+
+def test_an_earlier_run_figure_is_the_mean_of_its_processes_and_their_relative_variance_over_n():
+    figure = run_figure([99.0, 101.0, 100.0, 100.0])
+    assert figure.mean == 100.0
+    assert figure.process_variance == pytest.approx((2 / 3) / 100 ** 2 / 4)
+    assert run_figure([100.0]) is None and run_figure([0.0, 0.0]) is None
+
+
+def test_without_a_level_the_half_width_is_the_two_level_one():
+    half, df = runlevel.rerun_half_width(100.0, 1.0, 5, None, t_quantile_99)
+    assert df == 4
+    assert half == pytest.approx(scipy_stats.t.ppf(0.995, 4) * 1.0 * math.sqrt(2 / 5), rel=1e-4)
+
+
+def test_the_run_level_adds_its_variance_with_pooled_degrees_of_freedom():
+    level = RunLevel(variance=0.01 ** 2, earlier_runs=11, df=10)
+    half, df = runlevel.rerun_half_width(100.0, 1.0, 5, level, t_quantile_99)
+    process_part, run_part = 2 * 1.0 / 5, 2 * 1.0  # (1 ns)^2 * 2/5, and 2 * (1% of 100)^2
+    expected_df = int((process_part + run_part) ** 2 / (process_part ** 2 / 4 + run_part ** 2 / 10))
+    assert df == expected_df == 13
+    assert half == pytest.approx(scipy_stats.t.ppf(0.995, 13) * math.sqrt(process_part + run_part), rel=1e-4)
+
+
+def _process_records(medians, *, run=0):
+    records = []
+    for process, median in enumerate(medians):
+        record = Record(bench="b", param=None, samples=[median * 0.999, median, median * 1.001],
+                        platform="native", binary="x")
+        record.reported["process"] = process
+        records.append(record)
+    return records
+
+
+def test_reruns_are_covered_only_when_the_run_level_is_in_the_interval():
+    """Simulated machine whose state moves whole runs by 2% (sd) while the 5 processes of
+    a run differ by 0.3%: an interval from the processes alone misses most reruns; with
+    the level learnt from the 20 runs before, a rerun lands inside ~99% of the time."""
+    rng = np.random.default_rng(5)
+    figures = []
+    for _ in range(320):
+        run_state = 100 * math.exp(rng.normal(0, 0.02))
+        figures.append(list(run_state * np.exp(rng.normal(0, 0.003, 5))))
+    covered_with, covered_without = 0, 0
+    trials = range(20, len(figures) - 1)
+    for j in trials:
+        level = estimate([run_figure(m) for m in figures[j - 20:j]])
+        key = history_key(_process_records(figures[j])[0])
+        [with_level] = combine(_process_records(figures[j]), {key: level})
+        [alone] = combine(_process_records(figures[j]))
+        rerun = np.mean(figures[j + 1])
+        covered_with += with_level.summary["median_ci"][0] <= rerun <= with_level.summary["median_ci"][1]
+        covered_without += alone.summary["median_ci"][0] <= rerun <= alone.summary["median_ci"][1]
+        assert with_level.summary["ci_scope"] == RERUN_WITH_HISTORY and alone.summary["ci_scope"] == RERUN
+    assert covered_with / len(trials) >= 0.97
+    assert covered_without / len(trials) <= 0.5
+
+
+def test_compare_adds_the_run_level_to_its_error_term():
+    [a] = combine(_process_records([100.0, 100.2, 99.8, 100.1, 99.9]))
+    [b] = combine(_process_records([103.0, 103.2, 102.8, 103.1, 102.9]))
+    _, low, high, scope = ratio_interval(a, b)
+    assert scope == BETWEEN_PROCESSES and low > 1.02  # 3% slower, processes agree: significant
+    _, low, high, scope = ratio_interval(a, b, RunLevel(variance=0.02 ** 2, earlier_runs=10, df=9))
+    assert scope == BETWEEN_RUNS and low < 1 < high  # runs differ by 2% sd: 3% is within their noise
+
+
+def _store_run(store, host_context, medians_by_process, status="complete"):
+    run_id = store.begin_run(["benchlab", "run"], ["native"], host_context)
+    store.add_unit(run_id, _process_records(medians_by_process), [])
+    store.finish_run(run_id, status, 0)
+    return run_id
+
+
+def test_the_store_learns_the_level_from_complete_earlier_runs_on_the_same_machine(db_url):
+    store = Store(db_url)
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
+    elsewhere = {**here, "cpu": "CPU Y"}
+    levels = [100.0, 102.0, 100.0, 102.0, 100.0]
+    for level in levels:
+        _store_run(store, here, [level * 0.999, level * 1.001])
+        _store_run(store, elsewhere, [level * 2, level * 3])              # another machine: ignored
+    _store_run(store, here, [500.0, 510.0], status="failed")              # not a complete run: ignored
+    current = _store_run(store, here, [101.0, 101.5])
+    found = store.run_levels(current, here)
+    [(key, level)] = found.items()
+    assert key == (("b", None, "time", None), "native", "x")
+    expected = estimate([run_figure([m * 0.999, m * 1.001]) for m in levels])
+    assert level.earlier_runs == 5 and level.variance == pytest.approx(expected.variance)
+    assert level.variance > 0
+    # The first runs have too few before them.
+    first_ids = [r["id"] for r in store.list_runs()][::-1]
+    assert store.run_levels(first_ids[2], here) == {}
+    store.close()
