@@ -60,8 +60,15 @@ def combine(records: list[Record], history: History | None = None) -> list[Recor
         groups.setdefault((record.key, record.platform, record.binary, occurrence[seen]), []).append(record)
     history = history or {}
     return [group[0] if len(group) == 1 and group[0].process is None
-            else combine_processes(group, history.get(history_key(group[0])))
+            else combine_processes(group, _level(history, group[0]))
             for group in groups.values()]
+
+
+def _level(history: History, record: Record) -> runlevel.RunLevel | None:
+    """The run level of a record's figure; none for a deterministic count (callgrind's
+    instructions), which is the same on every run of the same code: the differences
+    between its earlier runs are changes of the code, not a spread of the machine."""
+    return None if record.reported.get("deterministic") is True else history.get(history_key(record))
 
 
 def combine_processes(group: list[Record], level: runlevel.RunLevel | None = None) -> Record:

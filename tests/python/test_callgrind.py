@@ -387,3 +387,18 @@ def test_a_body_that_crashes_passes_its_exit_status_and_no_figures(tmp_path):
     assert result.returncode == 134   # SIGABRT, as a shell reports it
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["type"] for line in lines] == ["context"]   # no region lines, no records
+
+
+def test_a_deterministic_count_takes_no_spread_from_earlier_runs():
+    """Earlier runs of other code differ in their counts: that is no spread of the machine."""
+    from benchlab.combine import history_key
+    from benchlab.runlevel import RunLevel
+    level = RunLevel(variance=0.01, earlier_runs=5, df=4)
+    a, b = instructions("b", 1000.0), instructions("b", 1000.0)
+    [figure] = combine(b, {history_key(b[0]): level})
+    assert figure.summary["median_ci"] == [1000.0, 1000.0]
+    [c] = compare(a, b, levels={history_key(figure): level})
+    assert (c.low, c.high, c.scope, c.verdict) == (1.0, 1.0, EXACT, NO_CHANGE)
+    # time, by contrast, takes it
+    [timed] = compare(time("b", 100.0), time("b", 100.0), levels={history_key(combine(time("b", 100.0))[0]): level})
+    assert timed.high > 1.05
