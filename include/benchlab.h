@@ -100,8 +100,9 @@
        I6 Statistics (batch-median intervals)   I7 Allocation tracking   I8 Counters
        I9 Latency histogram   I10 Target registry   I11 Settings of a run
        I12 Suspend and one sample   I13 Calibration   I14 Rounds: the time pass
-       I15 Counter passes   I16 Threaded mode   I17 Context of the run
-       I18 Output: one writer per format   I19 Command line   I20 bl_main: the outline
+       I15 Counter passes   I15b Instruction regions (callgrind)   I16 Threaded mode
+       I17 Context of the run   I18 Output: one writer per format   I19 Command line
+       I20 bl_main: the outline
        (search for "---- I14." to jump to a section)
 
    COMPILE-TIME OPTIONS
@@ -124,6 +125,9 @@
                         `benchlab run --processes` sets, different for each process).
    BL_RELEASE_CPUS=L    widen the CPU affinity to the list L (0,1,...) at start: `benchlab
                         run` starts each process pinned to one CPU, then lets it go.
+   BL_CALLGRIND=N       instruction regions instead of measuring: each benchmark at N and
+                        2N iterations inside bl__callgrind_region, for valgrind's callgrind
+                        (`benchlab run --platform callgrind`; docs/counters.md).
 
    COMMAND LINE (every program)
    ----------------------------
@@ -449,6 +453,8 @@ extern "C" {
 #define BL__MAX_LATENCY_EVERY 1000000
 /* BL_STACK_OFFSET beyond a page or so adds nothing: alignment repeats every 4 KiB. */
 #define BL__MAX_STACK_OFFSET 65536
+/* BL_CALLGRIND=N: the region runs 2N iterations under callgrind (~50x slower than native). */
+#define BL__MAX_CALLGRIND_ITERATIONS 1000000000
 
 /* Defaults of the command line, measured to give figures that hold across processes
    in little time (bench/README.md, "Defaults"). */
@@ -1792,11 +1798,13 @@ static void bl__free_result(bl__result *r) {
 struct bl_state {
     uint64_t suspend_start;
     uint64_t suspended_ticks; /* time inside BL_SUSPEND blocks during this sample */
+    uint64_t suspends;        /* BL_SUSPEND blocks entered (instruction regions report it) */
     const bl__pass *pass;     /* NULL in the time pass; else the counters being read */
     bl__snap pass_start, pass_suspended;
 };
 
 BL__DEF int bl__suspend_begin(bl_state *state) {
+    state->suspends++;
     if (state->pass) bl__pass_read(state->pass, &state->pass_start);
     else state->suspend_start = bl__now();
     return 1;
@@ -1827,6 +1835,7 @@ static double bl__sample_ns(bl_body_fn body, uint64_t n, int64_t arg, double *wa
     uint64_t start, end;
     state.suspend_start = 0;
     state.suspended_ticks = 0;
+    state.suspends = 0;
     state.pass = NULL;
     start = bl__now();
     body(&state, n, arg);
@@ -2165,6 +2174,41 @@ static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uin
     }
     return 1;
 }
+
+/* ---- I15b. Instruction regions (callgrind) -----------------------------------------------------
+   With BL_CALLGRIND=N in the environment (src/benchlab/callgrind.py sets it for `benchlab
+   run --platform callgrind`) nothing is timed: each selected benchmark runs once as a
+   warm-up (lazy binding of the library functions it calls, first touch of its data and
+   code), then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,
+   started with --collect-atstart=no --toggle-collect=bl__callgrind_region
+   --dump-after=bl__callgrind_region, counts only while that function runs and writes
+   one dump as it returns, so dump k is region k and nothing else. The names must be
+   exact: with a wildcard (bl__callgrind_region*) callgrind 3.19 wrote no dumps. After each region one
+   jsonl line says which it was, so the Python side can pair the lines with the dumps
+   in order and report (Ir(2N) - Ir(N)) / N instructions per iteration: what one call
+   costs once (the call through the pointer, the body's prologue and epilogue, BL_SUSPEND
+   blocks outside its loop) is in both and cancels exactly. The interface is the
+   function's name, so no valgrind header is needed and the header stays
+   self-contained. */
+
+/* Never inlined and never cloned (a clone, "bl__callgrind_region.constprop.0", would
+   be another name, and callgrind would never see the region). The barrier after the call
+   keeps it a call rather than a jump: callgrind sees a function's entry and exit by
+   its call and return. */
+#if defined(__clang__)
+#define BL__REGION_ATTRS __attribute__((noinline))
+#else
+#define BL__REGION_ATTRS __attribute__((noinline, noclone))
+#endif
+BL__DEF void bl__callgrind_region(bl_body_fn body, bl_state *state, uint64_t n, int64_t arg) BL__REGION_ATTRS;
+BL__DEF void bl__callgrind_region(bl_body_fn body, bl_state *state, uint64_t n, int64_t arg) {
+    body(state, n, arg);
+    __asm__ __volatile__("" ::: "memory");
+}
+/* Called through this pointer: the optimizer cannot know what it calls, so it can
+   neither inline nor specialize (clone) the region at the call site, whatever the
+   compiler and its version. */
+static void (*volatile bl__region_fn)(bl_body_fn, bl_state *, uint64_t, int64_t) = bl__callgrind_region;
 
 /* ---- I16. Threaded mode ---------------------------------------------------------------------- */
 
@@ -3294,6 +3338,7 @@ typedef struct bl__run {
     bl__result *results;        /* the time pass, one per instance */
     FILE *out;
     uint64_t rng;               /* the harness's own stream, apart from bl_seed() users */
+    uint64_t callgrind_n;       /* BL_CALLGRIND: instruction regions of n and 2n iterations; 0: off */
 } bl__run;
 
 static int bl__out_of_memory(const char *what) {
@@ -3542,6 +3587,62 @@ static int bl__measure_time(bl__run *run) {
     return ok ? 0 : bl__out_of_memory("measuring");
 }
 
+/* Step: BL_CALLGRIND=N (section I15b) makes the run instruction regions: jsonl, no
+   counter passes (callgrind counts), no threaded targets. A bad value is exit 2. */
+static int bl__callgrind_setup(bl__run *run) {
+    const char *text = getenv("BL_CALLGRIND");
+    if (!text) return 0;
+    if (!bl__parse_u64(text, &run->callgrind_n) || run->callgrind_n < 1 ||
+        run->callgrind_n > BL__MAX_CALLGRIND_ITERATIONS) {
+        fprintf(stderr, "benchlab: BL_CALLGRIND must be a whole number of iterations from 1 to %d (got \"%s\")\n",
+                BL__MAX_CALLGRIND_ITERATIONS, text);
+        return 2;
+    }
+    run->o.format = BL__FORMAT_JSONL;
+    run->counters.count = 0;
+    if (run->target_count)
+        fprintf(stderr, "benchlab: BL_CALLGRIND: threaded targets have no instruction regions; %lu skipped\n",
+                (unsigned long)run->target_count);
+    run->target_count = 0;
+    return 0;
+}
+
+/* One region of `in` at n iterations, then its line. A line after the region, not
+   before: a region that never returned has no dump, and then no line either. */
+static void bl__callgrind_run(FILE *f, const bl__instance *in, uint64_t n, int warm_up) {
+    bl_state state;
+    memset(&state, 0, sizeof state);
+    bl__region_fn(in->bench->body, &state, n, bl__param(in));
+    fputs("{\"type\":\"callgrind_region\",\"bench\":", f);
+    bl__json_string(f, in->bench->name);
+    if (in->bench->params) {
+        fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
+        bl__json_string(f, in->bench->param_name);
+    } else {
+        fputs(",\"param\":null,\"param_name\":null", f);
+    }
+    fprintf(f, ",\"iterations\":%llu,\"suspends\":%llu,\"warm_up\":%s}\n", (unsigned long long)n,
+            (unsigned long long)state.suspends, warm_up ? "true" : "false");
+    fflush(f);
+}
+
+/* Step: with BL_CALLGRIND, every selected benchmark (the baseline too) in three regions:
+   a warm-up at n iterations (its line says "warm_up": true; the Python side skips its
+   dump), then n and 2n. The warm-up goes through the region too, so that
+   the region's own code and the library functions the body calls (lazy binding) are
+   warm in the simulated caches as well; stops the run (-1). */
+static int bl__measure_instructions(bl__run *run) {
+    size_t i;
+    if (!run->callgrind_n) return 0;
+    for (i = 0; i < run->instance_count; i++) {
+        const bl__instance *in = &run->instances[i];
+        bl__callgrind_run(run->out, in, run->callgrind_n, 1);
+        bl__callgrind_run(run->out, in, run->callgrind_n, 0);
+        bl__callgrind_run(run->out, in, 2 * run->callgrind_n, 0);
+    }
+    return -1;
+}
+
 /* Every counter pass of one instance, then its records in the order of the list. */
 static int bl__measure_counters(bl__run *run, size_t index) {
     const bl__counter_set *set = &run->counters;
@@ -3640,8 +3741,10 @@ static int bl__main(int argc, char **argv) {
     if (!status) status = bl__select(&run);
     if (!status) status = bl__check_selection(&run);
     if (!status) status = bl__list(&run);
+    if (!status) status = bl__callgrind_setup(&run);
     if (!status) status = bl__open_output(&run);
     if (!status) status = bl__prepare(&run);
+    if (!status) status = bl__measure_instructions(&run);
     if (!status) status = bl__measure_time(&run);
     if (!status) status = bl__report_benchmarks(&run);
     if (!status) status = bl__run_targets(&run);

@@ -71,7 +71,14 @@ def combine_group(group: list[Record], history: History | None = None) -> Record
     """One group of process_groups as its figure: a lone record of one process as it is."""
     if len(group) == 1 and group[0].process is None:
         return group[0]
-    return combine_processes(group, (history or {}).get(history_key(group[0])))
+    return combine_processes(group, _level(history or {}, group[0]))
+
+
+def _level(history: History, record: Record) -> runlevel.RunLevel | None:
+    """The run level of a record's figure; none for a deterministic count (callgrind's
+    instructions), which is the same on every run of the same code: the differences
+    between its earlier runs are changes of the code, not a spread of the machine."""
+    return None if record.reported.get("deterministic") is True else history.get(history_key(record))
 
 
 def combine_processes(group: list[Record], level: runlevel.RunLevel | None = None) -> Record:

@@ -20,6 +20,14 @@ whole runs (runlevel.py) joins the error term: each side's figure varies by it t
 
 Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
 (default 1%: [1/1.01, 1.01]); else "slower" (the interval above 1) or "faster".
+
+A deterministic counter (instructions counted by callgrind: `"deterministic": true`)
+is the same on every run of the same code, so its processes agree exactly, its ratio's
+interval has zero width and its noise floor is 0: any difference is real, and no
+difference is exactly none. Where both runs have time and instructions for a
+benchmark, each changed row says why (`cause`): "code changed" when its instruction
+count moved, "machine changed" when time moved beyond the noise and the instructions
+did not.
 """
 from __future__ import annotations
 
@@ -41,6 +49,11 @@ SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
 BETWEEN_PROCESSES = "between processes"
 BETWEEN_RUNS = "between processes and earlier runs"
 WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
+EXACT = "exact: a deterministic counter"
+#: Why a row changed, where instruction counts tell.
+CODE_CHANGED, MACHINE_CHANGED = "code changed", "machine changed"
+#: Counters that count the work the code does: when one moved, the code changed.
+INSTRUCTION_COUNTERS = ("instructions",)
 
 
 @dataclasses.dataclass
@@ -58,6 +71,10 @@ class Comparison:
     processes: tuple[int, int]
     #: `ab` only: A's and B's medians of each round, in round order (paired), for tests of one's own.
     rounds: tuple[list[float], list[float]] | None = None
+    #: Both sides are deterministic counts (callgrind): exact figures, noise floor 0.
+    deterministic: bool = False
+    #: CODE_CHANGED or MACHINE_CHANGED for a changed row whose instructions were compared too.
+    cause: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -124,17 +141,47 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
         b = b_by_key.get((a.key, a.platform))
         if b is None or not _measured(a) or a.unit != b.unit:
             continue
-        ratio, low, high, scope = ratio_interval(a, b, levels.get(history_key(b)))
+        deterministic = _deterministic(a) and _deterministic(b)
+        # A count that is the same on every run of the same code has no spread between runs:
+        # the differences between its earlier runs are changes of the code.
+        ratio, low, high, scope = ratio_interval(a, b, None if deterministic else levels.get(history_key(b)))
+        if deterministic and low == high:
+            scope = EXACT
         result.append(Comparison(
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, ratio=ratio, low=low, high=high,
-            floor=floors.get(a.bench, default_floor), scope=scope,
-            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1))))
+            floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
+            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic))
+    attribute_causes(result)
     return result
+
+
+def attribute_causes(comparisons: list[Comparison]) -> None:
+    """Set `cause` on every changed row of a benchmark whose instruction count was compared
+    too (on any platform: callgrind counts what native times): "code changed" when the
+    instructions moved, "machine changed" when time moved and the instructions did not."""
+    counts: dict[tuple, list[Comparison]] = {}
+    for c in comparisons:
+        bench, param, counter, sweep = c.key
+        if counter in INSTRUCTION_COUNTERS:
+            counts.setdefault((bench, param, sweep), []).append(c)
+    for c in comparisons:
+        bench, param, counter, sweep = c.key
+        if c.verdict == NO_CHANGE or (bench, param, sweep) not in counts:
+            continue
+        if counter in INSTRUCTION_COUNTERS:
+            c.cause = CODE_CHANGED
+        elif counter == "time":
+            moved = any(i.verdict != NO_CHANGE for i in counts[(bench, param, sweep)])
+            c.cause = CODE_CHANGED if moved else MACHINE_CHANGED
 
 
 def geometric_mean(comparisons: list[Comparison]) -> float | None:
     ratios = [c.ratio for c in comparisons if c.ratio > 0]
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+
+
+def _deterministic(record: Record) -> bool:
+    return record.reported.get("deterministic") is True
 
 
 def _measured(record: Record) -> bool:

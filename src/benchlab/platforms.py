@@ -65,6 +65,12 @@ def builtin_platforms() -> dict[str, PlatformSpec]:
                              description=f"qemu-user emulation of {machine}"),
         "valgrind": PlatformSpec("valgrind", ["valgrind", "--quiet", "{exe}", "{args}"],
                                  description="valgrind's memcheck"),
+        # Instructions per iteration, not time: benchlab.callgrind runs the binary under
+        # callgrind in the header's instruction mode and turns its dumps into records.
+        "callgrind": PlatformSpec(
+            "callgrind", [sys.executable, "-m", "benchlab.callgrind", "{exe}", "{args}"],
+            description="instructions per iteration under valgrind's callgrind (deterministic)",
+        ),
     }
 
 
@@ -148,7 +154,15 @@ class Platform:
         """False for qemu-user, which runs ELF programs only (a `#!` script fails silently)."""
         return not os.path.basename(self.program()).startswith("qemu-")
 
+    @property
+    def counts_instructions(self) -> bool:
+        """True for a platform that runs binaries through benchlab.callgrind."""
+        return self.spec.command[1:3] == ["-m", "benchlab.callgrind"]
+
     def check_available(self) -> None:
+        if self.counts_instructions and not shutil.which("valgrind"):
+            raise UserError(f"platform '{self.name}' needs 'valgrind', which is not on PATH "
+                            "(it counts instructions with valgrind's callgrind)", _INSTALL_HINTS["valgrind"])
         program = self.program()
         if program == "{exe}" or shutil.which(program):
             return
@@ -160,6 +174,8 @@ class Platform:
         """A one-line description of the launcher's version, for the run's context."""
         if self.name == "wasm" and self.spec.command[:3] == [sys.executable, "-m", "benchlab.wasi"]:
             return f"wasmtime (Python package) {importlib.metadata.version('wasmtime')}"
+        if self.counts_instructions and not self.spec.launchers:
+            return _first_line(["valgrind", "--version"])
         program = self.program()
         if program == "{exe}":
             return None

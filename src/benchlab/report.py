@@ -172,7 +172,9 @@ def _interval(record: Record) -> tuple[float, float] | None:
         # anyway, formats.md): its range is what the table shows and judges.
         return float(record.summary["min"]), float(record.summary["max"])
     ci = record.summary.get("median_ci")
-    enough = record.summary.get("n", 0) >= MIN_SAMPLES_FOR_CI or record.summary.get("processes", 1) > 1
+    # A deterministic count (callgrind's instructions) is exact from one sample.
+    enough = (record.summary.get("n", 0) >= MIN_SAMPLES_FOR_CI or record.summary.get("processes", 1) > 1
+              or record.reported.get("deterministic") is True)
     if not enough or not ci:
         return None
     return float(ci[0]), float(ci[1])

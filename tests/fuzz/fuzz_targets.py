@@ -332,7 +332,7 @@ runs = 2
 warmups = 1
 """
 OPTION_VALUES = {
-    "--platform": ["native", "qemu", "valgrind", "wasm", "box", "grate", "jvm", ""],
+    "--platform": ["native", "qemu", "valgrind", "wasm", "box", "grate", "jvm", "", "callgrind", "native,wasm", "native,"],
     "--format": ["table", "json", "csv", "markdown", "xml", ""],
     "--out": ["out.json", "out.csv", "out.md", "out.txt", "out.xyz", "missing/out.json", "adir", "", "."],
     "--timeout": ["1", "0", "-1", "inf", "nan", "1e10", "0.001", "abc", ""],

@@ -38,7 +38,7 @@ def test_a_platform_name_longer_than_the_store_holds(project):
 def test_unknown_platform_in_run_platforms(project):
     assert error_of(project, '[run]\nplatforms = ["native", "wasmer"]\n') == (
         "unknown platform 'wasmer' (from --platform or run.platforms in benchlab.toml) "
-        "(use one of: native, wasm, qemu, valgrind, or define [platforms.wasmer] in benchlab.toml)")
+        "(use one of: native, wasm, qemu, valgrind, callgrind, or define [platforms.wasmer] in benchlab.toml)")
 
 
 def test_wrong_type_and_bad_toml(project):

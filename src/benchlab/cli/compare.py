@@ -13,7 +13,8 @@ from typing import Any
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
-from benchlab.compare import NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean
+from benchlab.compare import (
+    CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean)
 from benchlab.errors import ExitCode, UserError
 from benchlab.importing import read_results
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
@@ -90,11 +91,13 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
             "comparisons": [{"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3],
                              "platform": c.platform, "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
                              "ratio_ci": [c.low, c.high], "verdict": c.verdict, "noise_floor": c.floor,
-                             "interval": c.scope, "processes": list(c.processes),
+                             "interval": c.scope, "processes": list(c.processes), "deterministic": c.deterministic,
+                             "cause": c.cause,
                              **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}
                             for c in comparisons]}, indent=1) + "\n"
     rows = [(_name(c), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", f"[{c.low:.4f}, {c.high:.4f}]",
-             c.verdict + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "")) for c in comparisons]
+             c.verdict + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "")
+             + (f": {c.cause}" if c.cause else "")) for c in comparisons]
     heads = ("TEST", "PLATFORM", f"A ({a.label})", f"B ({b.label})", "B/A", "99% interval", "VERDICT")
     lines = []
     if differences:
@@ -110,6 +113,9 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
     if any(c.scope == WITHIN_ONE_PROCESS for c in comparisons):
         lines.append("(1 process): a side has one process per benchmark; its interval cannot see what changes "
                      "between runs (CPU, layout, the machine's phase): rerun with benchlab run --processes N")
+    if any(c.cause for c in comparisons):
+        lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
+                     "moved beyond the noise while its instruction count did not")
     return "\n".join(lines) + "\n"
 
 
@@ -240,5 +246,5 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
     for c in offenders:
         threshold = 100 * config.max_regressions.get(c.key[0], max_regression / 100)
         click.echo(f"regression: {_name(c)} on {c.platform}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
-                   f"more than {threshold:g}% slower", err=True)
+                   f"more than {threshold:g}% slower" + (f" ({c.cause})" if c.cause else ""), err=True)
     return True

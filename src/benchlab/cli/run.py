@@ -33,7 +33,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 @click.command("run", short_help="Build and run benchmarks on platforms; print the table; store the run.")
 @click.argument("targets", nargs=-1, metavar="[TARGET]...")
 @click.option("--platform", "-p", "platform_names", multiple=True, metavar="NAME",
-              help="Platform to run on; repeat for several, the first is the reference (default: run.platforms, else native).")
+              help="Platform to run on; repeat (or NAME,NAME) for several, the first is the reference (default: run.platforms, else native).")
 @format_option
 @out_option
 @click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
@@ -74,7 +74,9 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     and print one table with a column per platform."""
     config = config_of(context)
     parsed_sweep = Sweep.parse(sweep) if sweep else None  # instances=0 is an error before anything runs
-    platforms = resolve_platforms(list(platform_names) or config.platforms or DEFAULT_PLATFORMS, config)
+    # --platform native,callgrind is --platform native --platform callgrind
+    names = [name for given in platform_names for name in given.split(",")]
+    platforms = resolve_platforms(names or config.platforms or DEFAULT_PLATFORMS, config)
     for platform in platforms:
         platform.check_available()
     resolved = resolve_targets(list(targets), config)

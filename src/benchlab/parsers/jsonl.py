@@ -31,6 +31,8 @@ _REPORTED_FIELDS = (
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
     # counter records (formats.md, "Counter records")
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
+    # instruction counts under callgrind (benchlab.callgrind): exact, the same on every run
+    "deterministic", "region_totals",
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.

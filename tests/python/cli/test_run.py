@@ -91,7 +91,7 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
      "error: no benchmark matches 'nothing_like_this' (give a suite directory, a C file, an executable, "
      "a workload name, or a prefix of a file in the current directory)\n"),
     (["run", "b.sh", "--platform", "jvm"],
-     "error: unknown platform 'jvm' (from --platform) (use one of: native, wasm, qemu, valgrind, "
+     "error: unknown platform 'jvm' (from --platform) (use one of: native, wasm, qemu, valgrind, callgrind, "
      "or define [platforms.jvm] in benchlab.toml)\n"),
     (["run", "b.sh", "--format", "xml"],
      "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'csv', 'markdown'. "
