@@ -68,8 +68,10 @@ MIN_NOISE = 1e-3
 #: runs around it counts as this far only: the L2 cost would otherwise make one run on a
 #: busy machine a level of its own (with its neighbour, MIN_SEGMENT). A real shift to a
 #: level of 3 runs or more is not touched: the median of the five runs around each of
-#: its runs is at that level.
-OUTLIER_CLIP = 4.0
+#: its runs is at that level. 3 rather than 4: with heavy-tailed noise (Student-t, 3
+#: degrees of freedom) 4 left 13 false change points in 1,000 series of 100 runs, 3
+#: leaves 3, and finds a 5% shift in 2% normal noise as often (226 of 300 series both).
+OUTLIER_CLIP = 3.0
 
 #: 1.4826 * MAD estimates a normal distribution's standard deviation.
 _MAD_TO_SD = 1.4826
@@ -147,8 +149,8 @@ def detect(values: Sequence[float], *, penalty: float | None = None, min_size: i
         raise ValueError(f"penalty must be a finite number >= 0 (got {penalty!r})")
     import ruptures  # imported when needed: a third of a second that `run` need not pay
 
-    scaled = _clip_outliers((logs - np.median(logs)) / sigma).reshape(-1, 1)
-    ends = ruptures.Pelt(model="l2", min_size=min_size, jump=1).fit(scaled).predict(pen=penalty)
+    scaled = _clip_outliers((logs - np.median(logs)) / sigma)
+    ends = ruptures.Pelt(custom_cost=_l2_cost(), min_size=min_size, jump=1).fit(scaled).predict(pen=penalty)
     cuts = [int(end) for end in ends if end < n]
     cuts = _above_floor(np.asarray(values, dtype=float), cuts, min_change)
     return _change_points(np.asarray(values, dtype=float), cuts)
@@ -162,6 +164,38 @@ def _logs(values: Sequence[float]) -> np.ndarray:
         bad = next(float(v) for v in array if not (math.isfinite(v) and v > 0))
         raise ValueError(f"values must be finite numbers > 0 (got {bad!r})")
     return np.log(array)
+
+
+def _l2_cost():
+    """ruptures' L2 cost (a segment's sum of squared deviations from its mean) from prefix
+    sums: the same figure in O(1) per segment instead of a pass over it, so PELT over a
+    history of hundreds of runs takes milliseconds (the report runs it per benchmark)."""
+    from ruptures.base import BaseCost
+    from ruptures.exceptions import NotEnoughPoints
+
+    class PrefixSumL2(BaseCost):
+        model = "l2"
+
+        def __init__(self):
+            self.min_size = 1
+            self.signal = np.empty((0, 1))
+            self.sums: list[float] = []
+            self.squares: list[float] = []
+
+        def fit(self, signal):
+            values = np.asarray(signal, dtype=float).reshape(-1)
+            self.signal = values.reshape(-1, 1)  # what Pelt reads the length from
+            self.sums = np.concatenate(([0.0], np.cumsum(values))).tolist()
+            self.squares = np.concatenate(([0.0], np.cumsum(values ** 2))).tolist()
+            return self
+
+        def error(self, start, end):
+            if end - start < self.min_size:
+                raise NotEnoughPoints
+            total = self.sums[end] - self.sums[start]
+            return max(self.squares[end] - self.squares[start] - total * total / (end - start), 0.0)
+
+    return PrefixSumL2()
 
 
 def _clip_outliers(z: np.ndarray) -> np.ndarray:

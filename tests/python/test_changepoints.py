@@ -112,3 +112,12 @@ def test_bad_settings():
         detect([1.0] * 5 + [2.0] * 5, penalty=-1)
     with pytest.raises(ValueError, match=r"noise must be a finite number > 0 \(got 0\)"):
         detect([1.0] * 5 + [2.0] * 5, noise=0)
+
+
+def test_the_prefix_sum_cost_is_ruptures_l2_cost():
+    from ruptures.costs import CostL2
+    z = np.random.default_rng(5).normal(0, 3, 200)
+    ours, theirs = changepoints._l2_cost().fit(z), CostL2().fit(z)
+    for start in range(0, 200, 7):
+        for end in range(start + 1, 201, 9):
+            assert ours.error(start, end) == pytest.approx(theirs.error(start, end), rel=1e-9, abs=1e-9)
