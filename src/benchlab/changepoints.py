@@ -40,7 +40,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["ChangePoint", "detect", "noise_level", "default_penalty", "PENALTY_BASE", "PENALTY_SMALL_N", "MIN_SEGMENT", "MIN_CHANGE"]
+__all__ = ["ChangePoint", "detect", "noise_level", "default_penalty",
+           "PENALTY_BASE", "PENALTY_SMALL_N", "MIN_SEGMENT", "MIN_CHANGE", "MIN_NOISE", "OUTLIER_CLIP"]
 
 #: The penalty of one more cut, in units of the noise variance, is PENALTY_BASE +
 #: PENALTY_SMALL_N / n for a series of n runs. A cut of pure noise lowers the cost by the
