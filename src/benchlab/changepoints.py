@@ -114,8 +114,9 @@ def noise_level(values: Sequence[float]) -> float:
     CV), from its first differences, which a level shift barely moves: their root mean
     square, each difference first limited to `_DIFF_CLIP` times a robust estimate from
     their median (so that a shift or an outlier run counts as a large difference, not as
-    a huge one), divided by sqrt(2) (a difference holds the noise of two runs)."""
-    logs = _logs(values)
+    a huge one), divided by sqrt(2) (a difference holds the noise of two runs). Values of 0
+    or less are left out, as `detect` leaves them out."""
+    logs = np.log(_positive(values)[1])
     if len(logs) < 3:
         return MIN_NOISE
     diffs = np.diff(logs)
@@ -133,15 +134,17 @@ def detect(values: Sequence[float], *, penalty: float | None = None, min_size: i
     `penalty` is the cost of one more cut in units of the noise variance (default
     `default_penalty(n)`); `min_size` the fewest values in a level; `min_change`
     the smallest shift reported (a fraction); `noise` the standard deviation of log values
-    to assume instead of estimating it (`noise_level`). Values must be finite and > 0.
+    to assume instead of estimating it (`noise_level`). Values must be finite; those of 0
+    or less (a counter that counted nothing) are left out, since a shift is a ratio: they
+    belong to no level, and the indices of the change points are still into `values`.
     """
-    logs = _logs(values)
-    n = len(logs)
     if min_size < 1:
         raise ValueError(f"min_size must be at least 1 (got {min_size})")
+    positions, kept = _positive(values)
+    n = len(kept)
     if n < 2 * min_size:
         return []
-    sigma = noise_level(values) if noise is None else float(noise)
+    sigma = noise_level(kept) if noise is None else float(noise)
     if not (math.isfinite(sigma) and sigma > 0):
         raise ValueError(f"noise must be a finite number > 0 (got {noise!r})")
     if penalty is None:
@@ -150,21 +153,23 @@ def detect(values: Sequence[float], *, penalty: float | None = None, min_size: i
         raise ValueError(f"penalty must be a finite number >= 0 (got {penalty!r})")
     import ruptures  # imported when needed: a third of a second that `run` need not pay
 
+    logs = np.log(kept)
     scaled = _clip_outliers((logs - np.median(logs)) / sigma)
     ends = ruptures.Pelt(custom_cost=_l2_cost(), min_size=min_size, jump=1).fit(scaled).predict(pen=penalty)
-    cuts = [int(end) for end in ends if end < n]
-    cuts = _above_floor(np.asarray(values, dtype=float), cuts, min_change)
-    return _change_points(np.asarray(values, dtype=float), cuts)
+    cuts = _above_floor(kept, [int(end) for end in ends if end < n], min_change)
+    return [dataclasses.replace(cp, index=int(positions[cp.index])) for cp in _change_points(kept, cuts)]
 
 
-def _logs(values: Sequence[float]) -> np.ndarray:
+def _positive(values: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """(the indices of the values > 0, those values); an error for a value that is not finite."""
     array = np.asarray(values, dtype=float)
     if array.ndim != 1:
         raise ValueError("values must be a sequence of numbers")
-    if not np.all(np.isfinite(array)) or np.any(array <= 0):
-        bad = next(float(v) for v in array if not (math.isfinite(v) and v > 0))
-        raise ValueError(f"values must be finite numbers > 0 (got {bad!r})")
-    return np.log(array)
+    if not np.all(np.isfinite(array)):
+        bad = next(float(v) for v in array if not math.isfinite(v))
+        raise ValueError(f"values must be finite numbers (got {bad!r})")
+    positions = np.flatnonzero(array > 0)
+    return positions, array[positions]
 
 
 def _l2_cost():
