@@ -5,6 +5,8 @@
    a quiet benchmark moves by ~0.3%, a loaded machine's by ~3%): the false change
    points in total; and as many series with a SHIFT at a run drawn between the 5th and
    the 5th last: how many are found within +-1 run, and the false ones beside them.
+   Then the false change points in 10 x SERIES noise series of 12, 30 and 100 runs,
+   of normal and of heavy-tailed (Student-t, 3 degrees of freedom) noise.
 2. A real history: a small suite (bench/kernels.h's multiply-add chain, `steady` of
    100 steps and `work` of 100 steps) stored 12 times with `benchlab run
    --processes 3` into a temporary database, in a git repository whose commit halfway
@@ -74,6 +76,14 @@ def synthetic(series: int, runs: int, shift: float, seed: int) -> None:
             found += bool(hits)
             false_shift += len(points) - min(len(hits), 1)
         print(f"{cv:>6.1%}  {f'{false_noise} in {series} series':>27}  {f'{found} of {series}':>28}  {false_shift:>15}")
+    lengths = (12, 30, 100)
+    many = 10 * series
+    counts = []
+    for length in lengths:
+        normal = sum(len(detect(np.exp(rng.normal(0, 0.01, length)))) for _ in range(many))
+        heavy = sum(len(detect(np.exp(0.01 * rng.standard_t(3, length)))) for _ in range(many))
+        counts.append(f"{length} runs: {normal} (normal), {heavy} (Student-t, 3 degrees of freedom)")
+    print(f"false change points in {many} noise series each of " + "; ".join(counts))
 
 
 def real(runs: int, slowdown_steps: int) -> None:
