@@ -175,6 +175,17 @@ def attribute_causes(comparisons: list[Comparison]) -> None:
             c.cause = CODE_CHANGED if moved else MACHINE_CHANGED
 
 
+def row_name(key: tuple) -> str:
+    """A comparison's row as `compare` prints it: bench/param [counter] @sweep."""
+    bench, param, counter, sweep = key[:4]
+    name = bench if param is None else f"{bench}/{param}"
+    if counter != "time":
+        name += f" [{counter}]"
+    if sweep is not None:
+        name += f" @{sweep}"
+    return name
+
+
 def geometric_mean(comparisons: list[Comparison]) -> float | None:
     ratios = [c.ratio for c in comparisons if c.ratio > 0]
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None

@@ -14,7 +14,8 @@ import click
 
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.compare import (
-    CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean)
+    CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean,
+    row_name)
 from benchlab.errors import ExitCode, UserError
 from benchlab.importing import read_results
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
@@ -68,13 +69,7 @@ def _short(value: Any) -> str:
 
 
 def _name(c: Comparison) -> str:
-    bench, param, counter, sweep = c.key
-    name = bench if param is None else f"{bench}/{param}"
-    if counter != "time":
-        name += f" [{counter}]"
-    if sweep is not None:
-        name += f" @{sweep}"
-    return name
+    return row_name(c.key)
 
 
 def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) -> str:

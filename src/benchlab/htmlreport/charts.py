@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from benchlab import combine, stats
+from benchlab.compare import row_name
 
 #: Process i's colour in every distribution chart (plotly's default cycle).
 PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
@@ -56,13 +57,7 @@ def text(value: Any) -> str:
 
 def name_of(key: tuple) -> str:
     """bench/param [counter] @sweep, as `benchlab compare` names a row."""
-    bench, param, counter, sweep = key[:4]
-    name = bench if param is None else f"{bench}/{param}"
-    if counter != "time":
-        name += f" [{counter}]"
-    if sweep is not None:
-        name += f" @{sweep}"
-    return name
+    return row_name(key)
 
 
 def base_layout(height: int = CHART_HEIGHT_PX, **extra: Any) -> dict[str, Any]:
