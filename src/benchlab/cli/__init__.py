@@ -4,13 +4,13 @@ exit code (see benchlab.errors.ExitCode and docs/cli.md).
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
 
 from benchlab import __version__
-from benchlab.cli import ab, baseline, compare, export, history, import_, profile, report, run, runs, show
 from benchlab.errors import ExitCode, Interrupted, UserError
 
 #: Set to 1 to get Python tracebacks for user errors too.
@@ -20,7 +20,40 @@ DEBUG_VARIABLE = "BENCHLAB_DEBUG"
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+#: The subcommands, in the order `benchlab --help` lists them: name -> (module, attribute).
+#: A subcommand's module is imported only when that subcommand runs (or the help lists
+#: it): `benchlab run` need not pay for the HTML report's, the profiler's or ab's imports.
+SUBCOMMANDS = {
+    "run": ("run", "command"),                  # build and run targets on platforms, print the table, store the run
+    "runs": ("runs", "command"),                # list stored runs
+    "show": ("show", "command"),                # print a stored run again
+    "compare": ("compare", "compare_command"),  # what got faster or slower between two runs
+    "gate": ("compare", "gate_command"),        # exit 3 on a regression beyond a threshold
+    "ab": ("ab", "command"),                    # two builds interleaved, paired by round
+    "import": ("import_", "command"),           # store another tool's results file as a run
+    "export": ("export", "command"),            # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
+    "baseline": ("baseline", "command"),        # name stored runs: save, list, show, delete
+    "profile": ("profile", "command"),          # where the time goes: perf or callgrind, folded into buckets
+    "history": ("history", "command"),          # a benchmark over stored runs, level shifts marked
+    "report": ("report", "command"),            # stored runs as an HTML page with charts
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use (click's documented
+    pattern: list_commands and get_command instead of add_command)."""
+
+    def list_commands(self, context: click.Context) -> list[str]:
+        return list(SUBCOMMANDS)
+
+    def get_command(self, context: click.Context, name: str) -> click.Command | None:
+        if name not in SUBCOMMANDS:
+            return None
+        module, attribute = SUBCOMMANDS[name]
+        return getattr(importlib.import_module(f"benchlab.cli.{module}"), attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="benchlab")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), envvar="BENCHLAB_CONFIG",
               help="benchlab.toml to use (default: the nearest one from the current directory up).")
@@ -28,20 +61,6 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 def cli(context: click.Context, config_path: str | None) -> None:
     """Build, run and compare benchmarks of small costs across platforms."""
     context.ensure_object(dict)["config_path"] = config_path
-
-
-cli.add_command(run.command)    # build and run targets on platforms, print the table, store the run
-cli.add_command(runs.command)   # list stored runs
-cli.add_command(show.command)   # print a stored run again
-cli.add_command(compare.compare_command)  # what got faster or slower between two runs
-cli.add_command(compare.gate_command)     # exit 3 on a regression beyond a threshold
-cli.add_command(ab.command)               # two builds interleaved, paired by round
-cli.add_command(import_.command)          # store another tool's results file as a run
-cli.add_command(export.command)           # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
-cli.add_command(baseline.command)         # name stored runs: save, list, show, delete
-cli.add_command(profile.command)          # where the time goes: perf or callgrind, folded into buckets
-cli.add_command(history.command)          # a benchmark over stored runs, level shifts marked
-cli.add_command(report.command)           # stored runs as an HTML page with charts
 
 
 def main(argv: list[str] | None = None) -> int:
