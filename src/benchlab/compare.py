@@ -110,8 +110,10 @@ def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None)
     ratio = fb / fa
     var_a, var_b = (se_a / fa) ** 2, (se_b / fb) ** 2
     if na > 1 and nb > 1:
-        # Welch-Satterthwaite degrees of freedom of the relative variances.
-        parts = [(var_a, na - 1), (var_b, nb - 1)]
+        # Welch-Satterthwaite degrees of freedom of the relative variances; a side whose
+        # processes agree more than this machine's earlier runs' did takes their pooled
+        # spread instead (runlevel.process_spread).
+        parts = [_process_part(var_a, na, level), _process_part(var_b, nb, level)]
         scope = BETWEEN_PROCESSES
         if level is not None and level.variance > 0:
             parts.append((2 * level.variance, level.df))
@@ -124,6 +126,13 @@ def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None)
         scope = WITHIN_ONE_PROCESS
     half = stats.t_quantile_99(max(1, int(df))) * math.sqrt(total)
     return ratio, ratio * math.exp(-half), ratio * math.exp(half), scope
+
+
+def _process_part(relative_variance: float, processes: int,
+                  level: runlevel.RunLevel | None) -> tuple[float, int]:
+    """One side's relative variance of its figure, and its degrees of freedom."""
+    sd, df = runlevel.process_spread(1.0, math.sqrt(relative_variance * processes), processes, level)
+    return sd * sd / processes, df
 
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,

@@ -21,6 +21,15 @@ so s_run^2 = max(0, mean_j(d_j^2 - p_j - p_{j+1}) / 2). Consecutive differences 
 Neumann's mean square successive difference) rather than the variance about one mean, so
 that a level shift in the history (a real change of the code) inflates the estimate once,
 not for every run on either side of it.
+
+The same history also says how much single processes of the benchmark differ on this
+machine: the pooled relative variance of its earlier runs' processes, with their degrees
+of freedom. A run of 5 processes estimates that spread on 4 degrees of freedom, and on a
+VM whose vCPUs switch between states the 5 sometimes land in one state and agree by
+chance (bench/README.md: the intervals that missed the next run were the narrowest ones).
+So the rerun interval uses the larger of this run's process spread and the pooled one:
+a run whose processes disagree more than usual keeps its own, a run whose processes
+agree by luck does not get an interval narrower than the machine's history supports.
 """
 from __future__ import annotations
 
@@ -40,6 +49,7 @@ class RunFigure:
     the relative variance of that mean which its processes explain (CV^2 / N)."""
     mean: float
     process_variance: float
+    processes: int = 0    # N; 0 when unknown (then it adds nothing to the pooled spread)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +58,8 @@ class RunLevel:
     variance: float       # of the log figure: (relative standard deviation)^2
     earlier_runs: int     # how many runs it was estimated from
     df: int               # its degrees of freedom: the consecutive differences
+    process_cv2: float = 0.0  # one process's figure, pooled over those runs: CV^2 (0: unknown)
+    process_df: int = 0       # its degrees of freedom: the sum of (N_j - 1)
 
     @property
     def relative_sd(self) -> float:
@@ -72,7 +84,7 @@ def run_figure(process_medians: Iterable[float]) -> RunFigure | None:
     if mean <= 0:
         return None
     variance = sum((m - mean) ** 2 for m in medians) / (count - 1)
-    return RunFigure(mean=mean, process_variance=variance / (mean * mean) / count)
+    return RunFigure(mean=mean, process_variance=variance / (mean * mean) / count, processes=count)
 
 
 def estimate(history: list[RunFigure]) -> RunLevel | None:
@@ -83,7 +95,23 @@ def estimate(history: list[RunFigure]) -> RunLevel | None:
     excess = [math.log(b.mean / a.mean) ** 2 - a.process_variance - b.process_variance
               for a, b in zip(history, history[1:])]
     variance = max(0.0, sum(excess) / len(excess) / 2)
-    return RunLevel(variance=variance, earlier_runs=len(history), df=len(excess))
+    # Pooled within-run variance of one process: each run's CV^2 weighted by its N - 1.
+    process_df = sum(f.processes - 1 for f in history if f.processes > 1)
+    process_cv2 = (sum((f.processes - 1) * f.process_variance * f.processes for f in history if f.processes > 1)
+                   / process_df) if process_df else 0.0
+    return RunLevel(variance=variance, earlier_runs=len(history), df=len(excess),
+                    process_cv2=process_cv2, process_df=process_df)
+
+
+def process_spread(figure: float, between_sd: float, processes: int,
+                   level: RunLevel | None) -> tuple[float, int]:
+    """The standard deviation of one process's figure to build the interval on, and its
+    degrees of freedom: this run's, or the machine's pooled one when that is larger."""
+    if level is not None and level.process_df > 0 and figure > 0:
+        pooled = math.sqrt(level.process_cv2) * abs(figure)
+        if pooled > between_sd:
+            return pooled, level.process_df
+    return between_sd, processes - 1
 
 
 def rerun_half_width(figure: float, between_sd: float, processes: int,
@@ -91,11 +119,14 @@ def rerun_half_width(figure: float, between_sd: float, processes: int,
     """The half-width of the interval that covers a rerun's figure, and its degrees of
     freedom. Our mean and a rerun's each vary by s^2/N between processes and by s_run^2
     between runs: their difference by 2 (s^2/N + s_run^2). The two variance estimates
-    have their own degrees of freedom, pooled by Welch-Satterthwaite (rounded down)."""
-    process_part = 2 * between_sd ** 2 / processes
+    have their own degrees of freedom, pooled by Welch-Satterthwaite (rounded down). s is
+    this run's spread between processes, or the pooled one of earlier runs when larger
+    (process_spread)."""
+    sd, process_df = process_spread(figure, between_sd, processes, level)
+    process_part = 2 * sd ** 2 / processes
     if level is None or level.variance == 0 or figure == 0:
-        return t_quantile(processes - 1) * math.sqrt(process_part), processes - 1
+        return t_quantile(process_df) * math.sqrt(process_part), process_df
     run_part = 2 * level.variance * figure * figure
-    denominator = process_part ** 2 / (processes - 1) + run_part ** 2 / level.df
-    df = max(1, int((process_part + run_part) ** 2 / denominator)) if denominator > 0 else processes - 1
+    denominator = process_part ** 2 / process_df + run_part ** 2 / level.df
+    df = max(1, int((process_part + run_part) ** 2 / denominator)) if denominator > 0 else process_df
     return t_quantile(df) * math.sqrt(process_part + run_part), df
