@@ -45,6 +45,8 @@ runs = sa.Table(
     sa.Column("argv", sa.JSON),
     sa.Column("platforms", sa.JSON),
     sa.Column("context", sa.JSON),
+    # The imported file's sha256, for runs `benchlab import` made (context["imported"]).
+    sa.Column("imported_sha256", sa.String(64), index=True),
 )
 
 records = sa.Table(
@@ -167,6 +169,13 @@ def database_url(option: str | None, config_value: str | None, state_dir: Path) 
     return f"sqlite:///{state_dir / 'results.db'}"
 
 
+def _imported_sha256(context: dict[str, Any] | None) -> str | None:
+    """The sha256 of the file an imported run came from (context["imported"]), else None."""
+    imported = context.get("imported") if isinstance(context, dict) else None
+    digest = imported.get("sha256") if isinstance(imported, dict) else None
+    return digest if isinstance(digest, str) and len(digest) <= 64 else None
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -231,7 +240,7 @@ class Store:
         with self._errors("write to", self._WRITE_FIX), self._write() as connection:
             result = connection.execute(runs.insert().values(
                 started_at=_now(), status="running", host=socket.gethostname(), pid=os.getpid(),
-                argv=argv, platforms=platforms, context=context))
+                argv=argv, platforms=platforms, context=context, imported_sha256=_imported_sha256(context)))
             return int(result.inserted_primary_key[0])
 
     def add_unit(self, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
@@ -321,11 +330,9 @@ class Store:
     def imported_as(self, sha256: str) -> int | None:
         """The run that an import of a file with this content made, if any (the newest)."""
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            for row in connection.execute(sa.select(runs.c.id, runs.c.context).order_by(runs.c.id.desc())):
-                imported = (row.context or {}).get("imported") if isinstance(row.context, dict) else None
-                if isinstance(imported, dict) and imported.get("sha256") == sha256:
-                    return int(row.id)
-        return None
+            found = connection.execute(sa.select(runs.c.id).where(runs.c.imported_sha256 == sha256)
+                                       .order_by(runs.c.id.desc()).limit(1)).scalar()
+        return None if found is None else int(found)
 
     def resolve_run_id(self, text: str) -> int:
         """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name

@@ -151,8 +151,8 @@ def revision_of(url: str) -> str | None:
 
 def test_head_is_the_newest_revision_file():
     script = ScriptDirectory(str(migrations.DIRECTORY))
-    assert script.get_current_head() == migrations.HEAD == "0004"
-    assert [r.revision for r in script.walk_revisions()] == ["0004", "0003", "0002", "0001"]
+    assert script.get_current_head() == migrations.HEAD == "0005"
+    assert [r.revision for r in script.walk_revisions()] == ["0005", "0004", "0003", "0002", "0001"]
 
 
 def test_a_new_database_gets_the_schema_store_py_queries(db_url):
@@ -217,6 +217,27 @@ def test_the_first_stored_schema_without_units_upgrades_too(db_url):
     # a run of that time has no plan, so nothing is named missing
     run, records, _ = store.load_run(1)
     assert run["missing"] == [] and len(records) == 2
+    store.close()
+
+
+def test_imported_runs_of_an_older_database_are_found_by_their_sha256_after_the_upgrade(db_url):
+    make_unversioned_database(db_url)
+    digest = hashlib.sha256(b"BM_x 10 ns").hexdigest()
+    engine = engine_of(db_url)
+    with engine.begin() as connection:
+        connection.execute(frozen_runs.insert(), [dict(
+            started_at="2026-11-22T09:00:00Z", status="complete", argv=["benchlab", "import", "x.json"],
+            platforms=["native"], context={"imported": {"path": "/x.json", "sha256": digest, "format": "gbench"}})])
+    engine.dispose()
+    before = dump(db_url)
+    store = Store(db_url)
+    assert dump(db_url) == before
+    assert store.imported_as(digest) == 3
+    assert store.imported_as(hashlib.sha256(b"other").hexdigest()) is None
+    # A run imported after the upgrade is found too, and the newest import wins.
+    again = store.begin_run(["benchlab", "import", "x.json"], ["native"], {"imported": {"sha256": digest}})
+    assert again == 4 and store.imported_as(digest) == 4
+    assert store.imported_as("") is None and store.begin_run(["benchlab", "run"], ["native"], {}) == 5
     store.close()
 
 
