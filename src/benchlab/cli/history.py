@@ -22,7 +22,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from benchlab import changepoints
+from benchlab import changepoints, runlevel
+from benchlab.combine import history_key
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
 from benchlab.records import Record
@@ -196,7 +197,25 @@ def select_series(name: str, runs: list[tuple[dict[str, Any], list[Record]]], *,
                      f"{', ...' if len(zeros) > 10 else ''}): a shift is a ratio")
     points = [Point(run, record) for pairs in by_run.values() for run, record in pairs if record.median > 0]
     points.sort(key=lambda p: (p.date, p.run["id"]))
-    return points, notes
+    return with_run_levels(points, {run["id"]: records for run, records in runs}), notes
+
+
+def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]) -> list[Point]:
+    """Each point's figure combined again with the run level of the (at most 20) points
+    before it, as `show` combines a run with the runs before it on its machine (runlevel.py):
+    the interval column then reads as `show`'s does, a rerun's range."""
+    result = []
+    for j, point in enumerate(points):
+        earlier = [runlevel.run_figure(p.record.summary.get("process_medians") or [])
+                   for p in points[max(0, j - runlevel.MAX_EARLIER_RUNS):j]]
+        level = runlevel.estimate([f for f in earlier if f is not None])
+        if level is not None and point.record.summary.get("processes", 1) > 1:
+            key = history_key(point.record)
+            again = [r for r in figures(records_by_run[point.run["id"]], {key: level}) if history_key(r) == key
+                     and r.reported.get("copy") == point.record.reported.get("copy")]
+            point = Point(point.run, again[0]) if again else point
+        result.append(point)
+    return result
 
 
 def _pick_host(candidates: list[tuple[dict[str, Any], Record]],

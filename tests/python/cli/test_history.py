@@ -84,8 +84,23 @@ def test_json_and_last(store, benchlab):
 
     last = json.loads(benchlab("history", "getpid", "--format", "json", "--last", "4").stdout)
     assert [run["run"] for run in last["runs"]] == [9, 10, 11, 12] and last["change_points"] == []
+    # Each run's interval is the one `show` prints for it: from run 4 on (3 earlier runs on
+    # this machine) the run level of the runs before it is in it, as in show's.
+    for run in document["runs"]:
+        shown = json.loads(benchlab("show", str(run["run"]), "--format", "json").stdout)
+        [cell] = [row["cells"]["native"] for row in shown["rows"] if row["test"] == "getpid"]
+        assert run["interval"] == pytest.approx(cell["median_ci"])
+    # At the shift (run 7) the six steady runs before it give the level. Their runs differ by
+    # less than their processes explain (no run level), and their processes (1 ns apart on
+    # ~100 ns, 12 degrees of freedom) by relatively more than run 7's (1 ns on 110 ns): the
+    # pooled relative spread is used, t(0.995; 12) * 110.2 * sqrt(mean(1/m^2)) * sqrt(2/3)
+    # = 2.75 ns, +-2.5% (run 1, without history: t(0.995; 2) * 1 * sqrt(2/3), +-8.1%).
+    seventh = document["runs"][6]
+    pooled_sd = GETPID[6] * (sum(1 / m ** 2 for m in GETPID[:6]) / 6) ** 0.5
+    assert (seventh["interval"][1] - seventh["interval"][0]) / 2 == pytest.approx(
+        3.0545395 * pooled_sd * (2 / 3) ** 0.5, rel=1e-6)
     markdown = benchlab("history", "getpid", "--format", "markdown").stdout
-    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-7.4% | shift +10.1% (100 -> 110) |" in markdown
+    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-2.5% | shift +10.1% (100 -> 110) |" in markdown
 
 
 def test_hosts_are_not_mixed(store, benchlab):
