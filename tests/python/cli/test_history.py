@@ -1,8 +1,10 @@
 """`benchlab history NAME`: a benchmark over stored runs, level shifts marked; on SQLite and
 PostgreSQL (db_url). Runs are stored through the Store API with figures known exactly."""
 import json
+import math
 
 import pytest
+from scipy import stats as scipy_stats
 
 from benchlab.records import Record
 from benchlab.store import Store
@@ -90,17 +92,24 @@ def test_json_and_last(store, benchlab):
         shown = json.loads(benchlab("show", str(run["run"]), "--format", "json").stdout)
         [cell] = [row["cells"]["native"] for row in shown["rows"] if row["test"] == "getpid"]
         assert run["interval"] == pytest.approx(cell["median_ci"])
-    # At the shift (run 7) the six steady runs before it give the level. Their runs differ by
-    # less than their processes explain (no run level), and their processes (1 ns apart on
-    # ~100 ns, 12 degrees of freedom) by relatively more than run 7's (1 ns on 110 ns): the
-    # pooled relative spread is used, t(0.995; 12) * 110.2 * sqrt(mean(1/m^2)) * sqrt(2/3)
-    # = 2.75 ns, +-2.5% (run 1, without history: t(0.995; 2) * 1 * sqrt(2/3), +-8.1%).
+    # At the shift (run 7) the six steady runs before it give the level, by hand: their 5
+    # consecutive log differences' median over chi-square(1)'s median, less what their
+    # processes (1 ns apart, 3 each) explain, is the run level (1 degree of freedom: 0.37 x 5);
+    # their pooled process spread, relative, applied to run 7's 110.2 ns (larger than its
+    # own 1 ns, 12 degrees of freedom); Welch-Satterthwaite joins the two.
+    steady = GETPID[:6]
+    squares = sorted(math.log(b / a) ** 2 for a, b in zip(steady, steady[1:]))
+    explained = sum(1 / a ** 2 / 3 + 1 / b ** 2 / 3 for a, b in zip(steady, steady[1:])) / 5
+    run_variance = (squares[2] / 0.454936423119572 - explained) / 2
+    pooled_sd = GETPID[6] * (sum(1 / m ** 2 for m in steady) / 6) ** 0.5
+    process_part, run_part = 2 * pooled_sd ** 2 / 3, 2 * run_variance * GETPID[6] ** 2
+    df = int((process_part + run_part) ** 2 / (process_part ** 2 / 12 + run_part ** 2 / 1))
     seventh = document["runs"][6]
-    pooled_sd = GETPID[6] * (sum(1 / m ** 2 for m in GETPID[:6]) / 6) ** 0.5
+    assert run_variance > 0 and df == 11
     assert (seventh["interval"][1] - seventh["interval"][0]) / 2 == pytest.approx(
-        3.0545395 * pooled_sd * (2 / 3) ** 0.5, rel=1e-6)
+        scipy_stats.t.ppf(0.995, df) * math.sqrt(process_part + run_part), rel=1e-6)
     markdown = benchlab("history", "getpid", "--format", "markdown").stdout
-    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-2.5% | shift +10.1% (100 -> 110) |" in markdown
+    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-2.8% | shift +10.1% (100 -> 110) |" in markdown
 
 
 def test_hosts_are_not_mixed(store, benchlab):
