@@ -51,6 +51,8 @@ CHAINS = ["chain10", "chain100", "chain1000"]
 PROCESSES = 20
 # Default `benchlab run`s: 39 next-run pairs (each miss is 2.6%), 1560 ordered pairs.
 RUNS = 40
+#: The runs' store, kept after the run (bench/runlevel_replay.py reads it).
+RUNS_DB = "bench/build/runs.db"
 #: The first of the runs whose store holds 3 earlier runs (the unmeasured first run is one).
 HISTORY_FROM = 2
 # Comparisons within one process: 100 resolves "at most 1 in 100".
@@ -194,6 +196,8 @@ def runs(benchlab_cmd: str, count: int) -> Runs:
             r.intervals.append({row["test"]: tuple(row["cells"]["native"]["median_ci"]) for row in doc["rows"]})
             r.processes = max(rec["reported"].get("process", 0) for rec in doc["records"]) + 1
             log(f"benchlab run {i + 1}/{count}: {wall:.2f} s")
+        # Kept for bench/runlevel_replay.py: every process of every run, to replay estimators on.
+        shutil.copy(os.path.join(project, ".benchlab", "results.db"), RUNS_DB)
     finally:
         shutil.rmtree(project, ignore_errors=True)
     return r
