@@ -211,8 +211,8 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
         level = runlevel.estimate([f for f in earlier if f is not None])
         if level is not None and point.record.summary.get("processes", 1) > 1:
             key = history_key(point.record)
-            again = [r for r in figures(records_by_run[point.run["id"]], {key: level}) if history_key(r) == key
-                     and r.reported.get("copy") == point.record.reported.get("copy")]
+            mine = [r for r in records_by_run[point.run["id"]] if history_key(r) == key]  # this figure's processes only
+            again = [r for r in figures(mine, {key: level}) if r.reported.get("copy") == point.record.reported.get("copy")]
             point = Point(point.run, again[0]) if again else point
         result.append(point)
     return result
