@@ -27,7 +27,7 @@ change of the code widened the next 20 runs' intervals from +-2.6% to +-6.4%
 (simulation: 5 processes, 0.3% between them, 0.5% between runs, a 10% change every 25
 runs; next-run coverage 98.8% with the median, 99.9% with the mean). The median is
 noisier, so it counts as 0.37 of as many degrees of freedom; on histories without
-changes the intervals are 10-25% wider for it (coverage 99.1-99.6%).
+changes the intervals are 12-27% wider for it (coverage 99.1-99.6%).
 
 The same history also says how much single processes of the benchmark differ on this
 machine: the pooled relative variance of its earlier runs' processes, with their degrees
@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from typing import Any, Iterable
 
 #: Earlier runs needed before their spread is used (two consecutive differences).
@@ -113,7 +114,7 @@ def estimate(history: list[RunFigure]) -> RunLevel | None:
     if len(squares) >= ROBUST_FROM:
         # The median, so that a real change of the code in the history (one large
         # difference) does not count as machine noise for the next 20 runs.
-        mean_square, df = _median(squares) / CHI2_1_MEDIAN, max(1, int(MEDIAN_EFFICIENCY * len(squares)))
+        mean_square, df = statistics.median(squares) / CHI2_1_MEDIAN, max(1, int(MEDIAN_EFFICIENCY * len(squares)))
     else:
         mean_square, df = sum(squares) / len(squares), len(squares)
     variance = max(0.0, (mean_square - explained) / 2)
@@ -123,12 +124,6 @@ def estimate(history: list[RunFigure]) -> RunLevel | None:
                    / process_df) if process_df else 0.0
     return RunLevel(variance=variance, earlier_runs=len(history), df=df,
                     process_cv2=process_cv2, process_df=process_df)
-
-
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def process_spread(figure: float, between_sd: float, processes: int,

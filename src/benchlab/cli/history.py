@@ -212,8 +212,10 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
         if level is not None and point.record.summary.get("processes", 1) > 1:
             key = history_key(point.record)
             mine = [r for r in records_by_run[point.run["id"]] if history_key(r) == key]  # this figure's processes only
-            again = [r for r in figures(mine, {key: level}) if r.reported.get("copy") == point.record.reported.get("copy")]
-            point = Point(point.run, again[0]) if again else point
+            again = figures(mine, {key: level})
+            # One figure per key, as nearly always; a binary that prints a key twice keeps
+            # its figures as stored rather than risk pairing the wrong one.
+            point = Point(point.run, again[0]) if len(again) == 1 else point
         result.append(point)
     return result
 
