@@ -9,13 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy
+
 from benchlab import __version__
-
-
-def _metadata():
-    """importlib.metadata, imported when first needed: it costs ~30 ms at start-up."""
-    import importlib.metadata
-    return importlib.metadata
 from benchlab.build import compiler_version
 from benchlab.config import Config
 from benchlab.platforms import Platform
@@ -57,7 +53,7 @@ def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str
         "kernel": host_platform.release(),
         "arch": host_platform.machine(),
         "python": sys.version.split()[0],
-        "numpy": _metadata().version("numpy"),
+        "numpy": numpy.__version__,  # the statistics imported it; importlib.metadata would read dist-info files
         "compilers": compilers,
         "cflags": {"native": config.build.cflags, "wasm32-wasi": config.build.wasm_cflags},
         "git": git_commit(config.root),

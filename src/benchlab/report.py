@@ -67,7 +67,9 @@ class Cell:
             return f"not supported: {self.record.reason}"
         summary = self.record.summary
         if summary.get("zero"):
-            value = f"~0 (<{format_value(summary['median_ci'][1])})"
+            high = summary["median_ci"][1]
+            # An interval of [0, 0] (every process's figure clamped at 0) is below nothing.
+            value = f"~0 (<{format_value(high)})" if high > 0 else "~0 (<=0)"
         else:
             value = format_value(self.record.median) + _spread(summary)
         if self.record.format == WORKLOAD_FORMAT:

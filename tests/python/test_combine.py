@@ -77,6 +77,14 @@ def test_subtracted_figures_near_zero_stay_at_or_above_zero():
     assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text.startswith("~0 (<")
 
 
+def test_an_interval_of_zero_to_zero_reads_at_or_below_zero():
+    # Every sample at the empty loop's cost: each process's figure is 0, and so is the interval.
+    records = [process_record(k, [0.27] * 12, overhead_samples=[0.27] * 12) for k in range(3)]
+    [combined] = combine(records)
+    assert tuple(combined.summary["median_ci"]) == (0.0, 0.0)
+    assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text == "~0 (<=0)"
+
+
 def test_a_wide_rerun_interval_is_not_read_as_zero():
     # Five processes of a cost well above the empty loop, but far apart (a wasm file read):
     # the rerun interval reaches 0, yet no process is indistinguishable from the empty loop.
