@@ -22,6 +22,10 @@ CACHE_VERSION = "1"
 WASM_TARGET = "wasm32-wasi"
 #: The workload launcher's source (see its comment: why max RSS needs it).
 MEASURE_SOURCE = Path(__file__).with_name("measure.c")
+#: The header of the benchlab checkout this command runs from (src/benchlab/ -> include/).
+#: Searched after the project's include dirs: a project with its own copy builds against
+#: that, and one without (a C file in any directory) still finds benchlab.h.
+BUNDLED_INCLUDE = Path(__file__).resolve().parents[2] / "include"
 
 
 class BuildFailed(Exception):
@@ -64,7 +68,10 @@ class Builder:
         return self.config.state_dir / "build"
 
     def include_dirs(self) -> list[Path]:
-        return [(self.config.root / d).resolve() for d in self.config.build.include]
+        directories = [(self.config.root / d).resolve() for d in self.config.build.include]
+        if (BUNDLED_INCLUDE / "benchlab.h").is_file() and BUNDLED_INCLUDE not in directories:
+            directories.append(BUNDLED_INCLUDE)
+        return directories
 
     def command(self, source: Path, target: str, output: Path, companions: tuple[Path, ...] = ()) -> list[str]:
         settings = self.config.build

@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from benchlab.build import Builder, BuildFailed
+from benchlab.build import BUNDLED_INCLUDE, Builder, BuildFailed
 from benchlab.config import load_config
 from benchlab.errors import UserError
 from conftest import SMALL_BENCH, needs_header, write
@@ -46,6 +46,21 @@ def test_a_change_to_source_header_or_flags_rebuilds(project, source):
     other_flags = Builder(load_config())
     assert other_flags.build(source, "native") not in (original, after_header, after_source)
     assert len(builder.compiled) == 3 and len(other_flags.compiled) == 1
+
+
+def test_a_project_without_the_header_builds_against_benchlabs_own(project, source):
+    shutil.rmtree(project / "include")
+    builder = Builder(load_config())
+    assert builder.include_dirs()[-1] == BUNDLED_INCLUDE
+    assert builder.build(source, "native").is_file()
+
+
+def test_a_projects_own_header_comes_before_benchlabs(project, source):
+    # A copy that differs from benchlab's (an older version, a patched one): the project's wins.
+    (project / "include" / "benchlab.h").write_text("#error the project's own copy\n")
+    with pytest.raises(BuildFailed) as failure:
+        Builder(load_config()).build(source, "native")
+    assert "the project's own copy" in failure.value.stderr
 
 
 def test_wasm_and_native_builds_are_cached_separately(project, source):
