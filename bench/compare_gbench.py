@@ -57,7 +57,9 @@ RUNS_DB = "bench/build/runs.db"
 HISTORY_FROM = 2
 # Comparisons within one process: 100 resolves "at most 1 in 100".
 COMPARISONS = 100
-QUICK = {"PROCESSES": 4, "RUNS": 3, "COMPARISONS": 10}
+# Runs of one process (`benchlab run -N 1`) after those, in the same store: 39 next-run pairs.
+SINGLE_RUNS = 40
+QUICK = {"PROCESSES": 4, "RUNS": 3, "SINGLE_RUNS": 3, "COMPARISONS": 10}
 # Google Benchmark's repetitions per process (as its compare.py, UTEST_OPTIMAL_REPETITIONS),
 # each of --benchmark_min_time: its "interval" is the 99% t interval of their mean.
 GB_REPETITIONS = 9
@@ -159,6 +161,10 @@ class Runs:
     intervals: list[dict[str, tuple[float, float]]] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
     processes: int = 0
+    #: `benchlab run -N 1` after the default runs, in their store: one process with the
+    #: machine's history (combine.py gives it the pooled spread between processes).
+    single_figures: list[dict[str, float]] = field(default_factory=list)
+    single_intervals: list[dict[str, tuple[float, float]]] = field(default_factory=list)
 
 
 def scratch_project(prefix: str) -> str:
@@ -179,9 +185,10 @@ def user_environment(pycache: str) -> dict[str, str]:
     return {**env, "BL_NO_WARN": "1", "PYTHONPYCACHEPREFIX": pycache}
 
 
-def runs(benchlab_cmd: str, count: int) -> Runs:
+def runs(benchlab_cmd: str, count: int, single: int) -> Runs:
     """`benchlab run bl_kernels.c` at its defaults, `count` times, in a scratch project
-    whose build cache (and Python's module cache) the first (unmeasured) run fills."""
+    whose build cache (and Python's module cache) the first (unmeasured) run fills; then
+    `single` runs of one process (`-N 1`) in the same store."""
     r = Runs()
     project = scratch_project("bench-runs-")
     try:
@@ -198,6 +205,13 @@ def runs(benchlab_cmd: str, count: int) -> Runs:
             log(f"benchlab run {i + 1}/{count}: {wall:.2f} s")
         # Kept for bench/runlevel_replay.py: every process of every run, to replay estimators on.
         shutil.copy(os.path.join(project, ".benchlab", "results.db"), RUNS_DB)
+        for i in range(single):
+            out, _ = run([*command, "--processes", "1"], cwd=project, env=env)
+            doc = json.loads(out)
+            cells = {row["test"]: row["cells"]["native"] for row in doc["rows"]}
+            r.single_figures.append({k: cell["median"] for k, cell in cells.items()})
+            r.single_intervals.append({k: tuple(cell["median_ci"]) for k, cell in cells.items()})
+        log(f"benchlab run -N 1: {single} runs")
     finally:
         shutil.rmtree(project, ignore_errors=True)
     return r
@@ -283,6 +297,15 @@ def table(p: Processes, r: Runs, c: Comparisons, gb_default_wall: list[float]) -
         row(f"4b. {LABELS[k]}: `benchlab run` with history contains the next run's figure",
             f"{hits}/{len(run_fig) - 1}" if len(run_fig) > 1 else "", "",
             f"runs {HISTORY_FROM + 1}-{len(r.figures)}: 3 or more earlier runs in the store")
+    for k in KERNELS:
+        if k == "empty":
+            continue
+        iv, fig = [x[k] for x in r.single_intervals], [f[k] for f in r.single_figures]
+        hits = sum(iv[i][0] <= fig[i + 1] <= iv[i][1] for i in range(len(fig) - 1))
+        widths = [(high - low) / 2 / f for (low, high), f in zip(iv, fig) if f]
+        row(f"4c. {LABELS[k]}: one process (`benchlab run -N 1`) with history contains the next one's figure",
+            f"{hits}/{len(fig) - 1}" if len(fig) > 1 else "", "",
+            f"after the runs of 4 in their store; median half-width {100 * statistics.median(widths):.2g}%" if widths else "")
     row("5. A/A significant within one process", f"{sum(c.aa)}/{len(c.aa)}", "", "chain100_copy against baseline chain100")
     row("5. 1% slower flagged within one process", f"{sum(c.slow)}/{len(c.slow)}", "",
         f"chain101 against chain100; median ratio {statistics.median(c.slow_ratio):.4f} (ideal 1.01)")
@@ -304,11 +327,12 @@ def main() -> None:
     parser.add_argument("--gb-version", default="")
     parser.add_argument("--benchlab-rev", default="")
     args = parser.parse_args()
-    counts = QUICK if args.quick else {"PROCESSES": PROCESSES, "RUNS": RUNS, "COMPARISONS": COMPARISONS}
+    counts = QUICK if args.quick else {"PROCESSES": PROCESSES, "RUNS": RUNS, "SINGLE_RUNS": SINGLE_RUNS,
+                                       "COMPARISONS": COMPARISONS}
     started = time.perf_counter()
     load0 = os.getloadavg()
     p = processes(args.build, counts["PROCESSES"])
-    r = runs(os.path.abspath(args.benchlab), counts["RUNS"])
+    r = runs(os.path.abspath(args.benchlab), counts["RUNS"], counts["SINGLE_RUNS"])
     c = comparisons(args.build, counts["COMPARISONS"])
     gb_default_wall = [gbench_process(f"{args.build}/gb_kernels", f"--benchmark_filter=^({'|'.join(KERNELS)})$")[2]
                        for _ in range(1 if args.quick else 3)]

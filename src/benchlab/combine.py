@@ -16,7 +16,8 @@ with s the standard deviation of the N process medians: the rerun's mean and our
 each vary by s^2/N (which includes the within-process noise, averaged in each
 median), so their difference varies by 2 s^2/N. With one process there is no
 between-process variation to see, and the interval stays that process's own, marked
-"within this run".
+"within this run", unless earlier runs on the same machine measured that variation
+(below): then one process gets the interval a rerun of one process lands in.
 
 A third level, whole runs, is added when the store holds enough earlier runs of the
 benchmark on the same machine (runlevel.py): the processes of one run share the
@@ -69,10 +70,17 @@ def process_groups(records: list[Record]) -> list[list[Record]]:
 
 
 def combine_group(group: list[Record], history: History | None = None) -> Record:
-    """One group of process_groups as its figure: a lone record of one process as it is."""
-    if len(group) == 1 and group[0].process is None:
+    """One group of process_groups as its figure: the record of a run of one process as it
+    is, unless earlier runs on the machine tell how far a rerun of one process lands."""
+    level = _level(history or {}, group[0])
+    if len(group) == 1 and group[0].process is None and not knows_process_spread(level):
         return group[0]
-    return combine_processes(group, _level(history or {}, group[0]))
+    return combine_processes(group, level)
+
+
+def knows_process_spread(level: runlevel.RunLevel | None) -> bool:
+    """Whether earlier runs measured the spread between processes (runs of 2 or more)."""
+    return level is not None and level.process_df > 0 and level.process_cv2 > 0
 
 
 def _level(history: History, record: Record) -> runlevel.RunLevel | None:
@@ -123,10 +131,7 @@ def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLev
     summary["min"] = min(r.summary.get("min", figure) for r in measured)
     summary["max"] = max(r.summary.get("max", figure) for r in measured)
     if count == 1:
-        only = measured[0].summary
-        summary.update(median_ci=list(only["median_ci"]), ci_scope=only.get("ci_scope", stats.WITHIN_RUN),
-                       between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
-        return summary
+        return _one_process(summary, measured[0].summary, figure, level)
     spread = float(medians.std(ddof=1))
     half, _ = runlevel.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
     low = figure - half
@@ -142,6 +147,25 @@ def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLev
         # interval reaching 0 says the processes disagree widely, not that the cost is nil.
         zero=all(r.summary.get("zero") for r in measured),
     )
+    return summary
+
+
+def _one_process(summary: dict[str, Any], only: dict[str, Any], figure: float,
+                 level: runlevel.RunLevel | None) -> dict[str, Any]:
+    """The figure of one process: its own interval ("within this run"), or, when earlier
+    runs on this machine measured the spread between processes (and between runs), the
+    interval a rerun of one process lands in: the machine's pooled process spread stands
+    in for the one a single process cannot see (runlevel.process_spread). Never narrower
+    than the process's own interval."""
+    own = list(only["median_ci"])
+    summary.update(between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
+    if not knows_process_spread(level) or figure <= 0:
+        summary.update(median_ci=own, ci_scope=only.get("ci_scope", stats.WITHIN_RUN))
+        return summary
+    half, _ = runlevel.rerun_half_width(figure, 0.0, 1, level, stats.t_quantile_99)
+    low = min(own[0], figure - half)
+    summary.update(median_ci=[max(0.0, low) if "zero" in only else low, max(own[1], figure + half)],
+                   ci_scope=RERUN_WITH_HISTORY, run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
     return summary
 
 

@@ -87,7 +87,8 @@ def _spread(summary: dict[str, Any]) -> str:
     """For a figure of several processes: +-h%, the half-width of the interval a rerun lands
     in, and the CV of the processes' medians (the between-process variation)."""
     median, ci = summary.get("median"), summary.get("median_ci")
-    if not median or not ci or summary.get("processes", 1) < 2:
+    one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
+    if not median or not ci or one_process_alone:
         return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
     text = f" +-{_percent(max(ci[1] - median, median - ci[0]) / abs(median))}"
     if summary.get("between_cv") is not None:

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchlab.combine import RERUN, combine
+from benchlab import runlevel
+from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
 from benchlab.records import Record
 from benchlab.report import Report
 from benchlab.stats import WITHIN_RUN
@@ -57,6 +58,43 @@ def test_a_single_process_keeps_its_own_interval_marked_within_this_run():
     assert record.summary.get("processes") == 1
     plain = Record(bench="b", param=None, samples=[1.0, 2.0])
     assert combine([plain]) == [plain]  # not from a run of processes: untouched
+
+
+def test_one_process_with_the_machines_history_gets_the_interval_a_rerun_of_one_process_lands_in():
+    """Simulated machine: each process sits at its own level (sd 1%: CPU, layout, host
+    state), its samples 0.2% around it. One process's own interval sees only the 0.2%;
+    with the pooled process spread of 10 earlier runs of 5 processes it covers the next
+    one-process run's figure at the 99% it claims."""
+    rng = np.random.default_rng(5)
+
+    def process(k=None):
+        level = 100 * (1 + rng.normal(0, 0.01))
+        record = Record(bench="b", param=None, samples=list(level * (1 + rng.normal(0, 0.002, 40))),
+                        platform="native", binary="x")
+        if k is not None:
+            record.reported["process"] = k
+        return record
+
+    earlier = [runlevel.run_figure([process(k).median for k in range(5)]) for _ in range(10)]
+    level = runlevel.estimate(earlier)
+    history = {history_key(process()): level}
+    alone = [combine([process()])[0] for _ in range(300)]
+    with_history = [combine([process()], history)[0] for _ in range(300)]
+
+    def coverage(records):
+        return np.mean([a.summary["median_ci"][0] <= b.median <= a.summary["median_ci"][1]
+                        for a, b in zip(records, records[1:])])
+    assert coverage(alone) < 0.5 and alone[0].summary["ci_scope"] == WITHIN_RUN
+    assert coverage(with_history) >= 0.97 and with_history[0].summary["ci_scope"] == RERUN_WITH_HISTORY
+    # The half-width by hand: t(0.995; df) * sqrt(2 s^2 + 2 s_run^2) * figure, df by Welch-Satterthwaite.
+    first = with_history[0]
+    figure, (low, high) = first.median, first.summary["median_ci"]
+    process_part, run_part = 2 * level.process_cv2, 2 * level.variance
+    df = (process_part + run_part) ** 2 / (process_part ** 2 / level.process_df
+                                           + (run_part ** 2 / level.df if run_part else 0))
+    half = scipy_stats.t.ppf(0.995, int(df)) * math.sqrt(process_part + run_part) * figure
+    assert high - figure == pytest.approx(half, rel=1e-3) and figure - low == pytest.approx(half, rel=1e-3)
+    assert "+-" in Report(platforms=["native"], records=[first], faults=[]).rows[0].cells["native"].text
 
 
 def test_processes_whose_intervals_do_not_overlap_are_marked_as_disagreeing():

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchlab import changepoints, runlevel
-from benchlab.combine import history_key
+from benchlab.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
 from benchlab.records import Record
@@ -209,7 +209,7 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
         earlier = [runlevel.run_figure(p.record.summary.get("process_medians") or [])
                    for p in points[max(0, j - runlevel.MAX_EARLIER_RUNS):j]]
         level = runlevel.estimate([f for f in earlier if f is not None])
-        if level is not None and point.record.summary.get("processes", 1) > 1:
+        if level is not None and (point.record.summary.get("processes", 1) > 1 or knows_process_spread(level)):
             key = history_key(point.record)
             mine = [r for r in records_by_run[point.run["id"]] if history_key(r) == key]  # this figure's processes only
             again = figures(mine, {key: level})

@@ -100,6 +100,9 @@ def legend_lines(report: Report) -> list[str]:
         runs = f"{earlier[0]}" if len(earlier) == 1 else f"{earlier[0]}-{earlier[-1]}"
         lines.append(f"±  a rerun's figure lands within it 99% of the time: it adds to this run's processes "
                      f"the spread between {runs} earlier runs on this machine")
+        if any(cell.record is not None and cell.record.summary.get("earlier_runs")
+               and cell.record.summary.get("processes", 1) < 2 for row in report.rows for cell in row.cells.values()):
+            lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")
     if any(row.kind == WORKLOAD_FORMAT and not row.failed for row in report.rows):
         lines.append(f"[a–b]  a workload's fastest and slowest measured run; ? when half of that range is over "
                      f"{NOISE_THRESHOLD:.0%} of the median, ~ when it overlaps the first platform's")
