@@ -12,7 +12,9 @@ its own), and so are the CPU, layout and phase of the machine each process met, 
 one process cannot see: a comparison of two single processes is the comparison whose
 false alarms users of other tools complain about. When a side has one process only (a
 foreign result file, `--processes 1`), its figure's own interval stands in for the
-spread, and the comparison says it cannot see between-run variation.
+spread, and the comparison says it cannot see between-run variation; unless earlier
+runs of several processes on B's machine measured the spread of one process's figure
+(runlevel.py, pooled): that spread stands in for the one a single process cannot see.
 
 When the store holds earlier runs of a benchmark on B's machine, the spread between
 whole runs (runlevel.py) joins the error term: each side's figure varies by it too, so
@@ -36,7 +38,7 @@ import math
 from typing import Iterable
 
 from benchlab import runlevel, stats
-from benchlab.combine import history_key
+from benchlab.combine import history_key, knows_process_spread
 from benchlab.records import Record
 from benchlab.report import figures
 
@@ -109,7 +111,7 @@ def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None)
     fb, se_b, nb = spread(b)
     ratio = fb / fa
     var_a, var_b = (se_a / fa) ** 2, (se_b / fb) ** 2
-    if na > 1 and nb > 1:
+    if (na > 1 and nb > 1) or knows_process_spread(level):
         # Welch-Satterthwaite degrees of freedom of the relative variances; a side whose
         # processes agree more than this machine's earlier runs' did takes their pooled
         # spread instead (runlevel.process_spread).
@@ -131,6 +133,10 @@ def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None)
 def _process_part(relative_variance: float, processes: int,
                   level: runlevel.RunLevel | None) -> tuple[float, int]:
     """One side's relative variance of its figure, and its degrees of freedom."""
+    if processes == 1:
+        # Its own interval saw one process only: the machine's pooled spread of one
+        # process's figure (knows_process_spread), or its own where that is wider.
+        return max(level.process_cv2, relative_variance), level.process_df
     sd, df = runlevel.process_spread(1.0, math.sqrt(relative_variance * processes), processes, level)
     return sd * sd / processes, df
 

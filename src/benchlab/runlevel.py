@@ -41,6 +41,7 @@ agree by luck does not get an interval narrower than the machine's history suppo
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import statistics
 from typing import Any, Iterable
@@ -88,6 +89,18 @@ def fingerprint(context: dict[str, Any] | None) -> tuple:
     model and kernel are part of it because a VM's host may change under the same name."""
     context = context or {}
     return (context.get("host"), context.get("cpu"), context.get("kernel"), context.get("arch"))
+
+
+def several_processes(context: dict[str, Any] | None) -> bool:
+    """Whether a run ran a binary in 2 or more processes (its plan lists a unit once per
+    process). Only such runs tell the spread between processes and runs (run_figure):
+    the earlier runs that make a history are those, so that a series of one-process runs
+    cannot push them out of the window."""
+    plan = (context or {}).get("plan")
+    if not isinstance(plan, list):
+        return True  # no plan (an imported run): its records tell, run_figure decides
+    units = [json.dumps(unit, sort_keys=True) for unit in plan]
+    return len(set(units)) < len(units)
 
 
 def run_figure(process_medians: Iterable[float]) -> RunFigure | None:

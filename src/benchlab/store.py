@@ -389,7 +389,7 @@ class Store:
                 .order_by(runs.c.id.desc()).limit(runlevel.MAX_EARLIER_RUNS * 5)).all()
             # A profile's run (benchlab profile) has no figures: it must not take an earlier run's place.
             earlier = [row.id for row in candidates if runlevel.fingerprint(row.context) == mine
-                       and "profile" not in (row.context or {})]
+                       and "profile" not in (row.context or {}) and runlevel.several_processes(row.context)]
             earlier = sorted(earlier[:runlevel.MAX_EARLIER_RUNS])
             if len(earlier) < runlevel.MIN_EARLIER_RUNS:
                 return {}

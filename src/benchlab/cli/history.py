@@ -205,10 +205,11 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
     before it, as `show` combines a run with the runs before it on its machine (runlevel.py):
     the interval column then reads as `show`'s does, a rerun's range."""
     result = []
+    # Each point's run figure, None for a run of one process (it cannot tell its spread):
+    # those are skipped, so that they do not push the earlier runs out of the window.
+    run_figures = [runlevel.run_figure(p.record.summary.get("process_medians") or []) for p in points]
     for j, point in enumerate(points):
-        earlier = [runlevel.run_figure(p.record.summary.get("process_medians") or [])
-                   for p in points[max(0, j - runlevel.MAX_EARLIER_RUNS):j]]
-        level = runlevel.estimate([f for f in earlier if f is not None])
+        level = runlevel.estimate([f for f in run_figures[:j] if f is not None])  # the last 20 of them
         if level is not None and (point.record.summary.get("processes", 1) > 1 or knows_process_spread(level)):
             key = history_key(point.record)
             mine = [r for r in records_by_run[point.run["id"]] if history_key(r) == key]  # this figure's processes only

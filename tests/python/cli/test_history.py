@@ -205,3 +205,24 @@ def test_figures_of_zero_are_left_out_and_said(store, benchlab):
     assert (none.exit_code, none.stderr) == (
         2, "error: benchmark 'idle' has a figure of 0 in every run of this series (a shift is a ratio: pick a "
            "counter or parameter that measures more than 0)\n")
+
+
+def test_runs_of_one_process_get_shows_interval_from_the_runs_of_several_before_them(store, benchlab):
+    # 5 runs of 3 processes, then 25 of one process (more than the 20 runs of the window):
+    # every one-process run's interval is the one `show` prints, with the 5 runs' spread in it.
+    store_runs(store, GETPID[:5])
+    unit = {"binary": "sys", "platform": "native", "sweep": None}
+    for day in range(6, 31):
+        context = {"date": f"2026-10-{day:02d}T09:00:00Z", "host": "box", "cpu": "CPU X", "kernel": "6.1.0",
+                   "plan": [unit], "platforms": {"native": {}}}
+        run_id = store.begin_run(["benchlab", "run", "-N", "1"], ["native"], context)
+        store.add_unit(run_id, [Record(bench="getpid", param=None, samples=[99.5, 100.0, 100.5] * 3, iterations=1000,
+                                       platform="native", binary="sys", format="jsonl")], [])
+        store.finish_run(run_id, "complete", 0)
+    document = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
+    assert len(document["runs"]) == 30 and document["runs"][-1]["processes"] == 1
+    for run in document["runs"][5::6]:
+        shown = json.loads(benchlab("show", str(run["run"]), "--format", "json").stdout)
+        [cell] = [row["cells"]["native"] for row in shown["rows"] if row["test"] == "getpid"]
+        assert run["interval"] == pytest.approx(cell["median_ci"])
+        assert cell["median_ci"][1] - 100 > 4  # the 5 runs' spread between processes, not the process's own +-0.5
