@@ -68,6 +68,11 @@ GB_MIN_TIME_S = 0.05
 EMPTY_TOLERANCE_NS = 0.05
 
 
+def percent(fraction: float) -> str:
+    """Two significant digits, whole percents from 10 up: 0.42%, 3.7%, 50%, 102%."""
+    return f"{100 * fraction:.0f}%" if fraction >= 0.1 else f"{100 * fraction:.2g}%"
+
+
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
@@ -303,9 +308,9 @@ def table(p: Processes, r: Runs, c: Comparisons, gb_default_wall: list[float]) -
         iv, fig = [x[k] for x in r.single_intervals], [f[k] for f in r.single_figures]
         hits = sum(iv[i][0] <= fig[i + 1] <= iv[i][1] for i in range(len(fig) - 1))
         widths = [(high - low) / 2 / f for (low, high), f in zip(iv, fig) if f]
-        row(f"4c. {LABELS[k]}: one process (`benchlab run -N 1`) with history contains the next one's figure",
+        row(f"4c. {LABELS[k]}: `benchlab run -N 1` with history contains the next one's figure",
             f"{hits}/{len(fig) - 1}" if len(fig) > 1 else "", "",
-            f"after the runs of 4 in their store; median half-width {100 * statistics.median(widths):.2g}%" if widths else "")
+            f"after the runs of 4 in their store; median half-width {percent(statistics.median(widths))}" if widths else "")
     row("5. A/A significant within one process", f"{sum(c.aa)}/{len(c.aa)}", "", "chain100_copy against baseline chain100")
     row("5. 1% slower flagged within one process", f"{sum(c.slow)}/{len(c.slow)}", "",
         f"chain101 against chain100; median ratio {statistics.median(c.slow_ratio):.4f} (ideal 1.01)")
