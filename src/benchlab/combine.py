@@ -157,14 +157,16 @@ def _one_process(summary: dict[str, Any], only: dict[str, Any], figure: float,
     interval a rerun of one process lands in: the machine's pooled process spread stands
     in for the one a single process cannot see (runlevel.process_spread). Never narrower
     than the process's own interval."""
-    own = list(only["median_ci"])
+    own = only.get("median_ci")  # a foreign record may carry none
     summary.update(between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
     if not knows_process_spread(level) or figure <= 0:
-        summary.update(median_ci=own, ci_scope=only.get("ci_scope", stats.WITHIN_RUN))
+        summary.update(median_ci=list(own) if own else None, ci_scope=only.get("ci_scope", stats.WITHIN_RUN))
         return summary
     half, _ = runlevel.rerun_half_width(figure, 0.0, 1, level, stats.t_quantile_99)
-    low = min(own[0], figure - half)
-    summary.update(median_ci=[max(0.0, low) if "zero" in only else low, max(own[1], figure + half)],
+    low, high = figure - half, figure + half
+    if own:  # never narrower than the process's own interval
+        low, high = min(low, own[0]), max(high, own[1])
+    summary.update(median_ci=[max(0.0, low) if "zero" in only else low, high],
                    ci_scope=RERUN_WITH_HISTORY, run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
     return summary
 
