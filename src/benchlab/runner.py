@@ -355,6 +355,12 @@ class Runner:
     def _binary_label(self, unit: Unit) -> str:
         return unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
 
+    def known_build_failure(self, unit: Unit) -> bool:
+        """Whether the unit's source already failed to compile in this run: its other
+        processes have nothing to run (the failure is reported once, with the first)."""
+        failure = self._builds.get((unit.target.path, unit.platform.build))
+        return unit.target.kind != "executable" and isinstance(failure, BuildFailed)
+
     def executable(self, unit: Unit) -> Path | BuildFailed:
         target = unit.target
         if target.kind == "executable":

@@ -127,6 +127,12 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         with _sigterm_as_interrupt(), progress:
             task = progress.add_task("running", total=len(order))
             for unit, process in order:
+                if runner.known_build_failure(unit):
+                    if storage:
+                        storage.add([], [], unit_key(unit))  # done: nothing to run
+                    plain.skip()
+                    progress.advance(task)
+                    continue
                 progress.update(task, description=unit.label)
                 plain.start(unit.label)
                 result = runner.run_unit(unit, process if options.processes > 1 else None)
@@ -283,6 +289,9 @@ class _PlainProgress:
         self.console = console
         self.enabled = enabled
         self.done = 0
+
+    def skip(self) -> None:
+        self.done += 1
 
     def start(self, label: str) -> None:
         self.done += 1

@@ -72,6 +72,23 @@ def test_crash_and_hang_are_reported_in_their_rows_and_other_results_kept(projec
         "hang on native: timed out after 1 s (in 2 processes)", "    waiting forever"]
 
 
+def test_a_source_that_does_not_compile_is_tried_once_and_reported_once(project, benchlab):
+    write(project / "suite" / "broken.c", '#include "benchlab.h"\nBL_BENCH(x, n) { not_declared; }\nBL_MAIN()\n')
+    write(project / "suite" / "ok.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    result = benchlab("run", "suite", "--processes", "3", "--seed", "1")
+    assert result.exit_code == 1
+    # One progress line for the broken source (its other 2 processes have nothing to run), 3 for ok.sh.
+    lines = result.stderr.splitlines()
+    assert sum("broken on native" in line for line in lines) == 1
+    assert sum("ok.sh on native" in line for line in lines) == 3
+    failures = result.stdout[result.stdout.index("failures:"):].splitlines()
+    assert failures[1] == "broken on native: does not compile for native"
+    assert any("not_declared" in line for line in failures[2:])  # the compiler's message
+    # Every planned unit is done: `show` names nothing missing.
+    shown = benchlab("show", "latest")
+    assert "FAILED: does not compile for native" in shown.stdout and "missing" not in shown.stdout + shown.stderr
+
+
 def test_json_out_keeps_every_record_with_samples(project, benchlab):
     write(project / "b.sh", "#!/bin/sh\nprintf 'x,time,10,100\\nx,time,10,120\\nx,time,10,110\\n'\n", executable=True)
     result = benchlab("run", "b.sh", "--out", "result.json", "--processes", "3")
