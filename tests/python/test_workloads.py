@@ -59,9 +59,11 @@ def test_max_rss_is_the_commands_own_as_gnu_time_reports_it(project, mib):
     reference = time_v_max_rss([str(program), str(mib)])
     records = measured_max_rss(project, [str(program), str(mib)])
     ours = records["max_rss"].median
-    # within 10% of GNU time, which forks from a small image too; benchlab's Python
-    # alone is over 20 MiB, so a figure including it could not be within 10%
-    assert abs(ours - reference) <= 0.10 * reference, (ours, reference)
+    # within 10% of GNU time, which forks from a small image too, or 256 KiB for a program
+    # of about 1 MiB (the pages the loader and libc touch vary by a few dozen between
+    # launches: 1012 against 1152 KiB once in CI); benchlab's Python alone is over 20 MiB,
+    # so a figure including it could not be within either
+    assert abs(ours - reference) <= max(0.10 * reference, 256), (ours, reference)
     assert ours >= mib * 1024
     assert records["max_rss"].unit == "KiB" and len(records["max_rss"].samples) == 5
 
