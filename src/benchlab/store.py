@@ -381,16 +381,8 @@ class Store:
     def run_levels(self, run_id: int, context: dict[str, Any]) -> dict[tuple, runlevel.RunLevel]:
         """The spread of whole runs for each figure of run `run_id`, from the complete runs
         before it on the same machine (runlevel.py): {(key, platform, binary): RunLevel}."""
-        mine = runlevel.fingerprint(context)
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            candidates = connection.execute(
-                sa.select(runs.c.id, runs.c.context)
-                .where(runs.c.id < run_id, runs.c.status == "complete")
-                .order_by(runs.c.id.desc()).limit(runlevel.MAX_EARLIER_RUNS * 5)).all()
-            # A profile's run (benchlab profile) has no figures: it must not take an earlier run's place.
-            earlier = [row.id for row in candidates if runlevel.fingerprint(row.context) == mine
-                       and "profile" not in (row.context or {}) and runlevel.several_processes(row.context)]
-            earlier = sorted(earlier[:runlevel.MAX_EARLIER_RUNS])
+            earlier = self._history_runs(connection, run_id, runlevel.fingerprint(context))
             if len(earlier) < runlevel.MIN_EARLIER_RUNS:
                 return {}
             rows = connection.execute(
@@ -409,6 +401,26 @@ class Store:
             if level is not None:
                 levels[key] = level
         return levels
+
+    #: Runs read per page, and at most, looking back for a machine's history: other
+    #: machines' runs and runs of one process are skipped, a bounded number of them.
+    _HISTORY_PAGE, _HISTORY_SCAN = 100, 1000
+
+    def _history_runs(self, connection: sa.Connection, run_id: int, machine: tuple) -> list[int]:
+        """The ids of the latest complete runs before `run_id` on `machine` that ran several
+        processes (runlevel.several_processes), at most MAX_EARLIER_RUNS, oldest first."""
+        found: list[int] = []
+        for offset in range(0, self._HISTORY_SCAN, self._HISTORY_PAGE):
+            page = connection.execute(
+                sa.select(runs.c.id, runs.c.context)
+                .where(runs.c.id < run_id, runs.c.status == "complete")
+                .order_by(runs.c.id.desc()).limit(self._HISTORY_PAGE).offset(offset)).all()
+            # A profile's run (benchlab profile) has no figures: it must not take an earlier run's place.
+            found += [row.id for row in page if runlevel.fingerprint(row.context) == machine
+                      and "profile" not in (row.context or {}) and runlevel.several_processes(row.context)]
+            if len(found) >= runlevel.MAX_EARLIER_RUNS or len(page) < self._HISTORY_PAGE:
+                break
+        return sorted(found[:runlevel.MAX_EARLIER_RUNS])
 
     def bench_history(self, bench: str) -> list[tuple[dict[str, Any], list[Record]]]:
         """Every run with records of benchmark `bench`, by run id: the run (id, started_at,

@@ -9,7 +9,7 @@ from benchlab import runlevel
 from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
 from benchlab.compare import BETWEEN_PROCESSES, BETWEEN_RUNS, ratio_interval
 from benchlab.records import Record
-from benchlab.runlevel import MAX_EARLIER_RUNS, RunFigure, RunLevel, estimate, run_figure
+from benchlab.runlevel import RunFigure, RunLevel, estimate, run_figure
 from benchlab.stats import t_quantile_99
 from benchlab.store import Store
 
@@ -195,15 +195,16 @@ def test_the_store_learns_the_level_from_complete_earlier_runs_on_the_same_machi
 
 
 def test_runs_of_one_process_do_not_push_the_history_out_of_the_window(db_url):
-    # 5 runs of 2 processes, then more one-process runs than the window holds: the history
-    # is still those 5 runs (a one-process run cannot tell its spread, run_figure).
+    # 5 runs of 2 processes, then 250 of one process (more than the window of 20 runs, and
+    # than two pages of the store's look back): the history is still those 5 runs (a
+    # one-process run cannot tell its spread, run_figure).
     store = Store(db_url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
     unit = {"binary": "x", "platform": "native", "sweep": None}
     several, one = {**here, "plan": [unit, unit]}, {**here, "plan": [unit]}
     for level in [100.0, 102.0, 100.0, 102.0, 100.0]:
         _store_run(store, several, [level * 0.999, level * 1.001])
-    for _ in range(MAX_EARLIER_RUNS + 5):
+    for _ in range(250):  # more than two pages of the store's look back (Store._HISTORY_PAGE)
         _store_run(store, one, [101.0])
     current = _store_run(store, one, [101.0])
     [(_, level)] = store.run_levels(current, one).items()
