@@ -27,6 +27,7 @@ SUBCOMMANDS = {
     "run": ("run", "command"),                  # build and run targets on platforms, print the table, store the run
     "runs": ("runs", "command"),                # list stored runs
     "show": ("show", "command"),                # print a stored run again
+    "stats": ("stats", "command"),              # what each figure of a stored run rests on (as pyperf stats)
     "compare": ("compare", "compare_command"),  # what got faster or slower between two runs
     "gate": ("compare", "gate_command"),        # exit 3 on a regression beyond a threshold
     "ab": ("ab", "command"),                    # two builds interleaved, paired by round

@@ -1,0 +1,138 @@
+"""`benchlab stats RUN [NAME]...`: what each figure of a stored run rests on, as `pyperf
+stats` shows a benchmark: its processes one by one (median, interval within that
+process, samples, why sampling stopped, where it started and with what layout), the
+spread of their medians, the distribution of the samples, the figure before the empty
+loop's cost was subtracted, and what the printed interval covers. The figures and
+intervals are `show`'s (report.figures, with the run level of the machine's earlier runs).
+"""
+from __future__ import annotations
+
+import click
+
+from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.combine import process_groups
+from benchlab.errors import UserError
+from benchlab.records import Record
+from benchlab.report import figures, format_value
+
+#: The per-process table's columns: heading, and the cell of one process's record.
+PROCESS_COLUMNS = (
+    ("process", lambda r: "-" if r.process is None else str(r.process)),
+    ("median", lambda r: format_value(r.median)),
+    ("99% within its run", lambda r: _interval_text(r.summary.get("median_ci"))),
+    ("samples", lambda r: str(len(r.samples))),
+    ("stopped at", lambda r: str(r.reported.get("stopped", "-"))),
+    ("start CPU", lambda r: str(r.reported.get("start_cpu", "-"))),
+    ("stack offset", lambda r: str(r.reported.get("stack_offset", "-"))),
+    ("env pad", lambda r: str(r.reported.get("env_pad", "-"))),
+)
+
+
+# ignore_unknown_options: so that `stats -1` is the latest run, as for show.
+@click.command("stats", context_settings={"ignore_unknown_options": True},
+               short_help="What each figure of a stored run rests on: its processes, samples and interval.")
+@click.argument("run_id", metavar="RUN", default="latest")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@db_option
+@click.pass_context
+def command(context: click.Context, run_id: str, names: tuple[str, ...], db_url: str | None) -> int:
+    """Per figure of stored run RUN ('latest', an id, -N, a baseline's name), or of those
+    whose benchmark name contains a NAME: its processes, their spread, its samples, and
+    what its 99% interval covers (as `pyperf stats`)."""
+    store = open_store(config_of(context), db_url)
+    number = store.resolve_run_id(run_id)
+    run, records, _ = store.load_run(number)
+    history = store.run_levels(number, run["context"])
+    groups = [g for g in process_groups(records) if not names or any(n in g[0].bench for n in names)]
+    if not groups:
+        listed = sorted({r.bench for r in records})
+        raise UserError(f"run {number} has no benchmark whose name contains {' or '.join(map(repr, names))}"
+                        if names else f"run {number} has no measured figures",
+                        f"its benchmarks: {', '.join(listed)}" if listed else "pick a run from `benchlab runs`")
+    click.echo(_run_heading(run))
+    for group in groups:
+        [figure] = figures(group, history)
+        click.echo("")
+        click.echo("\n".join(figure_lines(figure, group)))
+    return 0
+
+
+def _run_heading(run: dict) -> str:
+    context = run.get("context") or {}
+    return (f"run {run['id']} ({run.get('started_at') or context.get('date', '?')}, {run['status']}); "
+            f"host {context.get('host', '?')}, {context.get('cpu', '?')}")
+
+
+def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
+    """The lines of one figure: `figure` as show combines it, `processes` its records."""
+    summary, unit = figure.summary, figure.unit
+    lines = [_name(figure)]
+    if not figure.supported:
+        return lines + [f"  not supported: {figure.reason}"]
+    if figure.median is None:
+        return lines + ["  no samples"]
+    low_high = summary.get("median_ci")
+    half = _relative_half(figure.median, low_high)
+    lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}"
+                 + (f" (+-{half})" if half else ""))
+    lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
+    if summary.get("earlier_runs"):
+        lines.append(f"                with {summary['earlier_runs']} earlier runs on this machine "
+                     f"(spread between runs {100 * summary.get('run_sd', 0):.2g}%)")
+    measured = [r for r in processes if r.supported and r.median is not None]
+    spread = ""
+    if summary.get("between_cv") is not None:
+        spread = (f"; CV of their medians {100 * summary['between_cv']:.2g}%; their own intervals "
+                  + ("do not all overlap (!)" if summary.get("disagree") else "overlap"))
+    lines.append(f"  processes     {len(measured)}{spread}")
+    lines.extend(_sample_lines(measured, unit))
+    lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]
+                               + [[cell(r) for _, cell in PROCESS_COLUMNS] for r in measured]).replace("\n", "\n  "))
+    return lines
+
+
+def _sample_lines(measured: list[Record], unit: str) -> list[str]:
+    """The samples of all processes (after subtracting the empty loop where it was)."""
+    per = [r.summary for r in measured]
+    total = sum(len(r.samples) for r in measured)
+    low, high = min(s.get("min", r.median) for s, r in zip(per, measured)), max(s.get("max", r.median) for s, r in zip(per, measured))
+    lines = [f"  samples       {total}: minimum {format_value(low)}, maximum {format_value(high)} {unit}; "
+             f"outside Tukey's fences {sum(int(s.get('outliers_low', 0)) for s in per)} low, "
+             f"{sum(int(s.get('outliers_high', 0)) for s in per)} high"]
+    raws = [s["raw_median"] for s in per if s.get("raw_median") is not None]
+    loops = [s["overhead"] for s in per if s.get("overhead") is not None]
+    if raws and loops:
+        lines.append(f"  subtracted    the empty loop: {_span(loops)} {unit} per iteration; "
+                     f"before subtracting, medians {_span(raws)} {unit}")
+    return lines
+
+
+def _name(record: Record) -> str:
+    param = f"/{record.param_name or 'param'}={record.param}" if record.param is not None else ""
+    counter = f" [{record.counter}]" if record.counter != "time" else ""
+    sweep = f" {record.sweep['flag']}={record.sweep['value']}" if record.sweep else ""
+    return f"{record.bench}{param}{counter}{sweep} on {record.platform} ({record.binary})"
+
+
+def _interval_text(interval) -> str:
+    if not interval:
+        return "-"
+    return f"[{format_value(interval[0])}, {format_value(interval[1])}]"
+
+
+def _relative_half(median: float, interval) -> str:
+    """As the table's +-h%: two significant digits, whole percents from 100 up."""
+    if not interval or not median:
+        return ""
+    percent = 100 * max(interval[1] - median, median - interval[0]) / abs(median)
+    return f"{percent:.0f}%" if percent >= 99.5 else f"{percent:.2g}%"
+
+
+def _span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return format_value(low) if format_value(low) == format_value(high) else f"{format_value(low)}-{format_value(high)}"
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)

@@ -1,0 +1,67 @@
+"""`benchlab stats RUN [NAME]...`: each figure's processes, samples and interval (as pyperf
+stats), on SQLite and PostgreSQL. Runs are stored through the Store API with known samples."""
+import math
+
+import pytest
+from scipy import stats as scipy_stats
+
+from benchlab.records import Record
+from benchlab.store import Store
+
+
+def process(bench, median, k, *, overhead=None):
+    samples = [median - 0.5, median, median + 0.5] * 4
+    reported = {"process": k, "stopped": "precision", "start_cpu": k % 2, "stack_offset": 64 * k, "env_pad": 100 + k}
+    return Record(bench=bench, param=None, samples=[x + (overhead or 0) for x in samples], iterations=1000,
+                  platform="native", binary="sys", format="jsonl", reported=reported,
+                  overhead_samples=[overhead] * len(samples) if overhead is not None else None)
+
+
+@pytest.fixture
+def stored(project, db_url, monkeypatch):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
+    store = Store(db_url)
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box", "cpu": "CPU X"})
+    records = [process("getpid", m, k) for k, m in enumerate([99.0, 100.0, 101.0])]
+    records += [process("write", m, k, overhead=0.3) for k, m in enumerate([500.0, 520.0, 510.0])]
+    store.add_unit(run_id, records, [])
+    store.finish_run(run_id, "complete", 0)
+    yield store
+    store.close()
+
+
+def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
+    result = benchlab("stats", "latest")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("run 1 (") and lines[0].endswith("complete); host box, CPU X")
+    start = lines.index("getpid on native (sys)")
+    getpid = lines[start:lines.index("write on native (sys)")]
+    # the rerun interval of 3 processes 1 ns apart: t(0.995; 2) * 1 * sqrt(2/3) = 8.1 ns around 100
+    half = scipy_stats.t.ppf(0.995, 2) * 1.0 * math.sqrt(2 / 3)
+    assert getpid[1] == f"  figure        100 ns, 99% interval [{100 - half:.3g}, {100 + half:.0f}] (+-8.1%)"
+    assert getpid[2] == "  interval of   a rerun of as many processes"
+    assert getpid[3] == "  processes     3; CV of their medians 1%; their own intervals do not all overlap (!)"
+    assert getpid[4] == "  samples       36: minimum 98.5, maximum 102 ns; outside Tukey's fences 0 low, 0 high"
+    assert getpid[5].split() == ["process", "median", "99%", "within", "its", "run", "samples", "stopped", "at",
+                                 "start", "CPU", "stack", "offset", "env", "pad"]
+    assert [line.split()[:2] + line.split()[-5:] for line in getpid[6:9]] == [
+        ["0", "99", "12", "precision", "0", "0", "100"],
+        ["1", "100", "12", "precision", "1", "64", "101"],
+        ["2", "101", "12", "precision", "0", "128", "102"]]
+    write = lines[lines.index("write on native (sys)"):]
+    assert "  subtracted    the empty loop: 0.3 ns per iteration; before subtracting, medians 500-520 ns" in write
+
+
+def test_names_pick_figures_and_a_name_that_matches_nothing_lists_the_benchmarks(stored, benchlab):
+    only = benchlab("stats", "-1", "wri").stdout
+    assert "write on native (sys)" in only and "getpid" not in only
+    result = benchlab("stats", "latest", "nosuch")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: run 1 has no benchmark whose name contains 'nosuch'")
+    assert "its benchmarks: getpid, write" in result.stderr
+
+
+def test_an_unknown_run_is_an_error(stored, benchlab):
+    result = benchlab("stats", "7")
+    assert result.exit_code == 2 and "7" in result.stderr
