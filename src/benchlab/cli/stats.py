@@ -95,7 +95,8 @@ def _sample_lines(measured: list[Record], unit: str) -> list[str]:
     """The samples of all processes (after subtracting the empty loop where it was)."""
     per = [r.summary for r in measured]
     total = sum(len(r.samples) for r in measured)
-    low, high = min(s.get("min", r.median) for s, r in zip(per, measured)), max(s.get("max", r.median) for s, r in zip(per, measured))
+    low = min(r.summary.get("min", r.median) for r in measured)
+    high = max(r.summary.get("max", r.median) for r in measured)
     lines = [f"  samples       {total}: minimum {format_value(low)}, maximum {format_value(high)} {unit}; "
              f"outside Tukey's fences {sum(int(s.get('outliers_low', 0)) for s in per)} low, "
              f"{sum(int(s.get('outliers_high', 0)) for s in per)} high"]
