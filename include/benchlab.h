@@ -120,7 +120,8 @@
    ENVIRONMENT
    -----------
    BL_TIMER=clock|tsc   force the timer (tsc only where it is invariant).
-   BL_NO_WARN=1         silence warnings about an unstable machine or an unoptimized build.
+   BL_NO_WARN=1         silence warnings about an unstable machine (a frequency governor
+                        other than performance, turbo or boost on) or an unoptimized build.
    BL_STACK_OFFSET=B    start the run's stack B bytes lower (layout randomization: what
                         `benchlab run --processes` sets, different for each process).
    BL_RELEASE_CPUS=L    widen the CPU affinity to the list L (0,1,...) at start: `benchlab
@@ -2573,6 +2574,19 @@ static void bl__collect_context(bl__context *c) {
 #endif
 }
 
+#if !defined(__wasi__)
+/* The number at the start of a sysfs file; -1 when it cannot be read (no such driver). */
+static long bl__sysfs_number(const char *path) {
+    long value = -1;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &value) != 1) value = -1;
+        fclose(f);
+    }
+    return value;
+}
+#endif
+
 /* Warn about what makes figures unreliable, and say how to fix it. */
 static void bl__warn_machine(void) {
     const char *quiet = getenv("BL_NO_WARN");
@@ -2591,6 +2605,12 @@ static void bl__warn_machine(void) {
                 fprintf(stderr, "benchlab: warning: CPU frequency governor is \"%s\"; frequency changes add noise (fix: cpupower frequency-set --governor performance; silence: BL_NO_WARN=1)\n", governor);
         }
     }
+    /* Turbo (intel_pstate) or boost (acpi-cpufreq, amd-pstate): the clock then follows the
+       temperature and how many cores are busy, which a benchmark does not control. */
+    if (bl__sysfs_number("/sys/devices/system/cpu/intel_pstate/no_turbo") == 0)
+        fprintf(stderr, "benchlab: warning: CPU turbo is on; the clock follows temperature and load (fix: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo; silence: BL_NO_WARN=1)\n");
+    if (bl__sysfs_number("/sys/devices/system/cpu/cpufreq/boost") == 1)
+        fprintf(stderr, "benchlab: warning: CPU boost is on; the clock follows temperature and load (fix: echo 0 > /sys/devices/system/cpu/cpufreq/boost; silence: BL_NO_WARN=1)\n");
 #endif
 }
 

@@ -390,7 +390,7 @@ class Runner:
             outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
                                   timeout=self.options.timeout, stdout=stdout)
             parsed, head = read_output(stdout, binary)
-        for warning in parsed.warnings:
+        for warning in parsed.warnings + machine_warnings(outcome.stderr):
             self.warn(warning)
         self._check_reported_medians(binary, parsed.records)
         result.records = parsed.records
@@ -415,6 +415,16 @@ class Runner:
             if abs(theirs - ours) > max(MEDIAN_AGREEMENT_ABS, MEDIAN_AGREEMENT_REL * abs(ours)):
                 self.warn(f"{binary}: {record.bench}: the binary reports median {theirs:g} but its samples "
                           f"give {ours:g}; using {ours:g} (a header/Python statistics mismatch: please report it)")
+
+
+#: How the header starts a warning about the machine or the build (bl__warn_machine):
+#: a frequency governor other than performance, turbo or boost on, no optimization.
+MACHINE_WARNING = "benchlab: warning: "
+
+
+def machine_warnings(stderr: str) -> list[str]:
+    """The header's warnings about the machine, which `benchlab run` passes on (once each)."""
+    return [line[len(MACHINE_WARNING):] for line in stderr.splitlines() if line.startswith(MACHINE_WARNING)]
 
 
 def _build_fault(unit: Unit, failure: BuildFailed) -> Fault:
