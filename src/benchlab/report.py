@@ -169,7 +169,9 @@ class Report:
         return [mark for mark in LEGEND if mark in used]
 
 
-def _interval(record: Record) -> tuple[float, float] | None:
+def figure_interval(record: Record) -> tuple[float, float] | None:
+    """The interval the table judges a figure by: its 99% interval, a workload's range, or
+    None where one process's few samples bound nothing (the ? mark)."""
     if record.format == WORKLOAD_FORMAT and record.summary:
         # A workload's runs are too few for a 99% interval (below 8 it is [min, max]
         # anyway, formats.md): its range is what the table shows and judges.
@@ -186,7 +188,7 @@ def _interval(record: Record) -> tuple[float, float] | None:
 def _is_noisy(record: Record) -> bool:
     if record.summary.get("zero"):
         return False  # shown as ~0 with its bound: no relative width to judge
-    interval = _interval(record)
+    interval = figure_interval(record)
     median = record.median
     if interval is None or median is None:
         return True
@@ -196,7 +198,7 @@ def _is_noisy(record: Record) -> bool:
 
 
 def _overlaps(a: Record, b: Record) -> bool:
-    first, second = _interval(a), _interval(b)
+    first, second = figure_interval(a), figure_interval(b)
     if first is None or second is None:
         return False  # no interval to compare: the noisy mark already says so
     return first[0] <= second[1] and second[0] <= first[1]

@@ -13,13 +13,13 @@ from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record
-from benchlab.report import figures, format_value
+from benchlab.report import MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value
 
 #: The per-process table's columns: heading, and the cell of one process's record.
 PROCESS_COLUMNS = (
     ("process", lambda r: "-" if r.process is None else str(r.process)),
     ("median", lambda r: format_value(r.median)),
-    ("99% within its run", lambda r: _interval_text(r.summary.get("median_ci"))),
+    ("99% within its run", lambda r: "-" if r.format == WORKLOAD_FORMAT else _interval_text(figure_interval(r))),
     ("samples", lambda r: str(len(r.samples))),
     ("stopped at", lambda r: str(r.reported.get("stopped", "-"))),
     ("start CPU", lambda r: str(r.reported.get("start_cpu", "-"))),
@@ -72,10 +72,18 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
     if figure.median is None:
         return lines + ["  no samples"]
     low_high = summary.get("median_ci")
-    half = _relative_half(figure.median, low_high)
-    lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}"
-                 + (f" (+-{half})" if half else ""))
-    lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
+    if figure.format == WORKLOAD_FORMAT:
+        lines.append(f"  figure        {format_value(figure.median)} {unit}, median of {_count(len(figure.samples), 'run')}; "
+                     f"range {_interval_text(figure_interval(figure))} (too few runs for a 99% interval)")
+    elif figure_interval(figure) is None:
+        # As show's ? mark: below MIN_SAMPLES_FOR_CI samples a 99% interval is [min, max].
+        lines.append(f"  figure        {format_value(figure.median)} {unit}; {_count(len(figure.samples), 'sample')} "
+                     f"of one process bound nothing at 99% (at least {MIN_SAMPLES_FOR_CI} do)")
+    else:
+        half = _relative_half(figure.median, low_high)
+        lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}"
+                     + (f" (+-{half})" if half else ""))
+        lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
     if summary.get("earlier_runs"):
         lines.append(f"                with {summary['earlier_runs']} earlier runs on this machine "
                      f"(spread between runs {100 * summary.get('run_sd', 0):.2g}%)")
@@ -113,6 +121,10 @@ def _name(record: Record) -> str:
     counter = f" [{record.counter}]" if record.counter != "time" else ""
     sweep = f" {record.sweep['flag']}={record.sweep['value']}" if record.sweep else ""
     return f"{record.bench}{param}{counter}{sweep} on {record.platform} ({record.binary})"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _interval_text(interval) -> str:

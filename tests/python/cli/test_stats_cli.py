@@ -53,6 +53,19 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
     assert "  subtracted    the empty loop: 0.3 ns per iteration; before subtracting, medians 500-520 ns" in write
 
 
+def test_a_process_of_few_samples_has_no_interval_to_show(project, db_url, monkeypatch, benchlab):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
+    store = Store(db_url)
+    run_id = store.begin_run(["benchlab", "import", "x.json"], ["native"], {"host": "box"})
+    store.add_unit(run_id, [Record(bench="memset", param=None, samples=[4.4, 3.7, 4.5], platform="native",
+                                   binary="x.json", format="gbench")], [])
+    store.finish_run(run_id, "complete", 0)
+    store.close()
+    lines = benchlab("stats", "latest").stdout.splitlines()
+    assert lines[3] == "  figure        4.4 ns; 3 samples of one process bound nothing at 99% (at least 8 do)"
+    assert lines[-1].split() == ["-", "4.4", "-", "3", "-", "-", "-", "-"]
+
+
 def test_names_pick_figures_and_a_name_that_matches_nothing_lists_the_benchmarks(stored, benchlab):
     only = benchlab("stats", "-1", "wri").stdout
     assert "write on native (sys)" in only and "getpid" not in only
