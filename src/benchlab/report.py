@@ -90,13 +90,18 @@ def _spread(summary: dict[str, Any]) -> str:
     one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
     if not median or not ci or one_process_alone:
         return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
-    text = f" +-{_percent(max(ci[1] - median, median - ci[0]) / abs(median))}"
+    text = f" +-{percent_text(relative_half_width(median, ci))}"
     if summary.get("between_cv") is not None:
-        text += f" cv{_percent(summary['between_cv'])}"
+        text += f" cv{percent_text(summary['between_cv'])}"
     return text
 
 
-def _percent(fraction: float) -> str:
+def relative_half_width(median: float, interval) -> float:
+    """The larger side of an interval around a (non-zero) median, as a fraction of it."""
+    return max(interval[1] - median, median - interval[0]) / abs(median)
+
+
+def percent_text(fraction: float) -> str:
     """Two significant digits: 0.04%, 0.5%, 2.1%, 44%; whole percents from 100 up."""
     percent = 100 * fraction
     return f"{percent:.0f}%" if percent >= 99.5 else f"{percent:.2g}%"

@@ -13,7 +13,8 @@ from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record
-from benchlab.report import MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value
+from benchlab.report import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value,
+                             percent_text, relative_half_width)
 
 #: The per-process table's columns: heading, and the cell of one process's record.
 PROCESS_COLUMNS = (
@@ -80,17 +81,16 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
         lines.append(f"  figure        {format_value(figure.median)} {unit}; {_count(len(figure.samples), 'sample')} "
                      f"of one process bound nothing at 99% (at least {MIN_SAMPLES_FOR_CI} do)")
     else:
-        half = _relative_half(figure.median, low_high)
-        lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}"
-                     + (f" (+-{half})" if half else ""))
+        half = f" (+-{percent_text(relative_half_width(figure.median, low_high))})" if low_high and figure.median else ""
+        lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}{half}")
         lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
     if summary.get("earlier_runs"):
         lines.append(f"                with {summary['earlier_runs']} earlier runs on this machine "
-                     f"(spread between runs {100 * summary.get('run_sd', 0):.2g}%)")
+                     f"(spread between runs {percent_text(summary.get('run_sd', 0))})")
     measured = [r for r in processes if r.supported and r.median is not None]
     spread = ""
     if summary.get("between_cv") is not None:
-        spread = (f"; CV of their medians {100 * summary['between_cv']:.2g}%; their own intervals "
+        spread = (f"; CV of their medians {percent_text(summary['between_cv'])}; their own intervals "
                   + ("do not all overlap (!)" if summary.get("disagree") else "overlap"))
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
@@ -131,14 +131,6 @@ def _interval_text(interval) -> str:
     if not interval:
         return "-"
     return f"[{format_value(interval[0])}, {format_value(interval[1])}]"
-
-
-def _relative_half(median: float, interval) -> str:
-    """As the table's +-h%: two significant digits, whole percents from 100 up."""
-    if not interval or not median:
-        return ""
-    percent = 100 * max(interval[1] - median, median - interval[0]) / abs(median)
-    return f"{percent:.0f}%" if percent >= 99.5 else f"{percent:.2g}%"
 
 
 def _span(values: list[float]) -> str:
