@@ -2,9 +2,72 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+import sys
 from typing import Any
 
 from benchlab import stats
+
+#: What no database text column can hold: a lone surrogate (JSON's "\ud800", a file name's
+#: undecodable byte) is not valid UTF-8, and PostgreSQL's text has no NUL.
+_UNSTORABLE = re.compile(r"[\ud800-\udfff\x00]")
+#: The fields of a record or failure that are stored as text.
+NAME_FIELDS = ("bench", "param_name", "counter", "unit", "platform", "binary", "format")
+#: Names already warned about in this process: N processes of one binary say it once.
+_warned: set[str] = set()
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def storable(text: str) -> str:
+    """`text` with what a database cannot store written as an escape (\\ud800, \\x00).
+
+    An escape rather than U+FFFD keeps two such names apart (\\ud800 and \\udc00 are
+    different benchmarks); every other character is kept exactly."""
+    return _UNSTORABLE.sub(_escape, text)
+
+
+def storable_name(what: str, text: str | None) -> str | None:
+    """`text` made storable; a name that had to change is warned about once, as stored."""
+    if text is None or not isinstance(text, str) or _UNSTORABLE.search(text) is None:
+        return text
+    fixed = storable(text)
+    if fixed not in _warned:
+        _warned.add(fixed)
+        print(f"warning: {what} '{printable(fixed)}' had characters no database can store (a lone "
+              "surrogate or NUL): stored with them escaped as shown", file=sys.stderr)
+    return fixed
+
+
+def printable(text: Any) -> str:
+    """`text` as a terminal, a table row or a page shows it safely: every character that is
+    not printable (C0 and C1 controls such as ESC, line and paragraph separators, bidi
+    overrides such as U+202E, other invisible format characters, lone surrogates) written
+    as its escape (\\x1b, \\u2028, \\U000e0001), as Python's repr writes them.
+
+    For display only: the store keeps names exactly; every printer of a name goes
+    through here, so a name cannot move the cursor, recolour a terminal, break a row in
+    two or reverse the text after it."""
+    text = "" if text is None else str(text)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _char_escape(char) for char in text)
+
+
+def _char_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _storable_fields(item: Any) -> None:
+    for field in NAME_FIELDS:
+        if hasattr(item, field):
+            setattr(item, field, storable_name(field, getattr(item, field)))
 
 
 @dataclasses.dataclass
@@ -38,6 +101,7 @@ class Record:
     overhead_samples: list[float] | None = None
 
     def __post_init__(self) -> None:
+        _storable_fields(self)  # one bad name must not lose a run's every record at the write
         if not self.summary and self.samples:
             self.summary = stats.summarize(self.samples, self.overhead_samples)
 
@@ -93,6 +157,10 @@ class Fault:
     sweep: dict[str, Any] | None = None
     #: Which of the run's processes failed (None when the run has one per binary).
     process: int | None = None
+
+    def __post_init__(self) -> None:
+        _storable_fields(self)
+        self.reason = storable_name("reason", self.reason)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

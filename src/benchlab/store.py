@@ -26,7 +26,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQL
 
 from benchlab import migrations, runlevel
 from benchlab.errors import StoreFailed, UserError
-from benchlab.records import Fault, Record
+from benchlab.records import NAME_FIELDS, Fault, Record, storable_name
 
 DB_ENVIRONMENT_VARIABLE = "BENCHLAB_DB"
 
@@ -563,9 +563,12 @@ def _effective_status(run: dict[str, Any]) -> str:
 
 
 def _record_row(run_id: int, record: Record) -> dict[str, Any]:
+    # Fields set after the record was made (a binary's name from an undecodable file name)
+    # are made storable here too: one bad name must not fail the write of a whole unit.
+    text = {field: storable_name(field, getattr(record, field)) for field in NAME_FIELDS}
     return dict(
-        run_id=run_id, platform=record.platform, binary=record.binary, bench=record.bench, param=record.param,
-        param_name=record.param_name, counter=record.counter, unit=record.unit, format=record.format,
+        run_id=run_id, platform=text["platform"], binary=text["binary"], bench=text["bench"], param=record.param,
+        param_name=text["param_name"], counter=text["counter"], unit=text["unit"], format=text["format"],
         iterations=record.iterations, median=record.median, sweep=record.sweep, samples=record.samples,
         sample_iterations=record.sample_iterations, summary=record.summary,
         # the empty loop's sample of each round, beside the samples, so the subtraction can be redone
