@@ -99,8 +99,8 @@ def _record(run: Any, metadata: dict, process: int) -> Record | None:
         return None
     bench = name(merged.get("name"), "name (in metadata)")
     unit = merged.get("unit", "second")
-    if unit not in UNITS:
-        raise BadValue(f"unit {show(unit)} is not one of {', '.join(UNITS)}")
+    if not isinstance(unit, str) or unit not in UNITS:  # a list or an object is no key of UNITS
+        raise BadValue(f"unit (in metadata) must be one of {', '.join(UNITS)}, got {show(unit)}")
     counter, our_unit, factor = UNITS[unit]
     loops = whole(merged.get("loops", 1), "loops") * whole(merged.get("inner_loops", 1), "inner_loops")
     iterations = whole(loops, "loops x inner_loops")

@@ -189,6 +189,8 @@ def bad_files(project):
     (project / "b63bad.csv").write_text("basic,time,100,2000\nbasic,time,0,2000\n")
     (project / "hyperbad.json").write_text('{"results": [{"command": "a", "times": [0.1]}, {"command": "b", "times": []}]}')
     (project / "pyperfbad.json").write_text('{"version": "1.0", "benchmarks": [{"runs": [{"values": [1e-6]}]}]}')
+    (project / "pyperfunit.json").write_text('{"version": "1.0", "metadata": {"name": "a", "unit": ["second"]}, '
+                                             '"benchmarks": [{"runs": [{"values": [1e-6]}]}]}')
     (project / "hyperlong.json").write_text(json.dumps({"results": [{"command": " && ".join(["sleep 0.001"] * 30),
                                                                     "times": [0.002]}]}))
     (project / "lindbad.json").write_text('{"Read": {"1": {"linux": "fast", "loops": "10"}}}')
@@ -235,6 +237,9 @@ def bad_files(project):
                         f"({NOTHING}; fix the file, or give --format if it is in another format)\n"),
     (["pyperfbad.json"], "error: pyperfbad.json: pyperf benchmarks[0].runs[0]: name (in metadata) must be a string, "
                          f"got None ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
+    (["pyperfunit.json"], "error: pyperfunit.json: pyperf benchmarks[0].runs[0]: unit (in metadata) must be one of "
+                          f"second, byte, integer, got ['second'] ({NOTHING}; fix the file, or give --format if it is "
+                          "in another format)\n"),
     (["hyperlong.json"], "error: hyperlong.json: hyperfine results[0]: command must be 1 to 255 printable characters, "
                          "got 'sleep 0.001 && sleep 0.001 && sleep ...; give it a shorter name with hyperfine's "
                          f"--command-name ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
