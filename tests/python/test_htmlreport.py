@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from html import escape as html_escape
 from pathlib import Path
 
 import plotly.graph_objects as go
 import pytest
 
+import benchlab
 from benchlab.errors import UserError
 from benchlab.htmlreport import build, page
 from benchlab.records import Record
 from benchlab.report import Report
 from benchlab.store import Store
 from report_data import HOSTILE_NAMES, history, store_run, suite_run
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -171,3 +176,17 @@ def test_a_write_that_fails_leaves_the_earlier_report_and_no_temporary_directory
         write_report(store, tmp_path)
     assert index.read_text() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report", "results.db", "results.db-shm", "results.db-wal"]
+
+
+def test_the_version_is_the_headers_in_the_command_the_package_and_the_report(store, tmp_path):
+    # The macro as a C compiler sees it, the one place the version is written.
+    preprocessed = subprocess.run(["cc", "-E", "-P", f"-I{REPO / 'include'}", "-"], capture_output=True, text=True,
+                                  input='#include "benchlab.h"\nbenchlab_version_is BENCHLAB_VERSION\n', check=True)
+    macro = re.search(r'^benchlab_version_is "([^"]+)"$', preprocessed.stdout, re.M).group(1)
+    command = subprocess.run([sys.executable, "-m", "benchlab", "--version"], capture_output=True, text=True,
+                             check=True)
+    store_run(store, suite_run(hostile=False), ["native"], "ab" * 20, "2026-11-20T09:00:00Z")
+    html = write_report(store, tmp_path).read_text()
+    assert command.stdout == f"benchlab, version {macro}\n"
+    assert benchlab.__version__ == macro
+    assert f'<meta name="generator" content="benchlab {macro}">' in html and f"by benchlab {macro}." in html
