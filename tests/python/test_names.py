@@ -54,3 +54,55 @@ def test_the_store_writes_a_name_set_after_the_record_was_made(tmp_path):
     run_id = store.begin_run(["benchlab"], ["native"], {})
     store.add_unit(run_id, [record], [])
     assert [r.binary for r in store.load_run(run_id)[1]] == ["prog\\udcff"]
+
+
+#: A terminal escape (CSI), a C1 control (NEL), a line separator, a right-to-left override.
+NASTY = "a\x1b[31mb\x85c\u2028d\u202ee"
+NASTY_SHOWN = "a\\x1b[31mb\\x85c\\u2028d\\u202ee"
+
+
+def nasty_report():
+    from benchlab.records import Fault
+    from benchlab.report import Report
+    records = [Record(bench=NASTY, param=None, samples=[float(s) for s in SAMPLES], platform=platform,
+                      binary=f"prog{NASTY}") for platform in ("native", f"plat{NASTY}")]
+    fault = Fault(f"bin{NASTY}", "native", f"exit status 3 {NASTY}", stderr_tail=[f"tail{NASTY}"])
+    return Report(platforms=["native", f"plat{NASTY}"], records=records, faults=[fault])
+
+
+def only_printable(text: str) -> bool:
+    return all(line.isprintable() for line in text.split("\n"))
+
+
+def test_every_printer_shows_control_characters_escaped():
+    from benchlab.exporters import EXPORTERS
+    report = nasty_report()
+    for name in ("table", "markdown", "csv"):
+        out = EXPORTERS[name](report)
+        assert only_printable(out), name
+        assert NASTY_SHOWN in out and f"plat{NASTY_SHOWN}" in out and f"bin{NASTY_SHOWN}" in out, name
+    assert "tail" + NASTY_SHOWN in EXPORTERS["table"](report)
+    out = EXPORTERS["json"](report)
+    assert only_printable(out)  # JSON escapes them itself, and reads back exactly
+    assert json.loads(out)["records"][0]["bench"] == NASTY
+
+
+def test_the_report_page_shows_names_escaped(tmp_path):
+    from benchlab.htmlreport import build
+    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    report = nasty_report()
+    run_id = store.begin_run(["benchlab", "run", NASTY], report.platforms, {})
+    store.add_unit(run_id, report.records, [])
+    store.finish_run(run_id, "complete", 0)
+    assert store.load_run(run_id)[1][0].bench == NASTY  # stored exactly: only display escapes
+    page = build(store, [str(run_id)], None, tmp_path / "report", floors={}, default_floor=0.01).read_text()
+    assert only_printable(page.replace("\n", ""))
+    assert NASTY_SHOWN in page
+
+
+def test_runs_lists_a_command_line_escaped(project, benchlab, tmp_path):
+    store = Store(f"sqlite:///{project / 'r.db'}")
+    store.finish_run(store.begin_run(["benchlab", "run", "[bold]x", NASTY], ["native"], {}), "complete", 0)
+    result = benchlab("runs", "--db", f"sqlite:///{project / 'r.db'}")
+    assert only_printable(result.stdout)
+    assert f"benchlab run [bold]x {NASTY_SHOWN}" in result.stdout

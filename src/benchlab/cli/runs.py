@@ -7,8 +7,10 @@ import click
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.records import printable
 
 
 @click.command("runs")
@@ -25,7 +27,9 @@ def command(context: click.Context, db_url: str | None, limit: int) -> int:
     for run in store.list_runs(limit):
         git = (run.get("context") or {}).get("git") or {}
         commit = (git.get("commit") or "")[:10] + ("+" if git.get("dirty") else "")
-        table.add_row(str(run["id"]), run["started_at"], run["status"], ",".join(run["platforms"] or []),
-                      str(run["records"]), str(run["faults"]), commit, " ".join(run["argv"] or []))
+        values = [str(run["id"]), run["started_at"], run["status"], ",".join(run["platforms"] or []),
+                  str(run["records"]), str(run["faults"]), commit, " ".join(run["argv"] or [])]
+        # Text, not markup: a command line's "[bold]" is shown as typed, its controls escaped.
+        table.add_row(*(Text(printable(value)) for value in values))
     Console(highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
     return 0

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from benchlab.instances import INSTANCES
+from benchlab.records import printable
 from benchlab.report import (
     LEGEND, NOISE_THRESHOLD, SWEEP_ALIASES_OF_THREADS, WORKLOAD_FORMAT, Cell, Report, Row, format_value, scaling)
 
@@ -53,7 +54,7 @@ def cell_text(cell: Cell, notes: dict[str, int]) -> str:
 
 
 def footnote_lines(report: Report) -> list[str]:
-    return [f"[{number}] {note}" for note, number in footnotes(report).items()]
+    return [printable(f"[{number}] {note}") for note, number in footnotes(report).items()]
 
 
 def headings(report: Report) -> list[str]:
@@ -71,7 +72,7 @@ def headings(report: Report) -> list[str]:
         heads.append("UNIT")
     heads.extend(f"{p} ({unit})" if unit else p for p in report.platforms)
     heads.append("ITERATIONS")
-    return heads
+    return [printable(head) for head in heads]
 
 
 def cells(report: Report, row: Row, notes: dict[str, int] | None = None) -> list[str]:
@@ -89,7 +90,8 @@ def cells(report: Report, row: Row, notes: dict[str, int] | None = None) -> list
         values.append(row.unit)
     values.extend(cell_text(row.cells[p], notes) for p in report.platforms)
     values.append(row.iterations_label)
-    return values
+    # Names, reasons and sweep values come from binaries and files: shown escaped, one row a line.
+    return [printable(value) for value in values]
 
 
 def legend_lines(report: Report) -> list[str]:
@@ -119,8 +121,8 @@ def failure_lines(report: Report) -> list[str]:
     lines = []
     for (binary, platform, sweep, reason), group in sorted(groups.items(), key=lambda item: item[0]):
         hit = f" (in {len(group)} processes)" if len(group) > 1 else ""
-        lines.append(f"{binary} on {platform}{sweep}: {reason}{hit}")
-        lines.extend(f"    {line}" for line in group[0].stderr_tail)
+        lines.append(printable(f"{binary} on {platform}{sweep}: {reason}{hit}"))
+        lines.extend(f"    {printable(line)}" for line in group[0].stderr_tail)
     return lines
 
 
@@ -142,7 +144,7 @@ def partial_lines(report: Report) -> list[str]:
     lines = [head]
     for unit in missing:
         sweep = f" {unit['sweep']}" if unit.get("sweep") is not None else ""
-        lines.append(f"    {unit.get('binary')} on {unit.get('platform')}{sweep}")
+        lines.append(printable(f"    {unit.get('binary')} on {unit.get('platform')}{sweep}"))
     return lines
 
 
@@ -162,7 +164,7 @@ def scaling_tables(report: Report) -> list[tuple[str, list[str], list[list[str]]
                 point = next((p for p in curves.get(platform, []) if p.value == value), None)
                 row.append("-" if point is None else f"{format_value(point.throughput)} ({point.linearity:.3f})")
             rows.append(row)
-        tables.append((title, [flag, *report.platforms], rows))
+        tables.append((printable(title), [printable(head) for head in [flag, *report.platforms]], rows))
     return tables
 
 
@@ -197,5 +199,5 @@ def _instance_tables(report: Report) -> list[tuple[str, list[str], list[list[str
                 overlap = "-" if point.overlap is None else f"{100 * point.overlap:.0f}%"
                 row += [summed, format_value(point.per_copy), overlap]
             rows.append(row)
-        tables.append((title, heads, rows))
+        tables.append((printable(title), [printable(head) for head in heads], rows))
     return tables

@@ -4,11 +4,19 @@ from __future__ import annotations
 import csv
 import io
 
+from benchlab.records import printable
 from benchlab.report import Report
 
 COLUMNS = ["test", "param", "counter", "unit", "sweep", "platform", "binary", "status", "median", "ci_low",
            "ci_high", "ratio", "marks", "iterations", "samples", "min", "max", "mean", "stddev", "p75", "p90",
            "p99", "reason"]
+#: Columns of text from binaries and files: escaped as every printer shows them (records.printable).
+TEXT_COLUMNS = ("test", "counter", "unit", "sweep", "platform", "binary", "reason")
+
+
+def _escaped(values: dict) -> dict:
+    return {key: printable(value) if key in TEXT_COLUMNS and value is not None else value
+            for key, value in values.items()}
 
 
 def render(report: Report) -> str:
@@ -21,17 +29,18 @@ def render(report: Report) -> str:
             base = {"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
                     "sweep": row.sweep_value, "platform": platform}
             if cell.fault is not None:
-                writer.writerow({**base, "binary": cell.fault.binary, "status": "failed", "reason": cell.fault.reason})
+                writer.writerow(_escaped({**base, "binary": cell.fault.binary, "status": "failed",
+                                          "reason": cell.fault.reason}))
             elif cell.record is not None and not cell.record.supported:
-                writer.writerow({**base, "binary": cell.record.binary, "status": "unsupported",
-                                 "reason": cell.record.reason})
+                writer.writerow(_escaped({**base, "binary": cell.record.binary, "status": "unsupported",
+                                          "reason": cell.record.reason}))
             elif cell.record is not None:
                 summary = cell.record.summary
                 ci = summary.get("median_ci") or [None, None]
-                writer.writerow({
+                writer.writerow(_escaped({
                     **base, "binary": cell.record.binary, "status": "ok", "median": summary.get("median"),
                     "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio, "marks": cell.marks,
                     "iterations": cell.record.iterations, "samples": summary.get("n"),
                     **{k: summary.get(k) for k in ("min", "max", "mean", "stddev", "p75", "p90", "p99")},
-                })
+                }))
     return buffer.getvalue()

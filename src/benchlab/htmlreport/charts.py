@@ -20,6 +20,7 @@ import numpy as np
 
 from benchlab import combine, stats
 from benchlab.compare import row_name
+from benchlab.records import printable
 
 #: Process i's colour in every distribution chart (plotly's default cycle).
 PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
@@ -51,8 +52,8 @@ class Chart:
 
 
 def text(value: Any) -> str:
-    """A user string as plotly's HTML dialect shows it literally."""
-    return html.escape(str(value), quote=False)
+    """A user string as plotly's HTML dialect shows it literally, control characters escaped."""
+    return html.escape(printable(value), quote=False)
 
 
 def name_of(key: tuple) -> str:
@@ -210,7 +211,7 @@ def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart
                     "array": [100 * (c.high - c.ratio) for c in comparisons],
                     "arrayminus": [100 * (c.ratio - c.low) for c in comparisons], "color": "#444"},
         "marker": {"size": 9, "color": [VERDICT_COLOURS[c.verdict] for c in comparisons]},
-        "customdata": [[c.verdict, c.a, c.b, c.unit] for c in comparisons],
+        "customdata": [[c.verdict, c.a, c.b, text(c.unit)] for c in comparisons],
         "hovertemplate": "%{y}: %{x:+.2f}% (%{customdata[0]})<br>%{customdata[1]:.4g} -> "
                          "%{customdata[2]:.4g} %{customdata[3]}<extra></extra>"}]
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,

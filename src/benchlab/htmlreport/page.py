@@ -19,6 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from benchlab.records import printable
+
 #: Files written beside index.html (the scripts the page loads).
 PLOTLY_JS = "plotly.min.js"
 REPORT_JS = "report.js"
@@ -55,8 +57,15 @@ def _environment():
     import jinja2
     loader = jinja2.PackageLoader("benchlab.htmlreport", "templates")
     # Autoescape everything: benchmark names, hosts and commands are user input.
+    # finalize: every text shown with its control characters escaped (records.printable), so
+    # that a name's U+202E cannot reverse a table row; the charts' JSON (Markup) is left alone.
     return jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True)
+                              trim_blocks=True, lstrip_blocks=True, finalize=_printable)
+
+
+def _printable(value):
+    from markupsafe import Markup
+    return printable(value) if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 #: The bundle kept in this package (see the module's docstring), written as PLOTLY_JS.
