@@ -17,6 +17,7 @@ import gzip
 import hashlib
 import io
 import json
+import os
 import re
 import zlib
 from pathlib import Path
@@ -70,6 +71,16 @@ _CONTEXT_FIELDS = {
 }
 NOTHING_IMPORTED = "nothing was imported"
 
+#: The most text an import reads: the file, or what a gzip file expands to. A 1 MB gzip
+#: file can expand to gigabytes, and the text and its records are held in memory (six
+#: times the text, measured), so a file beyond it is refused rather than read.
+DEFAULT_MAX_BYTES = 256 * 2**20
+#: Raises (or lowers) DEFAULT_MAX_BYTES, as `import --max-size` does: bytes, or with K, M, G.
+MAX_BYTES_VARIABLE = "BENCHLAB_IMPORT_MAX_BYTES"
+_SIZE = re.compile(r"(\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
+#: gzip is decompressed a piece at a time, so that a file over the limit costs no more than the limit.
+_GZIP_CHUNK = 2**20
+
 
 @dataclasses.dataclass
 class Imported:
@@ -112,10 +123,36 @@ def _as_error(message: str) -> str:
     return _LENIENT_ENDINGS.sub("", message)
 
 
-def read_results(path: str, file_format: str | None = None, platform: str | None = None) -> Imported:
-    """Every result of the file at `path` (its format detected when not given), or a UserError."""
-    raw = _read_bytes(path)
-    text, compressed = _decode(path, raw)
+def max_bytes(given: str | None) -> int:
+    """The import's size limit: `given` (--max-size), else $BENCHLAB_IMPORT_MAX_BYTES, else DEFAULT_MAX_BYTES."""
+    if given is not None:
+        return _size(given, "--max-size")
+    variable = os.environ.get(MAX_BYTES_VARIABLE)
+    return _size(variable, MAX_BYTES_VARIABLE) if variable else DEFAULT_MAX_BYTES
+
+
+def _size(text: str, what: str) -> int:
+    """Bytes from '268435456', '256M', '256MiB', '1G' (K, M, G, T are powers of 1024)."""
+    match = _SIZE.fullmatch(text.strip())
+    if not match or int(match.group(1)) == 0:
+        raise UserError(f"{what} {text!r} is not a size", "give bytes, or a number with K, M or G, e.g. 512M or 2G")
+    return int(match.group(1)) * 1024 ** ("", "k", "m", "g", "t").index(match.group(2).lower())
+
+
+def size_text(size: int) -> str:
+    """256 MiB, 1 GiB, 1000 bytes: a size as the limit's error shows it."""
+    for unit, power in (("GiB", 3), ("MiB", 2), ("KiB", 1)):
+        if size % 1024 ** power == 0:
+            return f"{size // 1024 ** power} {unit}"
+    return f"{size} bytes"
+
+
+def read_results(path: str, file_format: str | None = None, platform: str | None = None,
+                 limit: int = DEFAULT_MAX_BYTES) -> Imported:
+    """Every result of the file at `path` (its format detected when not given), or a UserError.
+    `limit`: the most bytes of text read (max_bytes)."""
+    raw = _read_bytes(path, limit)
+    text, compressed = _decode(path, raw, limit)
     if not text.strip():
         raise UserError(f"{path} is empty", f"{NOTHING_IMPORTED}; give a results file")
     document = None
@@ -144,32 +181,53 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
     return _as_run(path, raw, compressed, file_format, parsed, platform)
 
 
-def _read_bytes(path: str) -> bytes:
+def _read_bytes(path: str, limit: int) -> bytes:
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read(limit + 1)  # and no more: a device such as /dev/zero never ends
     except FileNotFoundError:
         raise UserError(f"cannot read {path}: no such file", "give the path of a results file") from None
     except IsADirectoryError:
         raise UserError(f"cannot read {path}: it is a directory", "give the path of a results file") from None
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror}", "check the path and its permissions") from None
+    if len(raw) > limit:
+        raise _too_large(f"{path} is larger than {size_text(limit)}")
+    return raw
 
 
-def _decode(path: str, raw: bytes) -> tuple[str, bool]:
+def _too_large(what: str) -> UserError:
+    return UserError(f"{what}, the most an import reads",
+                     f"{NOTHING_IMPORTED}; if it is a results file that large, raise the limit with --max-size SIZE "
+                     f"or {MAX_BYTES_VARIABLE}=SIZE, e.g. 1G")
+
+
+def _decode(path: str, raw: bytes, limit: int) -> tuple[str, bool]:
     """The file's text, gunzipped first when it is gzip (pyperf and pyperformance write .json.gz)."""
     compressed = raw[:2] == b"\x1f\x8b"
     if compressed:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise UserError(f"{path}: a gzip file that does not decompress ({exc})",
-                            f"{NOTHING_IMPORTED}; is it truncated?") from None
+        raw = _gunzip(path, raw, limit)
     try:
         return raw.decode("utf-8"), compressed
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise UserError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})",
                         f"{NOTHING_IMPORTED}; is it a results file?") from None
+
+
+def _gunzip(path: str, raw: bytes, limit: int) -> bytearray:
+    """What a gzip file expands to, a piece at a time: refused as soon as it passes `limit`."""
+    text = bytearray()
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+            while chunk := stream.read(_GZIP_CHUNK):
+                text += chunk
+                if len(text) > limit:
+                    raise _too_large(f"{path} expands to more than {size_text(limit)} (gzip)")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise UserError(f"{path}: a gzip file that does not decompress ({exc})",
+                        f"{NOTHING_IMPORTED}; is it truncated?") from None
+    return text
 
 
 def _load_json(path: str, text: str) -> Any:

@@ -10,7 +10,8 @@ import click
 
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import ExitCode, StoreFailed, UserError
-from benchlab.importing import DEFAULT_PLATFORM, FORMAT_NAMES, read_results
+from benchlab.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, FORMAT_NAMES, MAX_BYTES_VARIABLE, max_bytes, \
+    read_results
 
 
 @click.command("import", short_help="Store a results file (Google Benchmark, hyperfine, pyperf, Lind, CSB, B63, "
@@ -22,16 +23,19 @@ from benchlab.importing import DEFAULT_PLATFORM, FORMAT_NAMES, read_results
               help=f"Platform of results whose file names none (default: {DEFAULT_PLATFORM}).")
 @click.option("--again", is_flag=True,
               help="Store FILE even if a file with the same content was imported before.")
+@click.option("--max-size", "max_size", metavar="SIZE",
+              help=f"Refuse a file larger than SIZE, or a gzip file expanding to more: bytes, or with K, M, G "
+                   f"(default: ${MAX_BYTES_VARIABLE}, else {DEFAULT_MAX_BYTES // 2**20}M).")
 @db_option
 @click.pass_context
 def command(context: click.Context, path: str, file_format: str | None, platform: str | None,
-            again: bool, db_url: str | None) -> int:
+            again: bool, max_size: str | None, db_url: str | None) -> int:
     """Store the results in FILE as a new run, with what the file says of its context.
 
     Nothing is stored unless every line (or entry) of FILE reads. A file imported before
     (the same content) is refused unless --again: one result stored twice would read, in
     a history, as two runs that agree exactly."""
-    imported = read_results(path, file_format, platform)
+    imported = read_results(path, file_format, platform, max_bytes(max_size))
     store = open_store(config_of(context), db_url)
     earlier = None if again else store.imported_as(imported.context["imported"]["sha256"])
     if earlier is not None:

@@ -326,3 +326,59 @@ def test_the_command_still_starts_without_sqlalchemy():
     import sys
     code = "import sys, benchlab.cli; print('sqlalchemy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+# -- size limit (issue 18 #10) ---------------------------------------------------------------
+
+LIMIT_FIX = ("nothing was imported; if it is a results file that large, raise the limit with --max-size SIZE or "
+             "BENCHLAB_IMPORT_MAX_BYTES=SIZE, e.g. 1G")
+
+
+def test_a_gzip_file_expanding_past_the_limit_is_refused_without_expanding_it(project, benchlab, monkeypatch):
+    import tracemalloc
+    (project / "bomb.json.gz").write_bytes(gzip.compress(b" " * (64 << 20), compresslevel=1))  # 64 KiB, 64 MiB of text
+    monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "1M")
+    tracemalloc.start()
+    try:
+        result = benchlab("import", "bomb.json.gz")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"error: bomb.json.gz expands to more than 1 MiB (gzip), the most an import reads ({LIMIT_FIX})\n"
+    assert peak < 8 << 20  # decompressed a piece at a time, never whole
+    assert not (project / ".benchlab" / "results.db").exists()
+
+
+def test_the_limit_applies_to_plain_files_and_is_raised_by_max_size_or_the_environment(project, benchlab, monkeypatch):
+    lines = "".join(f"Read\t{n}\t1000\t{200 + n % 50}\n" for n in range(2000))  # 35 KiB
+    (project / "big.txt").write_text(lines)
+    (project / "big.txt.gz").write_bytes(gzip.compress(lines.encode()))
+    refused = benchlab("import", "big.txt", "--max-size", "32K")
+    assert (refused.exit_code, refused.stderr) == (
+        2, f"error: big.txt is larger than 32 KiB, the most an import reads ({LIMIT_FIX})\n")
+    monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "32768")
+    assert benchlab("import", "big.txt.gz").stderr.startswith("error: big.txt.gz expands to more than 32 KiB (gzip)")
+    assert benchlab("import", "big.txt.gz", "--max-size", "64KiB").exit_code == 0  # the option wins
+    monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "1g")
+    assert benchlab("import", "big.txt").exit_code == 0
+    assert [len(stored(project, run)[1]) for run in (1, 2)] == [2000, 2000]
+
+
+@pytest.mark.parametrize("size", ["0", "12 apples", "-5M", "1.5G", ""])
+def test_a_size_that_is_not_one_is_one_error(project, benchlab, monkeypatch, size):
+    copy(project, "lind.txt")
+    result = benchlab("import", "lind.txt", "--max-size", size)
+    assert (result.exit_code, result.stderr) == (
+        2, f"error: --max-size {size!r} is not a size (give bytes, or a number with K, M or G, e.g. 512M or 2G)\n")
+    monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "lots")
+    assert benchlab("import", "lind.txt").stderr == (
+        "error: BENCHLAB_IMPORT_MAX_BYTES 'lots' is not a size (give bytes, or a number with K, M or G, "
+        "e.g. 512M or 2G)\n")
+
+
+def test_the_default_limit_is_256_mib(monkeypatch):
+    from benchlab.importing import max_bytes
+    monkeypatch.delenv("BENCHLAB_IMPORT_MAX_BYTES", raising=False)
+    assert (max_bytes(None), max_bytes("2G"), max_bytes("100")) == (256 << 20, 2 << 30, 100)
+
