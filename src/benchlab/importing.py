@@ -19,6 +19,7 @@ import io
 import json
 import os
 import re
+import shlex
 import zlib
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,10 @@ MAX_BYTES_VARIABLE = "BENCHLAB_IMPORT_MAX_BYTES"
 _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
 #: gzip is decompressed a piece at a time, so that a file over the limit costs no more than the limit.
 _GZIP_CHUNK = 2**20
+#: Formats of lines whose last figure ends its line: a file cut within that figure reads
+#: as a whole line with a smaller number, so every line must end in a newline (their
+#: writers end every line with one). A jsonl line ends in `}`: JSON shows a cut itself.
+NEWLINE_FORMATS = ("csb", "b63csv", "lind")
 
 
 @dataclasses.dataclass
@@ -97,7 +102,11 @@ class Imported:
 
 
 class _Problem(Exception):
-    """The first thing wrong with the file: the import stops there."""
+    """The first thing wrong with the file: the import stops there (`fix`: how to mend it, when known)."""
+
+    def __init__(self, what: str, fix: str | None = None):
+        super().__init__(what)
+        self.fix = fix
 
 
 class _Strict(Parsed):
@@ -168,9 +177,9 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
                 raise _Problem(f"{path} is not {SHAPES[file_format]}")
             parser.parse_object(document, path, parsed)
         else:
-            _read_lines(LINE_FORMATS[file_format], text, path, parsed)
+            _read_lines(LINE_FORMATS[file_format], text, path, parsed, file_format in NEWLINE_FORMATS)
     except _Problem as problem:
-        raise UserError(str(problem), _fix(text, file_format)) from None
+        raise UserError(str(problem), problem.fix or _fix(text, file_format)) from None
     if not parsed.records and not parsed.failures:
         raise UserError(f"{path} has no results ({file_format})", f"{NOTHING_IMPORTED}; is it the right file?")
     for record in parsed.records:
@@ -279,13 +288,26 @@ def _fix(text: str, file_format: str) -> str:
     return f"{NOTHING_IMPORTED}; fix the file, or give --format if it is in another format"
 
 
-def _read_lines(parser, text: str, label: str, parsed: Parsed) -> None:
-    """Every non-blank line through one format's session: one that is not of the format is an error."""
+def _read_lines(parser, text: str, label: str, parsed: Parsed, newline_ends: bool = False) -> None:
+    """Every non-blank line through one format's session: one that is not of the format is an error.
+
+    With `newline_ends` (NEWLINE_FORMATS), a last line without its newline is an error too:
+    the file was cut, perhaps within the line's last number."""
     session = parser.session(label, parsed)
     for number, raw in enumerate(io.StringIO(text, newline=None), start=1):  # \r ends a line, as in run
         line = raw.strip()
-        if line and not session.feed(number, line):
-            session.reject(number, line)
+        cut = newline_ends and not raw.endswith(("\n", "\r"))
+        try:
+            if line and not session.feed(number, line):
+                session.reject(number, line)
+        except _Problem as problem:
+            if cut:
+                raise _Problem(f"{problem}; the file ends there, without a newline: is it truncated?") from None
+            raise
+        if line and cut:
+            raise _Problem(f"{label}: line {number} does not end in a newline, so the file may have been cut "
+                           "within it (a number cut short reads as a smaller one)",
+                           f"{NOTHING_IMPORTED}; if the file is whole, end it with a newline: echo >> {shlex.quote(label)}")
     session.finish()
 
 

@@ -382,3 +382,49 @@ def test_the_default_limit_is_256_mib(monkeypatch):
     monkeypatch.delenv("BENCHLAB_IMPORT_MAX_BYTES", raising=False)
     assert (max_bytes(None), max_bytes("2G"), max_bytes("100")) == (256 << 20, 2 << 30, 100)
 
+
+# -- a line format cut short (issue 18 #12) ----------------------------------------------------
+
+CUT_FIX = "nothing was imported; if the file is whole, end it with a newline: echo >> cut.txt"
+
+
+@pytest.mark.parametrize("text, message", [
+    # a number cut short reads as a whole, smaller one: only the missing newline tells
+    ("Read\t1\t1000\t240\nRead\t2\t1000\t25",
+     "cut.txt: line 2 does not end in a newline, so the file may have been cut within it (a number cut short reads "
+     f"as a smaller one) ({CUT_FIX})"),
+    ("basic,time,16777215,233781738\nbasic,time,16777215,2289",
+     "cut.txt: line 2 does not end in a newline, so the file may have been cut within it (a number cut short reads "
+     f"as a smaller one) ({CUT_FIX})"),
+    ("name,param,counter,iterations,value\na,,time,100,2000\na,,time,100,19",
+     "cut.txt: line 3 does not end in a newline, so the file may have been cut within it (a number cut short reads "
+     f"as a smaller one) ({CUT_FIX})"),
+    ("num_threads=1;algo_name=a;throughput_min=5;\nnum_threads=2;algo_name=a;throughput_min=9;",
+     "cut.txt: line 2 does not end in a newline, so the file may have been cut within it (a number cut short reads "
+     f"as a smaller one) ({CUT_FIX})"),
+    # a line the cut left malformed: its own error, and where the file ends
+    ("num_threads=1;algo_name=a;throughput_min=5;\nnum_threads=2;algo_name=a;throughput_min=9",
+     "cut.txt: line 2 is not valid csb (want key=val; pairs): 'num_threads=2;algo_name=a;throughput_min=9'; "
+     f"the file ends there, without a newline: is it truncated? ({NOTHING}; fix the file, or give --format if it "
+     "is in another format)"),
+    ("basic,time,16777215,233781738\nbasic,time,167",
+     "cut.txt: line 2 is not valid b63csv (3 fields, want 4): 'basic,time,167'; the file ends there, without a "
+     f"newline: is it truncated? ({NOTHING}; fix the file, or give --format if it is in another format)"),
+    ("Read\t1\t1000\t240\nRead\t2\t10",
+     "cut.txt: line 2 is not valid lind (want test<TAB>param<TAB>loops<TAB>avg_ns): 'Read\\t2\\t10'; the file ends "
+     f"there, without a newline: is it truncated? ({NOTHING}; fix the file, or give --format if it is in another "
+     "format)"),
+])
+def test_a_line_format_file_without_its_last_newline_is_refused(project, benchlab, text, message):
+    (project / "cut.txt").write_text(text)
+    result = benchlab("import", "cut.txt")
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"error: {message}\n")
+    assert not (project / ".benchlab" / "results.db").exists()
+
+
+@pytest.mark.parametrize("text", ["Read\t1\t1000\t240\r\nRead\t2\t1000\t250\r\n", "Read\t1\t1000\t240\rRead\t2\t1000\t250\r",
+                                  "Read\t1\t1000\t240\nRead\t2\t1000\t250\n\n  ",
+                                  '{"type":"result","bench":"a","param":null,"iterations":10,"samples":[1.0,2.0]}'])
+def test_whole_files_still_import_whatever_their_line_endings(project, benchlab, text):
+    (project / "whole.txt").write_text(text, newline="")
+    assert benchlab("import", "whole.txt").exit_code == 0  # a jsonl line shows its own end: its closing brace
