@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import time
 from benchlab.errors import UserError
 from benchlab.profiling import callgrind, perf
 from benchlab.profiling.buckets import OTHER, fold_self, load_buckets, stack_inclusive
@@ -227,9 +228,22 @@ def test_without_a_buckets_file_each_dso_is_a_bucket():
 
 @pytest.mark.parametrize("text, message", [
     ('[buckets]\nx = ["(unclosed"]\n',
-     "b.toml: buckets.x[0]: '(unclosed' is not a valid regular expression: missing ), unterminated subpattern at "
-     "position 0 (fix the regex (Python's re syntax; escape . ( [ with a backslash))"),
+     f"b.toml: buckets.x[0]: '(unclosed' is not a valid regular expression (RE2): missing ): (unclosed ({RE2_FIX})"),
+    # What Python's re has and RE2 has not: one error each, naming the bucket and the pattern.
+    ('[buckets]\nx = ["a", "(a)\\\\1"]\n',
+     f"b.toml: buckets.x[1]: '(a)\\1' is not a valid regular expression (RE2): invalid escape sequence: \\1 "
+     f"({RE2_FIX})"),
+    ('[buckets]\nlook = ["(?=x)y"]\n',
+     f"b.toml: buckets.look[0]: '(?=x)y' is not a valid regular expression (RE2): invalid perl operator: (?= "
+     f"({RE2_FIX})"),
+    ('[buckets]\nx = ["a{1001}"]\n',
+     f"b.toml: buckets.x[0]: 'a{{1001}}' is not a valid regular expression (RE2): invalid repetition size: {{1001}} "
+     f"({RE2_FIX})"),
     ('[buckets]\nx = "^a"\n', 'b.toml: buckets.x must be a non-empty list of regular expressions (got a string) '
+RE2_FIX = ("fix the pattern: RE2 is Python's re without backreferences, look-around or possessive repeats, "
+           "with repeats up to {1000} and \\z for \\Z; escape . ( [ with a backslash")
+
+
                               '(write x = ["regex", ...])'),
     ('[buckets]\nx = [1]\n', "b.toml: buckets.x[0] must be a regular expression string or a table (got a number) "
                              "(quote the regex)"),
@@ -260,6 +274,33 @@ def test_a_bad_buckets_file_is_one_error_naming_the_key(tmp_path, text, message)
 
 def fake_paranoid(monkeypatch, tmp_path, value: str, privileged: bool) -> None:
     path = tmp_path / "perf_event_paranoid"
+def test_no_pattern_can_hang_or_crash_the_folding(tmp_path):
+    # Python's re: (a+)+$ backtracks for minutes on 33 a's and a "!", a repeat over 2**32-1 is an
+    # OverflowError, 5,000 nested groups a RecursionError. RE2 matches in linear time.
+    nested = "(" * 5000 + "a" + ")" * 5000
+    buckets = load_buckets(write_buckets(tmp_path, f"""\
+        [buckets]
+        hang = ["(a+)+$"]
+        deep = ["{nested}"]
+        huge = ["b{{4294967296}}"]
+    """))
+    symbol = "a" * 33 + "!"
+    started = time.monotonic()
+    costs = Counter({(symbol * 300, "p"): 1, ("xa", "p"): 2, ("b{4294967296}", "p"): 3, ("x\udcff", "p"): 4})
+    folded = {s.bucket: s.samples for s in fold_self(costs, buckets)}
+    assert time.monotonic() - started < 5  # re: over 90 s for the 34-character symbol alone
+    # RE2 reads a repeat count it cannot hold as literal text; an undecodable byte matches nothing
+    assert folded == {"hang": 2, "deep": 1, "huge": 3, OTHER: 4}
+
+
+def test_a_long_bad_pattern_is_shown_cut(tmp_path):
+    path = write_buckets(tmp_path, '[buckets]\nx = ["' + "(" * 5000 + '"]\n')
+    with pytest.raises(UserError) as error:
+        load_buckets(path)
+    assert str(error.value).startswith(f"{path}: buckets.x[0]: '{'(' * 80}...' is not a valid regular expression "
+                                       f"(RE2): missing ): {'(' * 80}... (fix the pattern")
+
+
     path.write_text(value + "\n")
     monkeypatch.setattr(perf, "PARANOID_PATH", path)
     monkeypatch.setattr(perf, "privileged", lambda: privileged)

@@ -4,23 +4,32 @@ A buckets file is TOML with one table, `[buckets]`: each key a bucket's name, ea
 value a list of patterns. A pattern is a regular expression over symbol names
 (`"^xdb::main"`), or an inline table `{ symbol = "...", dso = "..." }` whose given
 keys must all match (`{ dso = "libc\\.so" }` is everything in libc). A symbol goes to
-the first bucket, in file order, with a pattern that matches it (`re.search`), so a
-narrow bucket written before a wide one keeps its symbols; what no bucket takes is
+the first bucket, in file order, with a pattern that matches it anywhere (a search), so
+a narrow bucket written before a wide one keeps its symbols; what no bucket takes is
 "other". Without a buckets file every DSO is a bucket of its own, as
 `perf report --sort dso` groups them.
+
+Patterns are Google's RE2 (the `google-re2` wheel), not Python's `re`: RE2 matches in
+time linear in the symbol's length whatever the pattern, so no pattern can hang a
+profile on a long C++ symbol (`(a+)+$` backtracks for minutes in `re`), and its
+limits (a repeat of at most 1000, a program of at most 8 MiB) are compile errors, not
+crashes. What RE2 lacks (backreferences, look-around, possessive repeats, `\\Z`) is a
+compile error naming the bucket and the pattern (docs/cli.md, Buckets).
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import os
-import re
 import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import re2
+
 from benchlab.errors import UserError
+from benchlab.records import printable
 
 #: The bucket of every symbol no pattern matches; a name the file cannot use.
 OTHER = "other"
@@ -31,16 +40,24 @@ PATTERN_KEYS = ("symbol", "dso")
 
 #: (symbol, dso): where one sample or one instruction was.
 Location = tuple[str, str]
+#: A pattern shown in an error is cut to this many characters (5,000 nested groups are 10 kB).
+MAX_SHOWN_PATTERN = 80
+
+
+def _utf8(text: str) -> bytes:
+    """Patterns and symbols are matched as UTF-8 bytes: a symbol read with an undecodable
+    byte (a lone surrogate from surrogateescape) still matches, by its other characters."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 @dataclasses.dataclass(frozen=True)
 class Pattern:
-    symbol: re.Pattern | None
-    dso: re.Pattern | None
+    symbol: Any | None  # compiled RE2 regexes (re2._Regexp)
+    dso: Any | None
 
     def matches(self, symbol: str, dso: str) -> bool:
-        return ((self.symbol is None or self.symbol.search(symbol) is not None)
-                and (self.dso is None or self.dso.search(dso) is not None))
+        return ((self.symbol is None or self.symbol.search(_utf8(symbol)) is not None)
+                and (self.dso is None or self.dso.search(_utf8(dso)) is not None))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,12 +149,28 @@ def _pattern(where: str, item: Any) -> Pattern:
                     "quote the regex")
 
 
-def _regex(where: str, text: str) -> re.Pattern:
+def _regex(where: str, text: str) -> Any:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print its own line to stderr besides our error
     try:
-        return re.compile(text)
-    except re.error as exc:
-        raise UserError(f"{where}: {text!r} is not a valid regular expression: {exc}",
-                        "fix the regex (Python's re syntax; escape . ( [ with a backslash)") from None
+        return re2.compile(_utf8(text), options)
+    except re2.error as exc:
+        raise UserError(f"{where}: {_shown(text)} is not a valid regular expression (RE2): {_reason(exc)}",
+                        "fix the pattern: RE2 is Python's re without backreferences, look-around or possessive "
+                        "repeats, with repeats up to {1000} and \\z for \\Z; escape . ( [ with a backslash") from None
+
+
+def _shown(text: str) -> str:
+    shown = text if len(text) <= MAX_SHOWN_PATTERN else text[:MAX_SHOWN_PATTERN] + "..."
+    return "'" + printable(shown) + "'"
+
+
+def _reason(exc: Exception) -> str:
+    """RE2's words ("missing ): ^a("), its quote of the pattern cut as the pattern is."""
+    reason = exc.args[0] if exc.args else ""
+    reason = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+    what, _, fragment = reason.partition(": ")
+    return f"{what}: {_shown(fragment)[1:-1]}" if fragment else printable(what)
 
 
 def _type(value: Any) -> str:

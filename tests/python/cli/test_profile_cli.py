@@ -238,8 +238,9 @@ def test_a_bad_buckets_file_is_refused_before_anything_runs(project, benchlab, c
     write(project / "b.toml", '[buckets]\nheavy = ["^heavy("]\n')
     result = benchlab("profile", "--buckets", "b.toml", "--", "./costs", "20000", "3", "ran.txt")
     assert_error_and_nothing_stored(project, result, "b.toml: buckets.heavy[0]: '^heavy(' is not a valid regular "
-                                    "expression: missing ), unterminated subpattern at position 6 (fix the regex "
-                                    "(Python's re syntax; escape . ( [ with a backslash))")
+                                    "expression (RE2): missing ): ^heavy( (fix the pattern: RE2 is Python's re "
+                                    "without backreferences, look-around or possessive repeats, with repeats up to "
+                                    "{1000} and \\z for \\Z; escape . ( [ with a backslash)")
     assert not (project / "ran.txt").exists()
     missing = benchlab("profile", "--buckets", "none.toml", "--", "./costs")
     assert missing.stderr == "error: --buckets none.toml: no such file (give the path of a TOML buckets file)\n"
