@@ -5,7 +5,8 @@ Writes are transactional by unit: the run row is committed when the run starts,
 each finished (binary, platform) unit's records and faults in one transaction, the
 final status last. A run killed at any moment leaves the runs before it intact and
 its own completed units, never a half-written unit or a corrupt file (SQLite's
-journal rolls back an unfinished transaction when the file is next opened).
+journal rolls back an unfinished transaction when the file is next opened). An import
+is one transaction whole (import_run): nothing of it is visible until all of it is.
 
 The tables below are what the code queries; the schema itself is created and upgraded
 by the Alembic revisions of benchlab.migrations when a store is opened.
@@ -247,16 +248,25 @@ class Store:
                  unit: dict[str, Any] | None = None) -> None:
         """One finished unit, all or nothing; `unit` ({binary, platform, sweep}) marks it done."""
         with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
-            if unit_records:
-                connection.execute(records.insert(), [_record_row(run_id, r) for r in unit_records])
-            if unit_faults:
-                connection.execute(faults.insert(), [
-                    # PostgreSQL's text columns cannot hold a NUL, which a compiler's message
-                    # quoting a broken source can carry: written as \0 on both engines alike.
-                    dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason.replace("\0", "\\0"),
-                         stderr_tail=f.stderr_tail, sweep=f.sweep) for f in unit_faults])
-            if unit is not None:
-                connection.execute(units.insert().values(run_id=run_id, **unit))
+            _insert_unit(connection, run_id, unit_records, unit_faults, [unit] if unit is not None else [])
+
+    _IMPORT_FIX = "make the database writable or free disk space, or give another --db; nothing was imported"
+
+    def import_run(self, argv: list[str], platforms: list[str], context: dict[str, Any], run_records: list[Record],
+                   run_faults: list[Fault], done: list[dict[str, Any]], status: str, exit_code: int) -> int:
+        """A whole run at once (`benchlab import`): its row with its final status, its records,
+        faults and finished units (`done`), in one transaction. Nothing of it is visible until
+        all of it is: a process killed or a disk filled on the way leaves no run behind, not an
+        empty one shown as killed that would refuse the file's next import (imported_as)."""
+        with self._errors("write to", self._IMPORT_FIX, StoreFailed), self._write() as connection:
+            now = _now()
+            result = connection.execute(runs.insert().values(
+                started_at=now, finished_at=now, status=status, exit_code=exit_code, host=socket.gethostname(),
+                pid=os.getpid(), argv=argv, platforms=platforms, context=context,
+                imported_sha256=_imported_sha256(context)))
+            run_id = int(result.inserted_primary_key[0])
+            _insert_unit(connection, run_id, run_records, run_faults, done)
+        return run_id
 
     def update_context(self, run_id: int, context: dict[str, Any]) -> None:
         with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
@@ -328,9 +338,14 @@ class Store:
     _READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
 
     def imported_as(self, sha256: str) -> int | None:
-        """The run that an import of a file with this content made, if any (the newest)."""
+        """The run that an import of a file with this content made, if any (the newest). Only a
+        whole one counts: closed (complete or failed) with records or faults. An import by an
+        older benchlab killed or failed midway left a run `running` (shown as killed) or
+        empty, which must not stand in the way of importing the file again."""
+        whole = runs.c.status.in_(("complete", "failed")) & (
+            sa.exists().where(records.c.run_id == runs.c.id) | sa.exists().where(faults.c.run_id == runs.c.id))
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            found = connection.execute(sa.select(runs.c.id).where(runs.c.imported_sha256 == sha256)
+            found = connection.execute(sa.select(runs.c.id).where(runs.c.imported_sha256 == sha256, whole)
                                        .order_by(runs.c.id.desc()).limit(1)).scalar()
         return None if found is None else int(found)
 
@@ -534,6 +549,21 @@ def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]
         else:
             missing.append(unit)
     return missing
+
+
+def _insert_unit(connection: sa.Connection, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
+                 done: list[dict[str, Any]]) -> None:
+    """Rows of records, faults and finished units ({binary, platform, sweep}), in the caller's transaction."""
+    if unit_records:
+        connection.execute(records.insert(), [_record_row(run_id, r) for r in unit_records])
+    if unit_faults:
+        connection.execute(faults.insert(), [
+            # PostgreSQL's text columns cannot hold a NUL, which a compiler's message
+            # quoting a broken source can carry: written as \0 on both engines alike.
+            dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason.replace("\0", "\\0"),
+                 stderr_tail=f.stderr_tail, sweep=f.sweep) for f in unit_faults])
+    if done:
+        connection.execute(units.insert(), [{"run_id": run_id, **unit} for unit in done])
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

@@ -353,3 +353,62 @@ def test_the_password_can_come_from_libpq_s_environment(postgresql_url, monkeypa
     store = Store(without)
     assert store.begin_run(["benchlab"], ["native"], {}) == 1
     store.close()
+
+
+# -- import: one transaction (issue 18 #1) ------------------------------------------------------
+
+#: `benchlab import` in a process that kills itself (SIGKILL, as kill -9) right after its
+#: records went to the database, before the import's transaction could commit.
+KILLED_MID_IMPORT = """
+import os, signal, sys
+import sqlalchemy as sa
+from benchlab.store import records
+real_execute = sa.Connection.execute
+def execute(self, statement, *args, **kwargs):
+    result = real_execute(self, statement, *args, **kwargs)
+    if getattr(statement, "table", None) is records and statement.is_insert:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return result
+sa.Connection.execute = execute
+from benchlab.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_kill_9_mid_import_leaves_no_run_and_the_file_imports_again(project, benchlab, db_url):
+    lines = "".join(f"Read\t{n}\t1000\t{200 + n}\n" for n in range(500))
+    (project / "lind.txt").write_text(lines)
+    for _ in range(2):  # the second kill sees the first's leftovers, if there were any
+        child = subprocess.run([sys.executable, "-c", KILLED_MID_IMPORT, "import", "lind.txt", "--db", db_url],
+                               cwd=project, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+        assert child.returncode == -signal.SIGKILL, child.stderr
+    if db_url.startswith("sqlite"):
+        assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
+    store = Store(db_url)
+    assert store.list_runs() == []  # not an empty run shown as killed
+    result = benchlab("import", "lind.txt", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    [run] = store.list_runs()
+    assert (run["status"], run["records"]) == ("complete", 500)
+
+
+def test_only_a_whole_import_refuses_the_same_file_again(db_url):
+    store = Store(db_url)
+    context = {"imported": {"sha256": "ab" * 32}}
+    # what older benchlabs left: an import killed before its records (shown as killed), one
+    # killed after them, one whose records a full disk refused
+    empty_killed = store.begin_run(["benchlab", "import"], ["native"], context)
+    killed = store.begin_run(["benchlab", "import"], ["native"], context)
+    store.add_unit(killed, [Record(bench="a", param=None, samples=[1.0], platform="native", binary="f")], [])
+    empty = store.begin_run(["benchlab", "import"], ["native"], context)
+    store.finish_run(empty, "complete", 0)
+    with store.engine.begin() as connection:  # their processes are gone
+        connection.execute(sa.text("UPDATE runs SET pid = 0 WHERE id IN (:a, :b)"), {"a": empty_killed, "b": killed})
+    assert store.imported_as("ab" * 32) is None
+    whole = store.import_run(["benchlab", "import"], ["native"], context,
+                             [Record(bench="a", param=None, samples=[1.0], platform="native", binary="f")], [], [],
+                             "complete", 0)
+    failed = store.import_run(["benchlab", "import"], ["native"], {"imported": {"sha256": "cd" * 32}}, [],
+                              [Fault("f", "native", "BM_x: no device")], [], "failed", 1)
+    assert (store.imported_as("ab" * 32), store.imported_as("cd" * 32)) == (whole, failed)
+    assert [run["status"] for run in store.list_runs()][:2] == ["failed", "complete"]

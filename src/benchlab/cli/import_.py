@@ -1,15 +1,16 @@
 """`benchlab import FILE`: store another tool's results (or an exported run) as a new run.
 
 All or nothing: the whole file is read and checked first (benchlab.importing), and only
-then is the run written, its records in one transaction. A file that does not read,
-or a database that does not take it, leaves no run behind.
+then is the run written, all of it in one transaction (Store.import_run). A file that
+does not read, a database that does not take it, or a process killed midway leaves no
+run behind.
 """
 from __future__ import annotations
 
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
-from benchlab.errors import ExitCode, StoreFailed, UserError
+from benchlab.errors import ExitCode, UserError
 from benchlab.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, FORMAT_NAMES, MAX_BYTES_VARIABLE, max_bytes, \
     read_results
 
@@ -42,20 +43,10 @@ def command(context: click.Context, path: str, file_format: str | None, platform
         raise UserError(f"{path} was already imported as run {earlier} (the same content, sha256)",
                         f"see it with: benchlab show {earlier}; to store it again anyway, add --again")
     argv = context.obj.get("argv", ["benchlab", "import", path])
-    run_id = store.begin_run(argv, imported.platforms, imported.context)
-    try:
-        # One transaction: every record or none (then, for an exported run, the units it finished).
-        store.add_unit(run_id, imported.records, imported.faults, imported.units[0] if imported.units else None)
-        for unit in imported.units[1:]:
-            store.add_unit(run_id, [], [], unit)
-        status, code = ("failed", ExitCode.BENCHMARK_FAILURE) if imported.faults else ("complete", ExitCode.OK)
-        store.finish_run(run_id, status, code)
-    except StoreFailed:
-        try:
-            store.delete_run(run_id)  # no half-imported run left behind
-        except StoreFailed:
-            pass
-        raise
+    status, code = ("failed", ExitCode.BENCHMARK_FAILURE) if imported.faults else ("complete", ExitCode.OK)
+    # One transaction: the run, every record, fault and finished unit, its status, or nothing at all.
+    run_id = store.import_run(argv, imported.platforms, imported.context, imported.records, imported.faults,
+                              imported.units, status, code)
     for fault in imported.faults:
         click.echo(f"warning: {path}: {fault.reason} (a failure the file reports, stored with the run)", err=True)
     benchmarks = len({(r.bench, r.param) for r in imported.records})

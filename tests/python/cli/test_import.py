@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
-from benchlab.errors import StoreFailed
-from benchlab.store import Store
+from benchlab.store import Store, records as records_table
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NOTHING = "nothing was imported"
@@ -263,19 +263,31 @@ def test_a_bad_file_is_one_error_naming_file_line_and_what_and_nothing_is_stored
     assert not (project / ".benchlab" / "results.db").exists()
 
 
-def test_a_database_that_fails_mid_import_keeps_no_run(project, benchlab, monkeypatch):
+def test_a_full_disk_mid_import_keeps_no_run_and_is_one_line(project, benchlab, monkeypatch, db_url):
     copy(project, "lind.txt")
-    assert benchlab("import", "lind.txt").exit_code == 0  # run 1, kept
+    assert benchlab("import", "lind.txt", "--db", db_url).exit_code == 0  # run 1, kept
+    real_execute = sa.Connection.execute
+    full = []
 
-    def full_disk(self, run_id, records, faults, unit=None):
-        raise StoreFailed("cannot write to database: database or disk is full", "free disk space")
-    monkeypatch.setattr(Store, "add_unit", full_disk)
-    result = benchlab("import", "lind.txt", "--again")
+    def full_disk(self, statement, *args, **kwargs):
+        # A full disk stays full: once the records' insert failed, so does every write after it
+        # (the delete that was to clean up a half-written import, the update of its status).
+        if getattr(statement, "table", None) is records_table and statement.is_insert or (
+                full and getattr(statement, "is_dml", False)):
+            full.append(statement)
+            raise sa.exc.OperationalError(str(statement), {}, Exception("database or disk is full"))
+        return real_execute(self, statement, *args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr(sa.Connection, "execute", full_disk)
+        result = benchlab("import", "lind.txt", "--again", "--db", db_url)
+    assert full, "the records' insert was never reached"
+    store = Store(db_url)
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr == "error: cannot write to database: database or disk is full (free disk space)\n"
-    monkeypatch.undo()
-    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
-    assert [run["id"] for run in store.list_runs()] == [1]  # the failed import's run is gone
+    assert result.stderr == (f"error: cannot write to database {store.url!r}: database or disk is full (make the "
+                             "database writable or free disk space, or give another --db; nothing was imported)\n")
+    assert [run["id"] for run in store.list_runs()] == [1]  # no empty run left, killed or otherwise
+    again = benchlab("import", "lind.txt", "--again", "--db", db_url)  # once there is space again
+    assert again.exit_code == 0 and len(store.list_runs()) == 2
 
 
 def crafted_export(project, benchlab, change) -> str:
