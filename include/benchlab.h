@@ -136,7 +136,8 @@
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
    --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  --help.
    Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
-   --size= --opK=), --latency-every=K.   Formats: docs/formats.md.
+   --size= --opK=), --latency-every=K. CSB's spellings (-t= ...) make csb the default
+   format, as CSB's runner expects; the long ones keep table/jsonl. Formats: docs/formats.md.
 
    PORTABILITY
    -----------
@@ -1704,6 +1705,8 @@ typedef struct bl__options {
     uint64_t seed;
     int seed_given;
     size_t format;                 /* index into bl__writers */
+    int format_given;              /* --format was on the command line */
+    int csb_flags;                 /* a CSB spelling (-t= -n= -d= -s= -opK=) was */
     const char *out_path;
     const char *counters;          /* --counters, else bl_set_counters(), else "time" */
     const char *counters_flag;     /* how it was given, for messages */
@@ -3095,7 +3098,8 @@ static const char *const bl__usage =
     "  --no-subtract          report figures as measured, without subtracting the empty loop's cost\n"
     "  --seed=N               seed of bl_seed(), of the round order and of the iteration jitter\n"
     "  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind;\n"
-    "                         csb for threaded targets\n"
+    "                         csb for threaded targets (the default when a CSB flag -t= -n= -d=\n"
+    "                         -s= -opK= is given, as CSB's runner reads it)\n"
     "  --out=FILE             write the results to FILE instead of standard output\n"
     "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
     "threaded targets (docs/threads.md):\n"
@@ -3202,6 +3206,7 @@ static int bl__set_format(bl__options *o, const char *flag, const char *value) {
     for (i = 0; i < BL__FORMATS; i++)
         if (strcmp(value, bl__writers[i].name) == 0) {
             o->format = i;
+            o->format_given = 1;
             return 0;
         }
     return bl__flag_error(flag, "must be one of table, csv, jsonl, lind, csb", value);
@@ -3336,6 +3341,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
             value = argv[++i];
         }
         if ((status = row->set(o, flag, value))) return status;
+        if (short_flag && row->set == bl__set_thread_value) o->csb_flags = 1;
     }
     /* --samples=N asks for N samples: --precision stops earlier only when also given. */
     if (o->precision_pct < 0) o->precision_pct = o->samples_given ? 0 : BL__DEFAULT_PRECISION_PCT;
@@ -3478,10 +3484,15 @@ static int bl__select(bl__run *run) {
     return 0;
 }
 
-/* Step: what can be checked before anything runs, so that a typo costs no run. */
+/* Step: what can be checked before anything runs, so that a typo costs no run. CSB's
+   spellings of the threaded flags make the program a CSB binary, whose runner reads
+   the key=val; line from its stdout: then csb is the default format (--format wins),
+   when a threaded target is selected to print it. */
 static int bl__check_selection(bl__run *run) {
-    const bl__writer *w = &bl__writers[run->o.format];
+    const bl__writer *w;
     size_t i;
+    if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = BL__FORMAT_CSB;
+    w = &bl__writers[run->o.format];
     for (i = 0; i < run->target_count; i++) {
         uint64_t freq[BL__MAX_OPS];
         if (bl__op_freqs(run->targets[i], &run->o, freq)) return 2;

@@ -1,0 +1,140 @@
+"""A threaded target read the way CSB's runner reads a CSB binary.
+
+CSB's runner (CSB's documentation of its builtin benchmarks, "Builtin benchmark
+output") starts a binary with CSB's flags (-t= -n= -d= -s= -opK=), reads its stdout
+through a pipe, splits each line into `key=val;` pairs and takes the metrics by name.
+It passes no --format: the csb line must be what such a binary prints by default. The
+parser below is written to that description alone; it does not use benchlab's.
+
+usage: python csb_runner_test.py HASH_MAP_PROGRAM PLAIN_PROGRAM
+  HASH_MAP_PROGRAM: suites/concurrency/hash_map (3 operations: lookup, insert, delete)
+  PLAIN_PROGRAM:    a program without threaded targets (tests/c/cli_prog.c)
+"""
+import subprocess
+import sys
+
+# The keys of the seed's sample line, in its units: parameters, per operation (and
+# `univ`) latency statistics in ticks, throughput per ms (and per second: _ts), the
+# thread windows in microseconds ("_ms") and in ticks, CPU times in microseconds, KiB.
+PARAMETERS = ("num_threads", "init_sz", "max_noise", "duration", "algo_name")
+OP_STATS = ("max", "min", "sum", "count", "succ_count", "skipped_count", "avg", "succ_percent")
+RUN_KEYS = ("throughput_max", "throughput_min", "throughput_max_ts", "throughput_min_ts", "ticks_to_ms",
+            "duration_max_ms", "duration_max_clk", "duration_min_ms", "duration_min_clk",
+            "sys_time", "usr_time", "max_rss_kb")
+HISTOGRAM_BUCKETS = 60
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def csb_records(stdout):
+    """Every line of `key=val;` pairs as a dict of strings, as CSB's runner splits it
+    (on ';', then on the first '='); a line that is not such pairs is an error."""
+    records = []
+    for line in stdout.splitlines():
+        if not line.strip():
+            continue
+        record = {}
+        for pair in line.strip().rstrip(";").split(";"):
+            key, eq, value = pair.partition("=")
+            if not eq or not key:
+                raise ValueError(f"not a key=val; line: {line[:120]!r}")
+            record[key] = value
+        records.append(record)
+    return records
+
+
+def run(program, *args):
+    proc = subprocess.run([program, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env={"BL_NO_WARN": "1", "PATH": "/usr/bin:/bin"}, timeout=60)
+    check(proc.returncode == 0, f"{' '.join(args)}: exit status {proc.returncode}: {proc.stderr[:300]}")
+    return proc.stdout
+
+
+def near(value, expected, tolerance):
+    return abs(value - expected) <= tolerance * abs(expected)
+
+
+def check_hash_map(record, threads, duration, size, nops, freqs):
+    for key in PARAMETERS + RUN_KEYS:
+        check(key in record, f"no key {key}")
+    ops = ("lookup", "insert", "delete")
+    for k, name in enumerate(ops):
+        check(record.get(f"op{k}_dist") == str(freqs[k]), f"op{k}_dist={record.get(f'op{k}_dist')}, want {freqs[k]}")
+        for stat in OP_STATS + ("histogram",):
+            check(f"op{k}_{name}_{stat}" in record, f"no key op{k}_{name}_{stat}")
+    for stat in OP_STATS:
+        check(f"univ_{stat}" in record, f"no key univ_{stat}")
+    if failures:
+        return
+    check(record["algo_name"] == "hash_map", f"algo_name={record['algo_name']}")
+    check(int(record["num_threads"]) == threads, f"num_threads={record['num_threads']}, want {threads}")
+    check(int(record["init_sz"]) == size, f"init_sz={record['init_sz']}, want {size}")
+    check(int(record["max_noise"]) == nops, f"max_noise={record['max_noise']}, want {nops}")
+    check(float(record["duration"]) == duration, f"duration={record['duration']}, want {duration} (seconds)")
+    counts = [int(record[f"op{k}_{name}_count"]) for k, name in enumerate(ops)]
+    univ = int(record["univ_count"])
+    check(univ > 0 and sum(counts) == univ, f"operation counts {counts} do not add up to univ_count={univ}")
+    for k, name in enumerate(ops):
+        buckets = record[f"op{k}_{name}_histogram"].split(",")
+        check(len(buckets) == HISTOGRAM_BUCKETS, f"op{k} histogram has {len(buckets)} buckets, want {HISTOGRAM_BUCKETS}")
+        # every operation is timed (the default): the histogram holds them all
+        check(sum(int(b) for b in buckets) == counts[k], f"op{k} histogram sums to {sum(int(b) for b in buckets)}, want {counts[k]}")
+        lo, avg, hi = (float(record[f"op{k}_{name}_{s}"]) for s in ("min", "avg", "max"))
+        check(0 < lo <= avg <= hi, f"op{k} latency min {lo} avg {avg} max {hi} (ticks)")
+    # Windows: "_ms" keys in microseconds, "_clk" in ticks, ticks_to_ms ticks per ms.
+    longest_us, shortest_us = float(record["duration_max_ms"]), float(record["duration_min_ms"])
+    ticks_per_ms = float(record["ticks_to_ms"])
+    check(shortest_us <= longest_us, f"duration_min_ms {shortest_us} > duration_max_ms {longest_us}")
+    check(near(longest_us, duration * 1e6, 0.5), f"duration_max_ms={longest_us}, want about {duration * 1e6:.0f} us")
+    check(near(float(record["duration_max_clk"]) / ticks_per_ms * 1e3, longest_us, 0.01),
+          f"duration_max_clk / ticks_to_ms = {float(record['duration_max_clk']) / ticks_per_ms} ms, want {longest_us / 1e3} ms")
+    # Throughput: every operation over the longest window (min) and the shortest (max),
+    # per ms; the _ts pair per second.
+    tmin, tmax = float(record["throughput_min"]), float(record["throughput_max"])
+    check(near(tmin, univ / (longest_us / 1e3), 0.01), f"throughput_min={tmin} ops/ms, want {univ / (longest_us / 1e3):.1f}")
+    check(near(tmax, univ / (shortest_us / 1e3), 0.01), f"throughput_max={tmax} ops/ms, want {univ / (shortest_us / 1e3):.1f}")
+    check(near(float(record["throughput_min_ts"]), tmin * 1e3, 1e-6), "throughput_min_ts is not throughput_min per second")
+    check(near(float(record["throughput_max_ts"]), tmax * 1e3, 1e-6), "throughput_max_ts is not throughput_max per second")
+    cpu_us = float(record["usr_time"]) + float(record["sys_time"])
+    check(0 < cpu_us <= threads * longest_us * 1.5 + 1e5, f"usr_time + sys_time = {cpu_us} us for {threads} threads of {longest_us} us")
+    check(100 < float(record["max_rss_kb"]) < 1e6, f"max_rss_kb={record['max_rss_kb']}")
+
+
+def main():
+    hash_map, plain = sys.argv[1], sys.argv[2]
+    # 1. CSB's flags, stdout a pipe, no --format: one csb line per target, nothing else.
+    stdout = run(hash_map, "-t=2", "-n=5", "-d=0.2", "-s=100", "-op0=500", "-op1=262", "-op2=262")
+    try:
+        records = csb_records(stdout)
+    except ValueError as error:
+        records = []
+        check(False, f"CSB flags, piped: {error}")
+    check(len(records) == 1, f"CSB flags, piped: {len(records)} key=val; lines, want 1: {stdout[:200]!r}")
+    if len(records) == 1:
+        check_hash_map(records[0], threads=2, duration=0.2, size=100, nops=5, freqs=(500, 262, 262))
+    # A single CSB flag is enough, as the runner's sweep passes them one by one.
+    stdout = run(hash_map, "-d=0.1")
+    check(stdout.startswith("num_threads=1;"), f"-d=0.1 alone: {stdout[:120]!r}")
+    # 2. --format given explicitly wins over the CSB default.
+    stdout = run(hash_map, "-t=1", "-d=0.1", "--format=jsonl")
+    check(stdout.startswith('{"type":"context"'), f"-t=1 --format=jsonl: {stdout[:120]!r}")
+    # 3. The long spellings are benchlab's, not CSB's: the usual default (jsonl when piped).
+    stdout = run(hash_map, "--threads=1", "--duration=0.1")
+    check(stdout.startswith('{"type":"context"'), f"--threads=1, piped: {stdout[:120]!r}")
+    # 4. A program without threaded targets has no csb form: -t= changes nothing there
+    #    (benchlab run --sweep threads=... passes it to every binary of a suite).
+    stdout = run(plain, "-t=2", "--samples=3", "--time-limit=0.01")
+    check(stdout.startswith('{"type":"context"') and '"type":"result"' in stdout, f"plain program -t=2: {stdout[:120]!r}")
+    for failure in failures:
+        print("FAIL:", failure)
+    print(f"csb_runner_test: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
