@@ -9,7 +9,7 @@ runs before it (at most 20, as `benchlab run` does):
     processes only      this run's spread between processes (no history)
     mean                + the run level from the mean of consecutive squared differences
     mean + pooled       + the larger of this run's and the pooled process spread
-    median + pooled     the estimator benchlab uses (src/benchlab/runlevel.py)
+    median + pooled     the estimator benchlab uses (src/benchlab/noise.py)
 
     .venv/bin/python bench/runlevel_replay.py [DB]     (a second; it times nothing)
 """
@@ -27,15 +27,15 @@ from benchlab.stats import t_quantile_99  # noqa: E402
 from benchlab.store import Store  # noqa: E402
 
 
-def mean_level(history: list[runlevel.RunFigure], pooled: bool) -> runlevel.RunLevel | None:
+def mean_level(history: list[noise.RunFigure], pooled: bool) -> noise.RunLevel | None:
     """The estimator before the median: the mean of the consecutive squared differences."""
-    history = history[-runlevel.MAX_EARLIER_RUNS:]
-    if len(history) < runlevel.MIN_EARLIER_RUNS:
+    history = history[-noise.MAX_EARLIER_RUNS:]
+    if len(history) < noise.MIN_EARLIER_RUNS:
         return None
     excess = [math.log(b.mean / a.mean) ** 2 - a.process_variance - b.process_variance
               for a, b in zip(history, history[1:])]
-    full = runlevel.estimate(history)
-    return runlevel.RunLevel(max(0.0, sum(excess) / len(excess) / 2), len(history), len(excess),
+    full = noise.estimate(history)
+    return noise.RunLevel(max(0.0, sum(excess) / len(excess) / 2), len(history), len(excess),
                              full.process_cv2 if pooled else 0.0, full.process_df if pooled else 0)
 
 
@@ -43,7 +43,7 @@ VERSIONS = {
     "processes only": lambda history: None,
     "mean": lambda history: mean_level(history, pooled=False),
     "mean + pooled": lambda history: mean_level(history, pooled=True),
-    "median + pooled": lambda history: runlevel.estimate(history),
+    "median + pooled": lambda history: noise.estimate(history),
 }
 
 
@@ -67,10 +67,10 @@ def coverage(runs: list[list[float]], version) -> tuple[int, int, float]:
     """(next runs inside, pairs, median relative half-width) over runs 4 .. n-1."""
     inside, widths = 0, []
     for j in range(3, len(runs) - 1):
-        history = [f for f in (runlevel.run_figure(m) for m in runs[max(0, j - runlevel.MAX_EARLIER_RUNS):j]) if f]
+        history = [f for f in (noise.run_figure(m) for m in runs[max(0, j - noise.MAX_EARLIER_RUNS):j]) if f]
         level = version(history)
         figure, spread = statistics.mean(runs[j]), statistics.stdev(runs[j])
-        half, _ = runlevel.rerun_half_width(figure, spread, len(runs[j]), level, t_quantile_99)
+        half, _ = noise.rerun_half_width(figure, spread, len(runs[j]), level, t_quantile_99)
         inside += abs(statistics.mean(runs[j + 1]) - figure) <= half
         widths.append(half / figure)
     return inside, len(runs) - 4, statistics.median(widths) if widths else float("nan")

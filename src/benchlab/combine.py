@@ -20,7 +20,7 @@ between-process variation to see, and the interval stays that process's own, mar
 (below): then one process gets the interval a rerun of one process lands in.
 
 A third level, whole runs, is added when the store holds enough earlier runs of the
-benchmark on the same machine (runlevel.py): the processes of one run share the
+benchmark on the same machine (noise.py): the processes of one run share the
 machine's state of those seconds, which a rerun minutes later does not.
 """
 from __future__ import annotations
@@ -30,16 +30,24 @@ from typing import Any
 
 import numpy as np
 
-from benchlab import runlevel, stats
+from benchlab import noise, stats
 from benchlab.records import Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
-#: ... when earlier runs on the same machine gave the spread between whole runs too.
+#: ... when earlier runs of identical code on the same machine gave the spread between whole runs too.
 RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
+#: ... when no such runs exist and the machine's prior (benchlab calibrate) stands in.
+RERUN_WITH_PRIOR = "a rerun of as many processes, with the machine prior (benchlab calibrate)"
+
+
+def rerun_scope(level: noise.RunLevel | None) -> str:
+    if level is None:
+        return RERUN
+    return RERUN_WITH_PRIOR if level.source == noise.MACHINE_PRIOR else RERUN_WITH_HISTORY
 
 #: Earlier runs' spread per figure: {(record.key, platform, binary): RunLevel}.
-History = dict[tuple, runlevel.RunLevel]
+History = dict[tuple, noise.RunLevel]
 
 
 def history_key(record: Record) -> tuple:
@@ -78,19 +86,19 @@ def combine_group(group: list[Record], history: History | None = None) -> Record
     return combine_processes(group, level)
 
 
-def knows_process_spread(level: runlevel.RunLevel | None) -> bool:
+def knows_process_spread(level: noise.RunLevel | None) -> bool:
     """Whether earlier runs measured the spread between processes (runs of 2 or more)."""
     return level is not None and level.process_df > 0 and level.process_cv2 > 0
 
 
-def _level(history: History, record: Record) -> runlevel.RunLevel | None:
+def _level(history: History, record: Record) -> noise.RunLevel | None:
     """The run level of a record's figure; none for a deterministic count (callgrind's
     instructions), which is the same on every run of the same code: the differences
     between its earlier runs are changes of the code, not a spread of the machine."""
     return None if record.reported.get("deterministic") is True else history.get(history_key(record))
 
 
-def combine_processes(group: list[Record], level: runlevel.RunLevel | None = None) -> Record:
+def combine_processes(group: list[Record], level: noise.RunLevel | None = None) -> Record:
     """The records of one benchmark from several processes, as one record."""
     measured = [r for r in group if r.supported and r.median is not None]
     first = group[0]
@@ -113,9 +121,13 @@ def combine_processes(group: list[Record], level: runlevel.RunLevel | None = Non
         reported=reported, summary=summary)
 
 
-def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLevel | None) -> dict[str, Any]:
-    count = len(medians)
-    figure = float(medians.mean())
+def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel | None) -> dict[str, Any]:
+    # An outlier process (noise.outlier_processes) is marked, not allowed to set the figure
+    # and its width: it is left out of both, and its median stays listed.
+    outliers = noise.outlier_processes([float(m) for m in medians], level)
+    kept = np.array([m for i, m in enumerate(medians) if i not in outliers], dtype=float)
+    count = len(kept)
+    figure = float(kept.mean())
     summary: dict[str, Any] = {
         "n": sum(len(r.samples) for r in measured),
         "processes": count,
@@ -123,6 +135,10 @@ def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLev
         "process_medians": [float(m) for m in medians],
         "ci_level": stats.CI_LEVEL,
     }
+    if outliers:
+        summary["outlier_processes"] = outliers
+    if level is not None:
+        summary["noise_source"] = noise.describe(level)
     # Figures of the distribution: the middle process's, so one odd process cannot move them.
     for key in ("p75", "p90", "p99", "mad"):
         values = [r.summary[key] for r in measured if key in r.summary]
@@ -132,17 +148,17 @@ def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLev
     summary["max"] = max(r.summary.get("max", figure) for r in measured)
     if count == 1:
         return _one_process(summary, measured[0].summary, figure, level)
-    spread = float(medians.std(ddof=1))
-    half, _ = runlevel.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
+    spread = float(kept.std(ddof=1))
+    half, _ = noise.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
     low = figure - half
     if level is not None:
         summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
     summary.update(
         median_ci=[max(0.0, low) if _non_negative(measured) else low, figure + half],
-        ci_scope=RERUN_WITH_HISTORY if level is not None else RERUN,
+        ci_scope=rerun_scope(level),
         between_sd=spread,
         between_cv=spread / figure if figure else None,
-        disagree=_disagree(measured),
+        disagree=bool(outliers) or _disagree([r for i, r in enumerate(measured) if i not in outliers]),
         # Indistinguishable from the empty loop only if every process said so: a rerun
         # interval reaching 0 says the processes disagree widely, not that the cost is nil.
         zero=all(r.summary.get("zero") for r in measured),
@@ -151,23 +167,24 @@ def _summary(measured: list[Record], medians: np.ndarray, level: runlevel.RunLev
 
 
 def _one_process(summary: dict[str, Any], only: dict[str, Any], figure: float,
-                 level: runlevel.RunLevel | None) -> dict[str, Any]:
+                 level: noise.RunLevel | None) -> dict[str, Any]:
     """The figure of one process: its own interval ("within this run"), or, when earlier
     runs on this machine measured the spread between processes (and between runs), the
     interval a rerun of one process lands in: the machine's pooled process spread stands
-    in for the one a single process cannot see (runlevel.process_spread). Never narrower
+    in for the one a single process cannot see (noise.process_spread). Never narrower
     than the process's own interval."""
     own = only.get("median_ci")  # a foreign record may carry none
     summary.update(between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
     if not knows_process_spread(level) or figure <= 0:
         summary.update(median_ci=list(own) if own else None, ci_scope=only.get("ci_scope", stats.WITHIN_RUN))
         return summary
-    half, _ = runlevel.rerun_half_width(figure, 0.0, 1, level, stats.t_quantile_99)
+    half, _ = noise.rerun_half_width(figure, 0.0, 1, level, stats.t_quantile_99)
     low, high = figure - half, figure + half
     if own:  # never narrower than the process's own interval
         low, high = min(low, own[0]), max(high, own[1])
     summary.update(median_ci=[max(0.0, low) if "zero" in only else low, high],
-                   ci_scope=RERUN_WITH_HISTORY, run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
+                   ci_scope=rerun_scope(level), run_sd=level.relative_sd, earlier_runs=level.earlier_runs,
+                   noise_source=noise.describe(level))
     return summary
 
 

@@ -14,10 +14,10 @@ false alarms users of other tools complain about. When a side has one process on
 foreign result file, `--processes 1`), its figure's own interval stands in for the
 spread, and the comparison says it cannot see between-run variation; unless earlier
 runs of several processes on B's machine measured the spread of one process's figure
-(runlevel.py, pooled): that spread stands in for the one a single process cannot see.
+(noise.py, pooled): that spread stands in for the one a single process cannot see.
 
 When the store holds earlier runs of a benchmark on B's machine, the spread between
-whole runs (runlevel.py) joins the error term: each side's figure varies by it too, so
+whole runs (noise.py) joins the error term: each side's figure varies by it too, so
 2 s_run^2 is added under the root, its degrees of freedom pooled with the others'.
 
 Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
@@ -37,7 +37,7 @@ import dataclasses
 import math
 from typing import Iterable
 
-from benchlab import runlevel, stats
+from benchlab import noise, stats
 from benchlab.combine import history_key, knows_process_spread
 from benchlab.records import Record
 from benchlab.report import figures
@@ -93,7 +93,8 @@ class Comparison:
 def spread(record: Record) -> tuple[float, float, int]:
     """(figure, standard error of the figure, processes) of a combined record."""
     summary = record.summary
-    medians = summary.get("process_medians") or [summary["median"]]
+    outliers = set(summary.get("outlier_processes") or ())  # left out of the figure (combine.py)
+    medians = [m for i, m in enumerate(summary.get("process_medians") or [summary["median"]]) if i not in outliers]
     figure = float(summary["median"])
     if len(medians) > 1:
         mean = sum(medians) / len(medians)
@@ -104,7 +105,7 @@ def spread(record: Record) -> tuple[float, float, int]:
     return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
 
 
-def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None) -> tuple[float, float, float, str]:
+def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None) -> tuple[float, float, float, str]:
     """b/a, its 99% interval, and what the interval rests on; `level` is the spread of
     whole runs on this machine, when earlier runs gave it."""
     fa, se_a, na = spread(a)
@@ -114,7 +115,7 @@ def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None)
     if (na > 1 and nb > 1) or knows_process_spread(level):
         # Welch-Satterthwaite degrees of freedom of the relative variances; a side whose
         # processes agree more than this machine's earlier runs' did takes their pooled
-        # spread instead (runlevel.process_spread).
+        # spread instead (noise.process_spread).
         parts = [_process_part(var_a, na, level), _process_part(var_b, nb, level)]
         scope = BETWEEN_PROCESSES
         if level is not None and level.variance > 0:
@@ -131,19 +132,19 @@ def ratio_interval(a: Record, b: Record, level: runlevel.RunLevel | None = None)
 
 
 def _process_part(relative_variance: float, processes: int,
-                  level: runlevel.RunLevel | None) -> tuple[float, int]:
+                  level: noise.RunLevel | None) -> tuple[float, int]:
     """One side's relative variance of its figure, and its degrees of freedom."""
     if processes == 1:
         # Its own interval saw one process only: the machine's pooled spread of one
         # process's figure (knows_process_spread), or its own where that is wider.
         return max(level.process_cv2, relative_variance), level.process_df
-    sd, df = runlevel.process_spread(1.0, math.sqrt(relative_variance * processes), processes, level)
+    sd, df = noise.process_spread(1.0, math.sqrt(relative_variance * processes), processes, level)
     return sd * sd / processes, df
 
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
-            levels: dict[tuple, runlevel.RunLevel] | None = None) -> list[Comparison]:
+            levels: dict[tuple, noise.RunLevel] | None = None) -> list[Comparison]:
     """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
 
     `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the

@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import functools
 import io
+import json
 import os
 import random
 import shutil
@@ -24,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from benchlab import noise
 from benchlab.build import BuildFailed, Builder
 from benchlab.config import Config
 from benchlab.errors import UserError
@@ -372,6 +374,24 @@ class Runner:
             except BuildFailed as failure:
                 self._builds[key] = failure
         return self._builds[key]
+
+    def code_identity(self, unit: Unit, platform_info: dict[str, Any]) -> dict[str, Any] | None:
+        """What `unit` ran, for the run's context `code` (noise.py, "The code"): its identity,
+        and the binary's sha256, path and flavor (a baseline keeps that file: `baseline
+        save`); None for a source that did not build."""
+        if unit.target.kind == "workload":
+            command = unit.target.workload.command
+            program = shutil.which(command[0]) if command else None
+            binary_id = noise.code_id(json.dumps(command), {}, {"program": noise.file_sha256(Path(program))
+                                                                if program else None})
+            return {"id": noise.code_id(binary_id, platform_info, {}), "flavor": "workload"}
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed) or not Path(exe).is_file():
+            return None
+        digest = noise.file_sha256(Path(exe))
+        flags = {"args": list(self.options.extra_args), "subtract": self.options.subtract}
+        return {"id": noise.code_id(digest, platform_info, flags), "sha256": digest, "path": str(exe),
+                "flavor": unit.target.flavor}
 
     def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
                     cpu: int | None = None) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import os
 import re
 import socket
@@ -25,7 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
-from benchlab import migrations, runlevel
+from benchlab import migrations, noise
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import NAME_FIELDS, Fault, Record, storable_name
 
@@ -123,6 +124,46 @@ profile_buckets = sa.Table(
     sa.Column("samples", sa.BigInteger, nullable=False),
     sa.Column("share", sa.Float, nullable=False),
     sa.Column("top_symbols", sa.JSON),
+)
+
+#: What `benchlab calibrate` measured of a machine's between-run noise, per kind of kernel
+#: (noise.py, "The prior"); the newest calibration of a machine stands for it.
+machine_priors = sa.Table(
+    "machine_priors", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("machine", sa.String(16), nullable=False, index=True),  # noise.Machine.id
+    sa.Column("host", sa.String(255)),
+    sa.Column("cpu", sa.String(255)),
+    sa.Column("kernel", sa.String(255)),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("variance", sa.Float, nullable=False),
+    sa.Column("df", sa.Integer, nullable=False),
+    sa.Column("process_cv2", sa.Float, nullable=False),
+    sa.Column("process_df", sa.Integer, nullable=False),
+    sa.Column("runs", sa.Integer, nullable=False),
+    sa.Column("measured_at", sa.String(32), nullable=False),
+    sa.Column("load", sa.Float),
+)
+
+#: Executables kept for baselines, content-addressed (sha256), so that `gate` can run a
+#: baseline's binaries again beside the candidate's, wherever the database is.
+binaries = sa.Table(
+    "binaries", metadata,
+    sa.Column("sha256", sa.String(64), primary_key=True),
+    sa.Column("bytes", sa.BigInteger, nullable=False),
+    sa.Column("content", sa.LargeBinary, nullable=False),
+)
+
+#: Which binary a baseline keeps for each (binary, platform) unit of its run.
+baseline_binaries = sa.Table(
+    "baseline_binaries", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("baseline_id", sa.Integer, sa.ForeignKey("baselines.id", ondelete="CASCADE"), nullable=False,
+              index=True),
+    sa.Column("binary", sa.String(255), nullable=False),
+    sa.Column("platform", sa.String(255), nullable=False),
+    sa.Column("sha256", sa.String(64), sa.ForeignKey("binaries.sha256"), nullable=False),
+    sa.Column("file_name", sa.String(255), nullable=False),
 )
 
 #: pip packages of the database drivers SQLAlchemy imports, by module name.
@@ -393,49 +434,65 @@ class Store:
                 for row in connection.execute(sa.select(faults).where(faults.c.run_id == run_id).order_by(faults.c.id))]
         return run, loaded, loaded_faults
 
-    def run_levels(self, run_id: int, context: dict[str, Any]) -> dict[tuple, runlevel.RunLevel]:
-        """The spread of whole runs for each figure of run `run_id`, from the complete runs
-        before it on the same machine (runlevel.py): {(key, platform, binary): RunLevel}."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            earlier = self._history_runs(connection, run_id, runlevel.fingerprint(context))
-            if len(earlier) < runlevel.MIN_EARLIER_RUNS:
-                return {}
-            rows = connection.execute(
-                sa.select(records.c.run_id, records.c.platform, records.c.binary, records.c.bench,
-                          records.c.param, records.c.counter, records.c.sweep, records.c.median)
-                .where(records.c.run_id.in_(earlier), records.c.median.is_not(None))).all()
-        medians: dict[tuple, dict[int, list[float]]] = {}
-        for row in rows:
-            sweep_value = row.sweep["value"] if isinstance(row.sweep, dict) else None
-            key = ((row.bench, row.param, row.counter, sweep_value), row.platform, row.binary)
-            medians.setdefault(key, {}).setdefault(row.run_id, []).append(row.median)
-        levels = {}
-        for key, by_run in medians.items():
-            series = [runlevel.run_figure(by_run[run]) for run in sorted(by_run)]
-            level = runlevel.estimate([figure for figure in series if figure is not None])
-            if level is not None:
-                levels[key] = level
-        return levels
+    def run_levels(self, run_id: int, context: dict[str, Any] | None) -> dict[tuple, noise.RunLevel]:
+        """The between-run noise of each figure of run `run_id` (noise.run_levels)."""
+        return noise.run_levels(self, run_id, context)
 
-    #: Runs read per page, and at most, looking back for a machine's history: other
-    #: machines' runs and runs of one process are skipped, a bounded number of them.
+    #: Runs read at most, looking back for a machine's history of identical code.
     _HISTORY_PAGE, _HISTORY_SCAN = 100, 1000
 
-    def _history_runs(self, connection: sa.Connection, run_id: int, machine: tuple) -> list[int]:
-        """The ids of the latest complete runs before `run_id` on `machine` that ran several
-        processes (runlevel.several_processes), at most MAX_EARLIER_RUNS, oldest first."""
-        found: list[int] = []
+    def earlier_runs(self, run_id: int) -> Iterator[tuple[int, dict[str, Any] | None]]:
+        """(id, context) of the complete runs before `run_id`, newest first, page by page,
+        at most _HISTORY_SCAN of them (noise.same_code_window picks its window from them)."""
         for offset in range(0, self._HISTORY_SCAN, self._HISTORY_PAGE):
-            page = connection.execute(
-                sa.select(runs.c.id, runs.c.context)
-                .where(runs.c.id < run_id, runs.c.status == "complete")
-                .order_by(runs.c.id.desc()).limit(self._HISTORY_PAGE).offset(offset)).all()
-            # A profile's run (benchlab profile) has no figures: it must not take an earlier run's place.
-            found += [row.id for row in page if runlevel.fingerprint(row.context) == machine
-                      and "profile" not in (row.context or {}) and runlevel.several_processes(row.context)]
-            if len(found) >= runlevel.MAX_EARLIER_RUNS or len(page) < self._HISTORY_PAGE:
-                break
-        return sorted(found[:runlevel.MAX_EARLIER_RUNS])
+            with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+                page = connection.execute(
+                    sa.select(runs.c.id, runs.c.context)
+                    .where(runs.c.id < run_id, runs.c.status == "complete")
+                    .order_by(runs.c.id.desc()).limit(self._HISTORY_PAGE).offset(offset)).all()
+            yield from ((row.id, row.context) for row in page)
+            if len(page) < self._HISTORY_PAGE:
+                return
+
+    def medians_of_runs(self, run_ids: list[int]) -> list[dict[str, Any]]:
+        """Every stored median of these runs: run_id, platform, binary, bench, param, counter,
+        sweep, median (one row per process)."""
+        if not run_ids:
+            return []
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(
+                sa.select(records.c.run_id, records.c.platform, records.c.binary, records.c.bench,
+                          records.c.param, records.c.counter, records.c.sweep, records.c.median)
+                .where(records.c.run_id.in_(run_ids), records.c.median.is_not(None)))]
+
+    def figure_keys(self, run_id: int) -> set[tuple]:
+        """The (key, platform, binary) of every timing figure of a run (combine.history_key)."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            rows = connection.execute(
+                sa.select(records.c.platform, records.c.binary, records.c.bench, records.c.param,
+                          records.c.counter, records.c.sweep)
+                .where(records.c.run_id == run_id, records.c.counter == "time")).all()  # PostgreSQL: no DISTINCT on json
+        return {((row.bench, row.param, row.counter, row.sweep["value"] if isinstance(row.sweep, dict) else None),
+                 row.platform, row.binary) for row in rows}
+
+    # -- machine priors -----------------------------------------------------------------------
+
+    def save_machine_priors(self, machine: noise.Machine, rows: list[dict[str, Any]]) -> None:
+        """A calibration of `machine`: one row per kind (machine_priors' columns but the
+        machine's and measured_at), replacing the machine's earlier ones, in one transaction."""
+        measured = _now()
+        with self._errors("write to", self._WRITE_FIX), self._write() as connection:
+            connection.execute(machine_priors.delete().where(machine_priors.c.machine == machine.id))
+            connection.execute(machine_priors.insert(), [
+                {**row, "machine": machine.id, "host": machine.host, "cpu": machine.cpu, "kernel": machine.kernel,
+                 "measured_at": measured} for row in rows])
+
+    def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
+        """The newest calibration of `machine`, one row per kind; [] when it was never calibrated."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(
+                sa.select(machine_priors).where(machine_priors.c.machine == machine.id)
+                .order_by(machine_priors.c.kind))]
 
     def bench_history(self, bench: str) -> list[tuple[dict[str, Any], list[Record]]]:
         """Every run with records of benchmark `bench`, by run id: the run (id, started_at,
@@ -462,9 +519,11 @@ class Store:
 
     # -- baselines ----------------------------------------------------------------------------
 
-    def save_baseline(self, name: str, run_id: int, force: bool = False) -> dict[str, Any] | None:
+    def save_baseline(self, name: str, run_id: int, force: bool = False,
+                      kept: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
         """Name run `run_id` NAME, dated now; with `force` an existing NAME moves to it.
-        Returns the baseline it replaced, if any."""
+        `kept`: the run's binaries to keep with it ({binary, platform, file_name, content}),
+        content-addressed. Returns the baseline it replaced, if any."""
         check_baseline_name(name)
         with self._errors("write to", self._WRITE_FIX):
             for attempt in (1, 2):
@@ -479,6 +538,9 @@ class Store:
                         else:
                             connection.execute(baselines.update().where(baselines.c.name == name)
                                                .values(run_id=run_id, saved_at=_now()))
+                            connection.execute(baseline_binaries.delete()
+                                               .where(baseline_binaries.c.baseline_id == previous.id))
+                        self._keep_binaries(connection, name, kept or [])
                     return dict(previous._mapping) if previous is not None else None
                 except IntegrityError:
                     # Another process saved the same name in between (PostgreSQL's unique index
@@ -486,6 +548,39 @@ class Store:
                     if attempt == 2:
                         raise
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _keep_binaries(connection: sa.Connection, name: str, kept: list[dict[str, Any]]) -> None:
+        baseline_id = connection.execute(sa.select(baselines.c.id).where(baselines.c.name == name)).scalar_one()
+        for entry in kept:
+            digest = hashlib.sha256(entry["content"]).hexdigest()
+            if connection.execute(sa.select(binaries.c.sha256).where(binaries.c.sha256 == digest)).first() is None:
+                connection.execute(binaries.insert().values(sha256=digest, bytes=len(entry["content"]),
+                                                            content=entry["content"]))
+            connection.execute(baseline_binaries.insert().values(
+                baseline_id=baseline_id, binary=entry["binary"], platform=entry["platform"], sha256=digest,
+                file_name=entry["file_name"]))
+        Store._forget_unkept_binaries(connection)
+
+    @staticmethod
+    def _forget_unkept_binaries(connection: sa.Connection) -> None:
+        """Delete the binaries no baseline keeps any more."""
+        kept = sa.select(baseline_binaries.c.sha256)
+        connection.execute(binaries.delete().where(binaries.c.sha256.not_in(kept)))
+
+    def baseline_binaries(self, name: str) -> list[dict[str, Any]]:
+        """The binaries baseline NAME keeps: binary, platform, file_name, sha256 (as recorded),
+        content, and `intact` (whether the content still hashes to it)."""
+        query = (sa.select(baseline_binaries.c.binary, baseline_binaries.c.platform, baseline_binaries.c.file_name,
+                           baseline_binaries.c.sha256, binaries.c.content)
+                 .join(baselines, baselines.c.id == baseline_binaries.c.baseline_id)
+                 .join(binaries, binaries.c.sha256 == baseline_binaries.c.sha256)
+                 .where(baselines.c.name == name).order_by(baseline_binaries.c.id))
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            rows = [dict(row._mapping) for row in connection.execute(query)]
+        for row in rows:
+            row["intact"] = hashlib.sha256(row["content"]).hexdigest() == row["sha256"]
+        return rows
 
     def baseline(self, name: str) -> dict[str, Any]:
         """The baseline NAME, as list_baselines gives each."""
@@ -497,14 +592,21 @@ class Store:
     def list_baselines(self, name: str | None = None) -> list[dict[str, Any]]:
         """Every baseline (or the one named), the latest saved first: name, run_id, saved_at, and
         its run's started_at, host, status, git commit and whether the tree was dirty."""
-        query = (sa.select(baselines.c.name, baselines.c.run_id, baselines.c.saved_at, runs.c.started_at,
+        query = (sa.select(baselines.c.id, baselines.c.name, baselines.c.run_id, baselines.c.saved_at, runs.c.started_at,
                            runs.c.host, runs.c.status, runs.c.pid, runs.c.context)
                  .join(runs, runs.c.id == baselines.c.run_id)
                  .order_by(baselines.c.saved_at.desc(), baselines.c.id.desc()))
         if name is not None:
             query = query.where(baselines.c.name == name)
+        sizes = (sa.select(baseline_binaries.c.baseline_id, sa.func.count().label("binaries"),
+                           sa.func.sum(binaries.c.bytes).label("binary_bytes"))
+                 .join(binaries, binaries.c.sha256 == baseline_binaries.c.sha256)
+                 .group_by(baseline_binaries.c.baseline_id))
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
             rows = [dict(row._mapping) for row in connection.execute(query)]
+            kept = {row.baseline_id: (row.binaries, int(row.binary_bytes or 0)) for row in connection.execute(sizes)}
+        for row in rows:
+            row["binaries"], row["binary_bytes"] = kept.get(row.pop("id"), (0, 0))
         for row in rows:
             row["status"] = _effective_status(row)
             git = (row.pop("context") or {}).get("git") or {}
@@ -517,7 +619,9 @@ class Store:
             row = connection.execute(sa.select(baselines).where(baselines.c.name == name)).first()
             if row is None:
                 raise UserError(f"no baseline {name!r} in {self.url}", "list them with: benchlab baseline list")
+            connection.execute(baseline_binaries.delete().where(baseline_binaries.c.baseline_id == row.id))
             connection.execute(baselines.delete().where(baselines.c.name == name))
+            self._forget_unkept_binaries(connection)
         return dict(row._mapping)
 
 

@@ -392,7 +392,7 @@ def test_a_body_that_crashes_passes_its_exit_status_and_no_figures(tmp_path):
 def test_a_deterministic_count_takes_no_spread_from_earlier_runs():
     """Earlier runs of other code differ in their counts: that is no spread of the machine."""
     from benchlab.combine import history_key
-    from benchlab.runlevel import RunLevel
+    from benchlab.noise import RunLevel
     level = RunLevel(variance=0.01, earlier_runs=5, df=4)
     a, b = instructions("b", 1000.0), instructions("b", 1000.0)
     [figure] = combine(b, {history_key(b[0]): level})

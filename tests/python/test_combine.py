@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchlab import runlevel
+from benchlab import noise
 from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
 from benchlab.records import Record
 from benchlab.report import Report
@@ -75,8 +75,8 @@ def test_one_process_with_the_machines_history_gets_the_interval_a_rerun_of_one_
             record.reported["process"] = k
         return record
 
-    earlier = [runlevel.run_figure([process(k).median for k in range(5)]) for _ in range(10)]
-    level = runlevel.estimate(earlier)
+    earlier = [noise.run_figure([process(k).median for k in range(5)]) for _ in range(10)]
+    level = noise.estimate(earlier)
     history = {history_key(process()): level}
     alone = [combine([process()])[0] for _ in range(300)]
     with_history = [combine([process()], history)[0] for _ in range(300)]

@@ -6,7 +6,7 @@ from scipy import stats as scipy_stats
 
 from benchlab.compare import (BETWEEN_PROCESSES, FASTER, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, compare,
                               geometric_mean, ratio_interval)
-from benchlab import runlevel
+from benchlab import noise
 from benchlab.combine import combine, history_key
 from benchlab.records import Record
 
@@ -64,16 +64,17 @@ def test_single_processes_take_the_machines_pooled_process_spread_when_earlier_r
     def one(median):
         return [Record(bench="b", param=None, samples=[median * 0.999, median, median * 1.001] * 4,
                        platform="native", binary="x")]
-    earlier = [runlevel.run_figure([100.0, 101.0, 99.0, 100.5, 99.5]) for _ in range(6)]
-    level = runlevel.estimate(earlier)
-    assert level.process_df == 24 and level.variance == 0  # no spread between whole runs here
+    earlier = [noise.run_figure([100.0, 101.0, 99.0, 100.5, 99.5]) for _ in range(6)]
+    level = noise.estimate(earlier)
+    assert level.process_df == 12 and level.variance == 0  # no spread between whole runs here (df: half of 6 x 4)
     [alone] = compare(one(100.0), one(102.0))
     assert alone.scope == WITHIN_ONE_PROCESS and alone.verdict == SLOWER
     [pooled] = compare(one(100.0), one(102.0), levels={history_key(one(102.0)[0]): level})
     assert pooled.scope == BETWEEN_PROCESSES and pooled.verdict == NO_CHANGE
-    # By hand: each side varies by the pooled CV^2 of one process's figure, df 24 each.
-    cv2 = np.var([100.0, 101.0, 99.0, 100.5, 99.5], ddof=1) / 100.0 ** 2
-    half = scipy_stats.t.ppf(0.995, int((2 * cv2) ** 2 / (2 * cv2 ** 2 / 24))) * math.sqrt(2 * cv2)
+    # By hand: each side varies by the pooled CV^2 of one process's figure (each run's CV^2 over
+    # chi-square(4)'s median / 4, Wilson-Hilferty), df 12 each.
+    cv2 = np.var([100.0, 101.0, 99.0, 100.5, 99.5], ddof=1) / 100.0 ** 2 / (1 - 2 / 36) ** 3
+    half = scipy_stats.t.ppf(0.995, int((2 * cv2) ** 2 / (2 * cv2 ** 2 / 12))) * math.sqrt(2 * cv2)
     assert (pooled.low, pooled.high) == pytest.approx((1.02 * math.exp(-half), 1.02 * math.exp(half)), rel=1e-9)
 
 

@@ -151,8 +151,8 @@ def revision_of(url: str) -> str | None:
 
 def test_head_is_the_newest_revision_file():
     script = ScriptDirectory(str(migrations.DIRECTORY))
-    assert script.get_current_head() == migrations.HEAD == "0005"
-    assert [r.revision for r in script.walk_revisions()] == ["0005", "0004", "0003", "0002", "0001"]
+    assert script.get_current_head() == migrations.HEAD == "0006"
+    assert [r.revision for r in script.walk_revisions()] == ["0006", "0005", "0004", "0003", "0002", "0001"]
 
 
 def test_a_new_database_gets_the_schema_store_py_queries(db_url):
@@ -165,12 +165,14 @@ def test_a_new_database_gets_the_schema_store_py_queries(db_url):
         context = MigrationContext.configure(connection, opts={"version_table": migrations.VERSION_TABLE})
         differences = compare_metadata(context, metadata)
         on_delete = {(table, fk["referred_table"], fk["options"].get("ondelete"))
-                     for table in ("records", "faults", "units", "baselines", "profile_buckets")
+                     for table in ("records", "faults", "units", "baselines", "profile_buckets", "baseline_binaries")
                      for fk in sa.inspect(connection).get_foreign_keys(table)}
-    assert names == {"runs", "records", "faults", "units", "baselines", "profile_buckets", migrations.VERSION_TABLE}
+    assert names == {"runs", "records", "faults", "units", "baselines", "profile_buckets", "machine_priors",
+                     "binaries", "baseline_binaries", migrations.VERSION_TABLE}
     assert differences == []
     assert on_delete == {("records", "runs", "CASCADE"), ("faults", "runs", "CASCADE"), ("units", "runs", "CASCADE"),
-                         ("baselines", "runs", "RESTRICT"), ("profile_buckets", "runs", "CASCADE")}
+                         ("baselines", "runs", "RESTRICT"), ("profile_buckets", "runs", "CASCADE"),
+                         ("baseline_binaries", "baselines", "CASCADE"), ("baseline_binaries", "binaries", None)}
     store.close()
 
 

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchlab import runlevel
-from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
+from benchlab import noise
+from benchlab.combine import RERUN, RERUN_WITH_HISTORY, RERUN_WITH_PRIOR, combine, history_key
 from benchlab.compare import BETWEEN_PROCESSES, BETWEEN_RUNS, ratio_interval
 from benchlab.records import Record
-from benchlab.runlevel import RunFigure, RunLevel, estimate, run_figure
+from benchlab.noise import RunFigure, RunLevel, estimate, run_figure
 from benchlab.stats import t_quantile_99
 from benchlab.store import Store
 
@@ -26,10 +26,10 @@ def test_from_five_differences_their_median_estimates_the_mean_square():
     # square, worth 0.37 of five degrees of freedom (one).
     history = [RunFigure(1.0 if j % 2 == 0 else 1.02, 0.0) for j in range(6)]
     level = estimate(history)
-    assert level.variance == pytest.approx(math.log(1.02) ** 2 / runlevel.CHI2_1_MEDIAN / 2)
+    assert level.variance == pytest.approx(math.log(1.02) ** 2 / noise.CHI2_1_MEDIAN / 2)
     assert (level.earlier_runs, level.df) == (6, 1)
     history = [RunFigure(100.0 * math.exp(0.01 * d), 0.0) for d in (0, 1, 3, 0, 4, 2)]  # d^2: 1, 4, 9, 16, 4 (x 1e-4)
-    assert estimate(history).variance == pytest.approx(4e-4 / runlevel.CHI2_1_MEDIAN / 2)
+    assert estimate(history).variance == pytest.approx(4e-4 / noise.CHI2_1_MEDIAN / 2)
 
 
 def test_the_spread_the_processes_explain_is_not_counted_twice():
@@ -45,7 +45,7 @@ def test_a_change_of_the_code_in_the_history_is_not_machine_noise():
     noisy = [RunFigure(100.0 * (1.002 if j % 2 else 1.0), 0.0) for j in range(20)]
     stepped = [RunFigure(f.mean * (1.05 if j >= 10 else 1.0), 0.0) for j, f in enumerate(noisy)]
     assert estimate(stepped).variance == pytest.approx(estimate(noisy).variance)
-    assert estimate(noisy).variance == pytest.approx(math.log(1.002) ** 2 / runlevel.CHI2_1_MEDIAN / 2)
+    assert estimate(noisy).variance == pytest.approx(math.log(1.002) ** 2 / noise.CHI2_1_MEDIAN / 2)
     short = [RunFigure(100.0, 0.0), RunFigure(100.0, 0.0), RunFigure(105.0, 0.0)]
     assert estimate(short).variance == pytest.approx(math.log(1.05) ** 2 / (2 * 2))
 
@@ -53,7 +53,7 @@ def test_a_change_of_the_code_in_the_history_is_not_machine_noise():
 def test_too_few_earlier_runs_give_no_level_and_old_runs_drop_out():
     assert estimate([RunFigure(1.0, 0.0), RunFigure(2.0, 0.0)]) is None
     old_jump = [RunFigure(1.0, 0.0), RunFigure(3.0, 0.0)]
-    steady = [RunFigure(3.0, 0.0)] * runlevel.MAX_EARLIER_RUNS
+    steady = [RunFigure(3.0, 0.0)] * noise.MAX_EARLIER_RUNS
     assert estimate(old_jump + steady).variance == 0.0
 
 
@@ -65,39 +65,54 @@ def test_an_earlier_run_figure_is_the_mean_of_its_processes_and_their_relative_v
 
 
 def test_without_a_level_the_half_width_is_the_two_level_one():
-    half, df = runlevel.rerun_half_width(100.0, 1.0, 5, None, t_quantile_99)
+    half, df = noise.rerun_half_width(100.0, 1.0, 5, None, t_quantile_99)
     assert df == 4
     assert half == pytest.approx(scipy_stats.t.ppf(0.995, 4) * 1.0 * math.sqrt(2 / 5), rel=1e-4)
 
 
 def test_the_run_level_adds_its_variance_with_pooled_degrees_of_freedom():
     level = RunLevel(variance=0.01 ** 2, earlier_runs=11, df=10)
-    half, df = runlevel.rerun_half_width(100.0, 1.0, 5, level, t_quantile_99)
+    half, df = noise.rerun_half_width(100.0, 1.0, 5, level, t_quantile_99)
     process_part, run_part = 2 * 1.0 / 5, 2 * 1.0  # (1 ns)^2 * 2/5, and 2 * (1% of 100)^2
     expected_df = int((process_part + run_part) ** 2 / (process_part ** 2 / 4 + run_part ** 2 / 10))
     assert df == expected_df == 13
     assert half == pytest.approx(scipy_stats.t.ppf(0.995, 13) * math.sqrt(process_part + run_part), rel=1e-4)
 
 
-def test_the_pooled_process_spread_weights_each_earlier_run_by_its_degrees_of_freedom():
-    # Runs of 5 processes with CV 1% and of 3 processes with CV 3%: (4 * 1e-4 + 2 * 9e-4) / 6.
-    history = [RunFigure(100.0, 0.01 ** 2 / 5, 5), RunFigure(100.0, 0.03 ** 2 / 3, 3), RunFigure(100.0, 0.01 ** 2 / 5, 5)]
+def test_the_pooled_process_spread_is_the_median_of_the_runs_scaled_variances():
+    # Runs of 5 processes with CV 1% and 3%, and of 3 processes with CV 2%: each CV^2 over the
+    # median of chi-square(k)/k for its k = N - 1, then their median; half the summed df.
+    history = [RunFigure(100.0, 0.01 ** 2 / 5, 5), RunFigure(100.0, 0.03 ** 2 / 5, 5), RunFigure(100.0, 0.02 ** 2 / 3, 3)]
     level = estimate(history)
-    assert level.process_df == 4 + 2 + 4
-    assert level.process_cv2 == pytest.approx((4 * 1e-4 + 2 * 9e-4 + 4 * 1e-4) / 10)
+    scaled = sorted([1e-4 / (1 - 2 / 36) ** 3, 9e-4 / (1 - 2 / 36) ** 3, 4e-4 / (1 - 2 / 18) ** 3])
+    assert level.process_cv2 == pytest.approx(scaled[1])
+    assert level.process_df == (4 + 4 + 2) // 2
     assert run_figure([99.0, 101.0, 100.0]).processes == 3
+
+
+def test_one_outlier_process_does_not_widen_the_pooled_spread():
+    """19 runs whose 5 processes agree to 0.3%, and one run where one process read +21% (as
+    chain K=100 did on this VM): the mean of CV^2 (the old rule) was 3.3 times the typical
+    run's figure; the median stays at it."""
+    rng = np.random.default_rng(3)
+    runs = [list(100 * np.exp(rng.normal(0, 0.003, 5))) for _ in range(19)]
+    runs.insert(10, [100.0, 100.2, 99.8, 121.0, 100.1])
+    level = estimate([run_figure(r) for r in runs])
+    assert 0.002 < level.process_sd < 0.0045
+    mean_rule = np.mean([np.var(r, ddof=1) / np.mean(r) ** 2 for r in runs])
+    assert math.sqrt(mean_rule) > 3 * level.process_sd
 
 
 def test_the_interval_rests_on_the_larger_of_this_runs_and_the_pooled_process_spread():
     level = RunLevel(variance=0.0, earlier_runs=20, df=19, process_cv2=0.02 ** 2, process_df=80)
     # This run's 5 processes agree to 0.1 ns on 100 ns; the machine's earlier processes differ by 2%.
-    assert runlevel.process_spread(100.0, 0.1, 5, level) == (pytest.approx(2.0), 80)
-    half, df = runlevel.rerun_half_width(100.0, 0.1, 5, level, t_quantile_99)
+    assert noise.process_spread(100.0, 0.1, 5, level) == (pytest.approx(2.0), 80)
+    half, df = noise.rerun_half_width(100.0, 0.1, 5, level, t_quantile_99)
     assert df == 80 and half == pytest.approx(scipy_stats.t.ppf(0.995, 80) * 2.0 * math.sqrt(2 / 5), rel=1e-4)
     # Processes that disagree more than the history's keep their own spread and degrees of freedom.
-    assert runlevel.process_spread(100.0, 5.0, 5, level) == (5.0, 4)
+    assert noise.process_spread(100.0, 5.0, 5, level) == (5.0, 4)
     # No pooled figure (older stores, one-process runs): this run's alone.
-    assert runlevel.process_spread(100.0, 0.1, 5, RunLevel(0.0, 20, 19)) == (0.1, 4)
+    assert noise.process_spread(100.0, 0.1, 5, RunLevel(0.0, 20, 19)) == (0.1, 4)
 
 
 def test_processes_that_agree_by_luck_do_not_narrow_the_interval_below_the_machines():
@@ -116,8 +131,8 @@ def test_processes_that_agree_by_luck_do_not_narrow_the_interval_below_the_machi
         level = estimate([run_figure(m) for m in figures[j - 20:j]])
         own = RunLevel(level.variance, level.earlier_runs, level.df)
         figure, sd, rerun = np.mean(figures[j]), np.std(figures[j], ddof=1), np.mean(figures[j + 1])
-        covered_pooled += abs(rerun - figure) <= runlevel.rerun_half_width(figure, sd, 5, level, t_quantile_99)[0]
-        covered_own += abs(rerun - figure) <= runlevel.rerun_half_width(figure, sd, 5, own, t_quantile_99)[0]
+        covered_pooled += abs(rerun - figure) <= noise.rerun_half_width(figure, sd, 5, level, t_quantile_99)[0]
+        covered_own += abs(rerun - figure) <= noise.rerun_half_width(figure, sd, 5, own, t_quantile_99)[0]
     assert covered_pooled / len(trials) >= 0.98
     assert covered_own / len(trials) <= 0.92
 
@@ -165,6 +180,10 @@ def test_compare_adds_the_run_level_to_its_error_term():
     assert scope == BETWEEN_RUNS and low < 1 < high  # runs differ by 2% sd: 3% is within their noise
 
 
+CODE_A = {"x@native": {"id": "a" * 64}}
+CODE_B = {"x@native": {"id": "b" * 64}}
+
+
 def _store_run(store, host_context, medians_by_process, status="complete"):
     run_id = store.begin_run(["benchlab", "run"], ["native"], host_context)
     store.add_unit(run_id, _process_records(medians_by_process), [])
@@ -174,7 +193,7 @@ def _store_run(store, host_context, medians_by_process, status="complete"):
 
 def test_the_store_learns_the_level_from_complete_earlier_runs_on_the_same_machine(db_url):
     store = Store(db_url)
-    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
     elsewhere = {**here, "cpu": "CPU Y"}
     levels = [100.0, 102.0, 100.0, 102.0, 100.0]
     for level in levels:
@@ -199,7 +218,7 @@ def test_runs_of_one_process_do_not_push_the_history_out_of_the_window(db_url):
     # than two pages of the store's look back): the history is still those 5 runs (a
     # one-process run cannot tell its spread, run_figure).
     store = Store(db_url)
-    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
     unit = {"binary": "x", "platform": "native", "sweep": None}
     several, one = {**here, "plan": [unit, unit]}, {**here, "plan": [unit]}
     for level in [100.0, 102.0, 100.0, 102.0, 100.0]:
@@ -208,5 +227,44 @@ def test_runs_of_one_process_do_not_push_the_history_out_of_the_window(db_url):
         _store_run(store, one, [101.0])
     current = _store_run(store, one, [101.0])
     [(_, level)] = store.run_levels(current, one).items()
-    assert level.earlier_runs == 5 and level.process_df == 5
+    assert level.earlier_runs == 5 and level.process_df == 2  # half of 5 runs x 1
     store.close()
+
+
+def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_none(db_url):
+    """Runs alternating unchanged / 3% slower code (as a user's edits do): the old rule
+    counted the 3% as between-run noise (+-30% intervals); only identical code counts now.
+    A figure whose code has no history takes the machine prior, or nothing."""
+    store = Store(db_url)
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
+    for j in range(12):
+        code, level = (CODE_A, 100.0) if j % 2 == 0 else (CODE_B, 103.0)
+        _store_run(store, {**here, "code": code}, [level * 0.999, level * 1.001, level])
+    current = _store_run(store, {**here, "code": CODE_A}, [100.0, 100.1, 99.9])
+    [(_, level)] = store.run_levels(current, {**here, "code": CODE_A}).items()
+    assert level.earlier_runs == 6 and level.source == noise.IDENTICAL_CODE
+    assert level.variance == 0  # the six runs of code A are at one level
+    # New code: no identical-code history, and no prior yet.
+    new_code = {"x@native": {"id": "c" * 64}}
+    fresh = _store_run(store, {**here, "code": new_code}, [101.0, 101.1, 100.9])
+    assert store.run_levels(fresh, {**here, "code": new_code}) == {}
+    store.save_machine_priors(noise.Machine.of(here), [
+        dict(kind="latency-bound", variance=0.003 ** 2, df=4, process_cv2=0.001 ** 2, process_df=10, runs=6, load=0.1),
+        dict(kind="syscall", variance=0.05 ** 2, df=4, process_cv2=0.02 ** 2, process_df=10, runs=6, load=0.1)])
+    [(_, prior)] = store.run_levels(fresh, {**here, "code": new_code}).items()
+    assert (prior.source, prior.kind, prior.variance) == (noise.MACHINE_PRIOR, "syscall", 0.05 ** 2)  # the widest
+    [combined] = combine(_process_records([101.0, 101.1, 100.9]), {history_key(_process_records([1])[0]): prior})
+    assert combined.summary["ci_scope"] == RERUN_WITH_PRIOR
+    store.close()
+
+
+def test_an_outlier_process_is_marked_and_left_out_of_the_figure():
+    level = RunLevel(variance=0.0, earlier_runs=10, df=9, process_cv2=0.003 ** 2, process_df=20)
+    medians = [100.0, 100.2, 99.8, 121.0, 100.1]
+    assert noise.outlier_processes(medians, level) == [3]
+    assert noise.outlier_processes(medians, None) == []  # alone, a run cannot tell an outlier from a state
+    assert noise.outlier_processes([100.0, 100.0, 130.0, 130.0], level) == []  # two states, not outliers
+    [figure] = combine(_process_records(medians), {history_key(_process_records([1])[0]): level})
+    assert figure.summary["outlier_processes"] == [3] and figure.summary["disagree"]
+    assert figure.median == pytest.approx(np.mean([100.0, 100.2, 99.8, 100.1]))
+    assert figure.summary["processes"] == 4

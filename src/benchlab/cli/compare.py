@@ -32,7 +32,7 @@ class Side:
     def __init__(self, label: str, records: list[Record], context: dict[str, Any], levels: dict | None = None,
                  profile: list[dict[str, Any]] | None = None):
         self.label, self.records, self.context = label, records, context
-        #: The spread between whole runs before this one on its machine (Store.run_levels).
+        #: The spread between whole runs before this one on its machine (noise.run_levels).
         self.levels = levels or {}
         #: The run's profile buckets (benchlab profile), [] when it has none.
         self.profile: list[dict[str, Any]] = profile or []

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import hashlib
 import json
 import sys
 from typing import Any
@@ -22,7 +21,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from benchlab import changepoints, runlevel
+from benchlab import changepoints, noise
 from benchlab.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
@@ -32,30 +31,8 @@ from benchlab.report import figures, format_value
 FORMATS = ("table", "json", "markdown")
 
 
-@dataclasses.dataclass(frozen=True)
-class Fingerprint:
-    """The machine a run measured on: host name, CPU model, kernel release."""
-
-    host: str | None
-    cpu: str | None
-    kernel: str | None
-
-    @classmethod
-    def of(cls, run: dict[str, Any]) -> "Fingerprint":
-        context = run.get("context") or {}
-        return cls(context.get("host") or run.get("host"), context.get("cpu"), context.get("kernel"))
-
-    @property
-    def id(self) -> str:
-        """A short stable id, for --host when one host name has several fingerprints."""
-        text = "\0".join(part or "" for part in (self.host, self.cpu, self.kernel))
-        return hashlib.sha256(text.encode()).hexdigest()[:8]
-
-    def label(self) -> str:
-        return f"{self.host or '?'} ({self.cpu or 'CPU unknown'}, kernel {self.kernel or 'unknown'})"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "host": self.host, "cpu": self.cpu, "kernel": self.kernel}
+#: The machine of a run (noise.py): host name, CPU model, kernel release and architecture.
+Fingerprint = noise.Machine
 
 
 @dataclasses.dataclass
@@ -201,15 +178,18 @@ def select_series(name: str, runs: list[tuple[dict[str, Any], list[Record]]], *,
 
 
 def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]) -> list[Point]:
-    """Each point's figure combined again with the run level of the (at most 20) points
-    before it, as `show` combines a run with the runs before it on its machine (runlevel.py):
-    the interval column then reads as `show`'s does, a rerun's range."""
+    """Each point's figure combined again with the between-run noise of the (at most 20)
+    points before it that measured identical code (noise.py), as `show` combines a run:
+    the interval column then reads as `show`'s does, a rerun's range. A point whose code
+    changed starts a new history: the change is not noise."""
     result = []
-    # Each point's run figure, None for a run of one process (it cannot tell its spread):
-    # those are skipped, so that they do not push the earlier runs out of the window.
-    run_figures = [runlevel.run_figure(p.record.summary.get("process_medians") or []) for p in points]
+    # Each point's run figure, None for a run of one process (it cannot tell its spread).
+    run_figures = [noise.run_figure(p.record.summary.get("process_medians") or []) for p in points]
+    codes = [_code_of(p) for p in points]
     for j, point in enumerate(points):
-        level = runlevel.estimate([f for f in run_figures[:j] if f is not None])  # the last 20 of them
+        same = [f for f, code in zip(run_figures[:j], codes[:j]) if f is not None and code is not None
+                and code == codes[j]]
+        level = noise.estimate(same)  # the last 20 of them
         if level is not None and (point.record.summary.get("processes", 1) > 1 or knows_process_spread(level)):
             key = history_key(point.record)
             mine = [r for r in records_by_run[point.run["id"]] if history_key(r) == key]  # this figure's processes only
@@ -221,11 +201,16 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
     return result
 
 
+def _code_of(point: Point) -> str | None:
+    """The identity of the code a point measured (noise.code_id), None when its run has none."""
+    return noise.codes_of(point.run.get("context")).get(noise.code_label(point.record.binary, point.record.platform))
+
+
 def _pick_host(candidates: list[tuple[dict[str, Any], Record]],
                host: str | None) -> tuple[list[tuple[dict[str, Any], Record]], list[str]]:
     prints: dict[Fingerprint, list[int]] = {}
     for run, _ in candidates:
-        prints.setdefault(Fingerprint.of(run), []).append(run["id"])
+        prints.setdefault(Fingerprint.of_run(run), []).append(run["id"])
     listing = "; ".join(f"{fp.id} = {fp.label()}: {len(set(ids))} runs" for fp, ids in
                         sorted(prints.items(), key=lambda item: -max(item[1])))
     if host is None:
@@ -243,7 +228,7 @@ def _pick_host(candidates: list[tuple[dict[str, Any], Record]],
         left = sum(len(set(ids)) for fp, ids in prints.items() if fp != chosen)
         notes.append(f"host {chosen.label()}; {left} runs on other machines left out: {listing} "
                      "(pick one with --host ID or --host HOSTNAME)")
-    return [(run, r) for run, r in candidates if Fingerprint.of(run) == chosen], notes
+    return [(run, r) for run, r in candidates if Fingerprint.of_run(run) == chosen], notes
 
 
 # -- output -------------------------------------------------------------------------------------
@@ -267,12 +252,14 @@ def _title(points: list[Point]) -> str:
     record = points[-1].record
     param = f" {record.param_name or 'param'}={record.param}" if record.param is not None else ""
     return (f"{record.bench}{param}: {record.counter} ({record.unit}) on {record.platform}, "
-            f"host {Fingerprint.of(points[-1].run).label()}")
+            f"host {Fingerprint.of_run(points[-1].run).label()}")
 
 
 def _summary(points: list[Point], found: list[changepoints.ChangePoint]) -> str:
-    noise = changepoints.noise_level([p.record.median for p in points]) if len(points) > 2 else None
-    noise_text = f", run-to-run noise {noise * 100:.2g}%" if noise is not None else ""
+    # The scale the change-point search divides by (changepoints.noise_level), not a rerun's
+    # spread: that is the INTERVAL column's, from identical code only (noise.py).
+    scale = changepoints.noise_level([p.record.median for p in points]) if len(points) > 2 else None
+    noise_text = f", run-to-run noise {scale * 100:.2g}%" if scale is not None else ""
     if not found:
         return f"no level shift in {len(points)} runs{noise_text}\n"
     lines = [f"{len(found)} level shift{'s' if len(found) > 1 else ''} in {len(points)} runs{noise_text}:"]
@@ -285,7 +272,7 @@ def _summary(points: list[Point], found: list[changepoints.ChangePoint]) -> str:
 
 def _rows(points: list[Point], found: list[changepoints.ChangePoint]) -> list[list[str]]:
     shifts = _change_at(found)
-    return [[str(p.run["id"]), p.date, p.commit, Fingerprint.of(p.run).host or "", format_value(p.record.median),
+    return [[str(p.run["id"]), p.date, p.commit, Fingerprint.of_run(p.run).host or "", format_value(p.record.median),
              _interval_text(p), _shift_text(shifts[i]) if i in shifts else ""] for i, p in enumerate(points)]
 
 
@@ -318,12 +305,12 @@ def _json(points: list[Point], found: list[changepoints.ChangePoint]) -> str:
     values = [p.record.median for p in points]
     document = {
         "bench": record.bench, "param": record.param, "param_name": record.param_name, "counter": record.counter,
-        "unit": record.unit, "platform": record.platform, "host": Fingerprint.of(points[-1].run).to_dict(),
+        "unit": record.unit, "platform": record.platform, "host": Fingerprint.of_run(points[-1].run).to_dict(),
         "method": {"name": "PELT (ruptures), L2 cost on log values", "penalty": changepoints.default_penalty(len(values)),
                    "min_size": changepoints.MIN_SEGMENT, "min_change": changepoints.MIN_CHANGE,
                    "noise": changepoints.noise_level(values) if len(values) > 2 else None},
         "runs": [{"run": p.run["id"], "date": p.date, "commit": p.git.get("commit"), "dirty": p.git.get("dirty"),
-                  "host": Fingerprint.of(p.run).host, "median": p.record.median, "interval": p.interval,
+                  "host": Fingerprint.of_run(p.run).host, "median": p.record.median, "interval": p.interval,
                   "processes": p.record.summary.get("processes", 1), "status": p.run["status"]} for p in points],
         "change_points": [{**cp.to_dict(), "run": points[cp.index].run["id"]} for cp in found],
     }

@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 
 from benchlab import context as run_context
+from benchlab import noise
 from benchlab.build import Builder
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
@@ -141,6 +142,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
                 filtered_out += result.filtered_out
                 if result.context is not None:
                     info["binaries"][f"{unit.target.name}@{unit.platform.name}"] = result.context
+                _record_code(info, runner, unit)
                 if storage:
                     storage.add(result.records, result.faults, unit_key(unit))
                 progress.advance(task)
@@ -172,6 +174,17 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         stderr.print(f"saved as run {run_id} (benchlab show {run_id}); "
                      f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache", highlight=False)
     return exit_code
+
+
+def _record_code(info: dict, runner: Runner, unit) -> None:
+    """What the unit ran, once per unit, in the context's `code`: the identity that picks
+    the earlier runs of identical code whose spread is this run's noise (noise.py)."""
+    label = noise.code_label(unit.target.name, unit.platform.name)
+    code = info.setdefault("code", {})
+    if label not in code:
+        identity = runner.code_identity(unit, info["platforms"].get(unit.platform.name, {}))
+        if identity is not None:
+            code[label] = identity
 
 
 def unit_key(unit) -> dict:
@@ -235,7 +248,7 @@ class _Storage:
         return problem
 
     def run_levels(self, info) -> dict | None:
-        """Earlier runs' spread for this run's intervals (runlevel.py); none if unreadable:
+        """Earlier runs' spread for this run's intervals (noise.py); none if unreadable:
         a rerun interval from the processes alone is still a result worth printing."""
         try:
             return self.store.run_levels(self.run_id, info)

@@ -1,14 +1,14 @@
 """A run's history: the stored runs measured on the same machine, oldest first.
 
 Trend lines only mean something between runs of one machine: a level shift between two
-hosts is the hosts, not the code. "The same machine" is the host fingerprint of
-`benchlab history` (host name, CPU model, kernel release; cli/history.py says why all
-three); platform and counter are matched per series, not per run. Runs are in the order
-`history` puts them: by date, then id.
+hosts is the hosts, not the code. "The same machine" is noise.Machine (host name, CPU
+model, kernel release, architecture; noise.py says why); platform and counter are
+matched per series, not per run. Runs are in the order `history` puts them: by date,
+then id.
 """
 from __future__ import annotations
 
-from benchlab.cli.history import Fingerprint
+from benchlab.noise import Machine
 from benchlab.htmlreport.runs import StoredRun, load_id
 from benchlab.records import Record
 from benchlab.report import figures
@@ -16,8 +16,8 @@ from benchlab.report import figures
 
 def history_runs(store, subject: StoredRun, limit: int) -> list[StoredRun]:
     """The last `limit` runs up to `subject` (included) with its fingerprint, oldest first."""
-    wanted = Fingerprint.of(subject.run)
-    rows = [row for row in store.list_runs() if row["id"] <= subject.id and Fingerprint.of(row) == wanted]
+    wanted = Machine.of_run(subject.run)
+    rows = [row for row in store.list_runs() if row["id"] <= subject.id and Machine.of_run(row) == wanted]
     rows.sort(key=lambda row: ((row.get("context") or {}).get("date") or row["started_at"] or "", row["id"]))
     return [subject if row["id"] == subject.id else load_id(store, row["id"]) for row in rows[-limit:]]
 

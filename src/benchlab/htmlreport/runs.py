@@ -25,7 +25,7 @@ class StoredRun:
     run: dict[str, Any]
     records: list[Record]
     faults: list[Fault]
-    #: The spread between whole runs before this one on its machine (Store.run_levels), which
+    #: The spread between whole runs before this one on its machine (noise.run_levels), which
     #: `show` and `compare` add to this run's intervals: the page adds it too.
     levels: dict[tuple, Any] = dataclasses.field(default_factory=dict)
 

@@ -16,13 +16,16 @@ GETPID = [100 + d for d in NOISE[:6]] + [110 + d for d in NOISE[6:]]
 
 
 def store_runs(store: Store, medians, *, bench="getpid", host="box", cpu="CPU X", kernel="6.1.0",
-               first_day=1, params=(None,), platforms=("native",), counter="time"):
+               first_day=1, params=(None,), platforms=("native",), counter="time", codes=None):
     """One run per median: three processes whose medians are median-1, median, median+1
-    (so the combined figure is the median), on each platform and param. Their ids."""
+    (so the combined figure is the median), on each platform and param; `codes`: each run's
+    code identity of binary `sys` (noise.py), none by default. Their ids."""
     ids = []
-    for day, median in enumerate(medians, start=first_day):
+    for index, (day, median) in enumerate(enumerate(medians, start=first_day)):
         context = {"date": f"2026-10-{day:02d}T09:00:00Z", "host": host, "cpu": cpu, "kernel": kernel,
                    "git": {"commit": f"{day:02d}" * 20, "dirty": day == 3}, "platforms": {p: {} for p in platforms}}
+        if codes is not None:
+            context["code"] = {f"sys@{p}": {"id": codes[index]} for p in platforms}
         run_id = store.begin_run(["benchlab", "run"], list(platforms), context)
         records = [Record(bench=bench, param=param, counter=counter, samples=[m - 0.5, m, m + 0.5] * 3,
                           iterations=1000, platform=platform, binary="sys", format="jsonl",
@@ -72,7 +75,8 @@ def test_no_shift_in_noise(store, benchlab):
 
 
 def test_json_and_last(store, benchlab):
-    store_runs(store, GETPID)
+    # The 10% slowdown is a change of the code (identity a, then b): not noise.
+    store_runs(store, GETPID, codes=["a"] * 6 + ["b"] * 6)
     document = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
     assert [run["run"] for run in document["runs"]] == list(range(1, 13))
     assert [run["median"] for run in document["runs"]] == pytest.approx(GETPID)
@@ -92,24 +96,27 @@ def test_json_and_last(store, benchlab):
         shown = json.loads(benchlab("show", str(run["run"]), "--format", "json").stdout)
         [cell] = [row["cells"]["native"] for row in shown["rows"] if row["test"] == "getpid"]
         assert run["interval"] == pytest.approx(cell["median_ci"])
-    # At the shift (run 7) the six steady runs before it give the level, by hand: their 5
-    # consecutive log differences' median over chi-square(1)'s median, less what their
-    # processes (1 ns apart, 3 each) explain, is the run level (1 degree of freedom: 0.37 x 5);
-    # their pooled process spread, relative, applied to run 7's 110.2 ns (larger than its
-    # own 1 ns, 12 degrees of freedom); Welch-Satterthwaite joins the two.
-    steady = GETPID[:6]
-    squares = sorted(math.log(b / a) ** 2 for a, b in zip(steady, steady[1:]))
-    explained = sum(1 / a ** 2 / 3 + 1 / b ** 2 / 3 for a, b in zip(steady, steady[1:])) / 5
-    run_variance = (squares[2] / 0.454936423119572 - explained) / 2
-    pooled_sd = GETPID[6] * (sum(1 / m ** 2 for m in steady) / 6) ** 0.5
-    process_part, run_part = 2 * pooled_sd ** 2 / 3, 2 * run_variance * GETPID[6] ** 2
-    df = int((process_part + run_part) ** 2 / (process_part ** 2 / 12 + run_part ** 2 / 1))
-    seventh = document["runs"][6]
-    assert run_variance > 0 and df == 11
+    # Run 7 is the first of code b: no earlier run of identical code, so its interval is its
+    # 3 processes' own (1 ns apart): t(0.995; 2) * 1 * sqrt(2/3).
+    seventh, tenth = document["runs"][6], document["runs"][9]
     assert (seventh["interval"][1] - seventh["interval"][0]) / 2 == pytest.approx(
-        scipy_stats.t.ppf(0.995, df) * math.sqrt(process_part + run_part), rel=1e-6)
+        scipy_stats.t.ppf(0.995, 2) * math.sqrt(2 / 3), rel=1e-6)
+    # Run 10 has runs 7-9 of code b before it, by hand (noise.py): the mean of their 2 squared
+    # log differences, less what their processes explain; the pooled process spread is the
+    # median of each run's CV^2 over chi-square(2)'s median / 2 (Wilson-Hilferty), 3 df (half
+    # of 3 runs x 2), larger than run 10's own 1 ns; Welch-Satterthwaite joins the two.
+    same = GETPID[6:9]
+    squares = [math.log(b / a) ** 2 for a, b in zip(same, same[1:])]
+    explained = sum(1 / a ** 2 / 3 + 1 / b ** 2 / 3 for a, b in zip(same, same[1:])) / 2
+    # Their differences are no larger than their processes explain: no run level (0), so the
+    # interval rests on the pooled process spread alone, with its 3 degrees of freedom.
+    assert (sum(squares) / 2 - explained) / 2 < 0
+    pooled_sd = GETPID[9] * (sorted(1 / m ** 2 for m in same)[1] / (1 - 2 / 18) ** 3) ** 0.5
+    assert pooled_sd > 1
+    assert (tenth["interval"][1] - tenth["interval"][0]) / 2 == pytest.approx(
+        scipy_stats.t.ppf(0.995, 3) * pooled_sd * math.sqrt(2 / 3), rel=1e-6)
     markdown = benchlab("history", "getpid", "--format", "markdown").stdout
-    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-2.8% | shift +10.1% (100 -> 110) |" in markdown
+    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-7.4% | shift +10.1% (100 -> 110) |" in markdown
 
 
 def test_hosts_are_not_mixed(store, benchlab):
@@ -210,11 +217,11 @@ def test_figures_of_zero_are_left_out_and_said(store, benchlab):
 def test_runs_of_one_process_get_shows_interval_from_the_runs_of_several_before_them(store, benchlab):
     # 5 runs of 3 processes, then 25 of one process (more than the 20 runs of the window):
     # every one-process run's interval is the one `show` prints, with the 5 runs' spread in it.
-    store_runs(store, GETPID[:5])
+    store_runs(store, GETPID[:5], codes=["a"] * 5)
     unit = {"binary": "sys", "platform": "native", "sweep": None}
     for day in range(6, 31):
         context = {"date": f"2026-10-{day:02d}T09:00:00Z", "host": "box", "cpu": "CPU X", "kernel": "6.1.0",
-                   "plan": [unit], "platforms": {"native": {}}}
+                   "plan": [unit], "platforms": {"native": {}}, "code": {"sys@native": {"id": "a"}}}
         run_id = store.begin_run(["benchlab", "run", "-N", "1"], ["native"], context)
         store.add_unit(run_id, [Record(bench="getpid", param=None, samples=[99.5, 100.0, 100.5] * 3, iterations=1000,
                                        platform="native", binary="sys", format="jsonl")], [])

@@ -1,0 +1,361 @@
+"""Between-run noise: which earlier runs measured the same code on the same machine, how
+much whole runs and single processes of that code differ there, and what stands in where
+no such runs exist. This module is the one history model: `run`, `show`, `stats`,
+`compare`, `gate`, `history` and the report all take their machine, their window of
+earlier runs and their noise estimate from here.
+
+**The machine** (`Machine`): host name, CPU model, kernel release and architecture of the
+run's context. A VM's host may change under the same name, and syscall costs move with
+the kernel, so all of them.
+
+**The code** (`code_id`): the content of what ran, per (binary, platform): for a source
+benchlab built, its build-cache key (source, headers, compiler and flags); for a prebuilt
+executable, the sha256 of the file; with the platform's launch template and version and
+the flags that change what a figure means (`--arg`, `--no-subtract`). A run records it in
+its context (`code`). The error term of a comparison is the variation between processes
+and runs of the *same* code: a series of runs whose code changed contributes nothing, so
+a 3% change of the user's own code is never counted as machine noise.
+
+**The window**: the latest `MAX_EARLIER_RUNS` complete runs before this one on the same
+machine that ran the same code in several processes (a run of one process cannot tell
+its processes' spread). Fewer than `MIN_EARLIER_RUNS` such runs: no identical-code
+history, and the machine prior stands in (below).
+
+**The estimate** (Kalibera and Jones, "Rigorous benchmarking in reasonable time", ISMM
+2013, add a level for every source of variation that repetitions at a lower level cannot
+see; here that level is the run). On log figures, so it reads as a relative spread: with
+run means m_j of N_j processes and p_j the variance of log m_j that the processes alone
+explain (their CV squared over N_j), the difference of consecutive runs
+d_j = log m_{j+1} - log m_j has
+
+    E[d_j^2] = 2 s_run^2 + p_j + p_{j+1}
+
+so s_run^2 = max(0, (mean_j d_j^2 - mean_j(p_j + p_{j+1})) / 2). Consecutive differences
+(von Neumann's mean square successive difference), and from 5 differences on their median
+over the median of chi-square(1), so that one odd run is one large difference and counts
+for nothing. The median is noisier: it counts as 0.37 of as many degrees of freedom.
+
+The same runs give the spread of one process's figure: each run's CV^2 of its process
+medians, pooled **robustly**: the median over the runs of CV_j^2 / c(k_j), with c(k) the
+median of chi-square(k)/k (Wilson-Hilferty), so that one run holding one outlier process
+(a process of 10 samples whose interval was [1099, 316536]) does not widen every later
+interval, as the mean of CV^2 did. It counts as half of the runs' sum of N_j - 1 degrees
+of freedom. The rerun interval uses the larger of this run's process spread and the pooled
+one: 5 processes that land in one host state agree by chance.
+
+**The prior** (`benchlab calibrate`): where a figure has no identical-code history, the
+machine's own A/A of benchlab's reference kernels, one figure per kind of kernel
+(loop-bound, latency-bound, syscall), measured as separate runs and stored per machine.
+A figure of unknown kind takes the widest kind's: on a machine whose host switches state,
+that is the honest width for code never measured twice (docs/noise.md).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import statistics
+from pathlib import Path
+from typing import Any, Iterable
+
+#: Earlier runs needed before their spread is used (two consecutive differences).
+MIN_EARLIER_RUNS = 3
+#: Earlier runs used at most: the machine of months ago says little about today's.
+MAX_EARLIER_RUNS = 20
+#: From this many consecutive differences on, their median rather than their mean.
+ROBUST_FROM = 5
+#: The median of chi-square with 1 degree of freedom: a squared normal difference's median
+#: is this times its mean, so median / CHI2_1_MEDIAN estimates the mean square.
+CHI2_1_MEDIAN = 0.454936423119572
+#: That estimate's variance is 2.7 times the mean's (asymptotic variance of a sample
+#: median, 1 / (4 n f(m)^2), f the chi-square(1) density at its median m), so it is worth
+#: 0.37 of as many differences: its degrees of freedom.
+MEDIAN_EFFICIENCY = 0.37
+#: The median of per-run variances is worth about half of their pooled degrees of freedom
+#: (the sample median of chi-square(4)/4 variables against their mean, by simulation: 0.52).
+POOLED_MEDIAN_EFFICIENCY = 0.5
+#: A process whose median is this many pooled process standard deviations from the run's
+#: median process is an outlier: marked `!`, left out of the figure and its spread.
+OUTLIER_SDS = 5.0
+
+#: Where a figure's between-run noise came from (summary "noise_source").
+IDENTICAL_CODE = "identical code"
+MACHINE_PRIOR = "machine prior"
+#: The kinds of kernel `benchlab calibrate` measures, with its reference benchmark for each.
+KINDS = {"loop-bound": "memcpy64", "latency-bound": "chain100", "syscall": "getpid"}
+
+
+# -- the machine -------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """The machine a run measured on: runs of one machine form one history."""
+
+    host: str | None
+    cpu: str | None
+    kernel: str | None
+    arch: str | None = None
+
+    @classmethod
+    def of(cls, context: dict[str, Any] | None, host: str | None = None) -> "Machine":
+        """From a run's context (`host`: the run row's, for a context that names none)."""
+        context = context or {}
+        return cls(context.get("host") or host, context.get("cpu"), context.get("kernel"), context.get("arch"))
+
+    @classmethod
+    def of_run(cls, run: dict[str, Any]) -> "Machine":
+        return cls.of(run.get("context"), run.get("host"))
+
+    @property
+    def id(self) -> str:
+        """A short stable id, for --host when one host name has several machines."""
+        parts = (self.host, self.cpu, self.kernel) + ((self.arch,) if self.arch else ())
+        return hashlib.sha256("\0".join(part or "" for part in parts).encode()).hexdigest()[:8]
+
+    def label(self) -> str:
+        return f"{self.host or '?'} ({self.cpu or 'CPU unknown'}, kernel {self.kernel or 'unknown'})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "host": self.host, "cpu": self.cpu, "kernel": self.kernel, "arch": self.arch}
+
+
+# -- the code ----------------------------------------------------------------------------------
+
+def code_label(binary: str, platform: str) -> str:
+    """The key of a binary on a platform in a run's context `code`."""
+    return f"{binary}@{platform}"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def code_id(binary_id: str, platform: dict[str, Any], flags: dict[str, Any]) -> str:
+    """The identity of what a unit ran: the binary's identity (build key or file hash), the
+    platform's launch template and version, and the flags that change a figure's meaning."""
+    text = json.dumps({"binary": binary_id, "platform": platform, "flags": flags}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def codes_of(context: dict[str, Any] | None) -> dict[str, str]:
+    """{code_label: code id} of a run's context (empty for a run from before code identity,
+    or an import: such runs are nobody's identical-code history)."""
+    code = (context or {}).get("code")
+    if not isinstance(code, dict):
+        return {}
+    return {label: entry["id"] for label, entry in code.items() if isinstance(entry, dict) and entry.get("id")}
+
+
+# -- the window --------------------------------------------------------------------------------
+
+def several_processes(context: dict[str, Any] | None) -> bool:
+    """Whether a run ran a binary in 2 or more processes (its plan lists a unit once per
+    process). Only such runs tell the spread between processes and runs."""
+    plan = (context or {}).get("plan")
+    if not isinstance(plan, list):
+        return True  # no plan (an imported run): its records tell, run_figure decides
+    units = [json.dumps(unit, sort_keys=True) for unit in plan]
+    return len(set(units)) < len(units)
+
+
+def can_be_history(context: dict[str, Any] | None) -> bool:
+    """A complete run's context that can be another run's history: not a profile's run
+    (it has no figures), and several processes."""
+    return "profile" not in (context or {}) and several_processes(context)
+
+
+def same_code_window(earlier: Iterable[tuple[int, dict[str, Any] | None]],
+                     context: dict[str, Any] | None) -> dict[str, list[int]]:
+    """For each binary of `context`'s code, the ids of the latest MAX_EARLIER_RUNS runs of
+    `earlier` (complete runs before it, newest first) on the same machine that ran the same
+    code in several processes: {code_label: run ids, oldest first}. Stops reading `earlier`
+    once every binary has a full window."""
+    machine, wanted = Machine.of(context), codes_of(context)
+    found: dict[str, list[int]] = {label: [] for label in wanted}
+    if not wanted:
+        return {}
+    for run_id, other in earlier:
+        if Machine.of(other) != machine or not can_be_history(other):
+            continue
+        theirs = codes_of(other)
+        for label, code in wanted.items():
+            if theirs.get(label) == code and len(found[label]) < MAX_EARLIER_RUNS:
+                found[label].append(run_id)
+        if all(len(ids) >= MAX_EARLIER_RUNS for ids in found.values()):
+            break
+    return {label: sorted(ids) for label, ids in found.items() if ids}
+
+
+# -- the estimate ------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class RunFigure:
+    """One earlier run's figure of a benchmark: the mean of its process medians, and
+    the relative variance of that mean which its processes explain (CV^2 / N)."""
+    mean: float
+    process_variance: float
+    processes: int = 0    # N; 0 when unknown (then it adds nothing to the pooled spread)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunLevel:
+    """The estimated spread of whole runs beyond their processes' own."""
+    variance: float       # of the log figure: (relative standard deviation)^2
+    earlier_runs: int     # how many runs it was estimated from
+    df: int               # its degrees of freedom: the consecutive differences
+    process_cv2: float = 0.0  # one process's figure, pooled over those runs: CV^2 (0: unknown)
+    process_df: int = 0       # its degrees of freedom
+    source: str = IDENTICAL_CODE  # or MACHINE_PRIOR (then `earlier_runs` are calibration runs)
+    kind: str | None = None       # the prior's kind of kernel
+
+    @property
+    def relative_sd(self) -> float:
+        return math.sqrt(self.variance)
+
+    @property
+    def process_sd(self) -> float:
+        """One process's relative standard deviation (0: unknown)."""
+        return math.sqrt(self.process_cv2)
+
+
+def run_figure(process_medians: Iterable[float]) -> RunFigure | None:
+    """An earlier run's figure from its process medians; None when it cannot tell its
+    processes' share of the spread (one process) or has no positive figure."""
+    medians = [m for m in process_medians if m is not None and math.isfinite(m)]
+    count = len(medians)
+    if count < 2:
+        return None
+    mean = sum(medians) / count
+    if mean <= 0:
+        return None
+    variance = sum((m - mean) ** 2 for m in medians) / (count - 1)
+    return RunFigure(mean=mean, process_variance=variance / (mean * mean) / count, processes=count)
+
+
+def chi2_median_ratio(df: int) -> float:
+    """The median of chi-square(df) / df (Wilson-Hilferty): a sample variance's median is
+    this times the variance."""
+    return CHI2_1_MEDIAN if df == 1 else (1 - 2 / (9 * df)) ** 3
+
+
+def estimate(history: list[RunFigure]) -> RunLevel | None:
+    """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS."""
+    history = history[-MAX_EARLIER_RUNS:]
+    if len(history) < MIN_EARLIER_RUNS:
+        return None
+    squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
+    explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
+    if len(squares) >= ROBUST_FROM:
+        mean_square, df = statistics.median(squares) / CHI2_1_MEDIAN, max(1, int(MEDIAN_EFFICIENCY * len(squares)))
+    else:
+        mean_square, df = sum(squares) / len(squares), len(squares)
+    process_cv2, process_df = pooled_process_spread(history)
+    return RunLevel(variance=max(0.0, (mean_square - explained) / 2), earlier_runs=len(history), df=df,
+                    process_cv2=process_cv2, process_df=process_df)
+
+
+def pooled_process_spread(history: list[RunFigure]) -> tuple[float, int]:
+    """One process's CV^2 pooled robustly over runs (the module's docstring), and its
+    degrees of freedom; (0, 0) when no run had 2 processes."""
+    runs = [f for f in history if f.processes > 1]
+    if not runs:
+        return 0.0, 0
+    scaled = [f.process_variance * f.processes / chi2_median_ratio(f.processes - 1) for f in runs]
+    df = max(1, int(POOLED_MEDIAN_EFFICIENCY * sum(f.processes - 1 for f in runs)))
+    return statistics.median(scaled), df
+
+
+def process_spread(figure: float, between_sd: float, processes: int,
+                   level: RunLevel | None) -> tuple[float, int]:
+    """The standard deviation of one process's figure to build the interval on, and its
+    degrees of freedom: this run's, or the machine's pooled one when that is larger."""
+    if level is not None and level.process_df > 0 and figure > 0:
+        pooled = level.process_sd * abs(figure)
+        if pooled > between_sd:
+            return pooled, level.process_df
+    return between_sd, processes - 1
+
+
+def rerun_half_width(figure: float, between_sd: float, processes: int,
+                     level: RunLevel | None, t_quantile) -> tuple[float, int]:
+    """The half-width of the interval that covers a rerun's figure, and its degrees of
+    freedom. Our mean and a rerun's each vary by s^2/N between processes and by s_run^2
+    between runs: their difference by 2 (s^2/N + s_run^2), the two estimates' degrees of
+    freedom pooled by Welch-Satterthwaite (rounded down)."""
+    sd, process_df = process_spread(figure, between_sd, processes, level)
+    process_part = 2 * sd ** 2 / processes
+    if level is None or level.variance == 0 or figure == 0:
+        return t_quantile(process_df) * math.sqrt(process_part), process_df
+    run_part = 2 * level.variance * figure * figure
+    denominator = process_part ** 2 / process_df + run_part ** 2 / level.df
+    df = max(1, int((process_part + run_part) ** 2 / denominator)) if denominator > 0 else process_df
+    return t_quantile(df) * math.sqrt(process_part + run_part), df
+
+
+def outlier_processes(medians: list[float], level: RunLevel | None) -> list[int]:
+    """The indices of processes whose median lies more than OUTLIER_SDS of the machine's
+    pooled process spread from the middle process's; none without that spread (a run
+    alone cannot tell an outlier from a second host state), with fewer than 4 processes,
+    or when they would be half of them."""
+    if level is None or level.process_df <= 0 or level.process_cv2 <= 0 or len(medians) < 4:
+        return []
+    middle = statistics.median(medians)
+    limit = OUTLIER_SDS * level.process_sd * abs(middle)
+    found = [i for i, m in enumerate(medians) if abs(m - middle) > limit]
+    return found if 2 * len(found) < len(medians) else []
+
+
+# -- the prior ---------------------------------------------------------------------------------
+
+def prior_level(priors: list[dict[str, Any]], kind: str | None = None) -> RunLevel | None:
+    """The machine prior for a figure of `kind` (None: unknown, the widest kind's), from the
+    stored rows of `benchlab calibrate` (Store.machine_priors)."""
+    rows = [row for row in priors if kind is None or row["kind"] == kind]
+    if not rows:
+        return None
+    row = max(rows, key=lambda r: r["variance"] + r["process_cv2"])
+    return RunLevel(variance=row["variance"], earlier_runs=row["runs"], df=max(1, row["df"]),
+                    process_cv2=row["process_cv2"], process_df=max(1, row["process_df"]),
+                    source=MACHINE_PRIOR, kind=row["kind"])
+
+
+def describe(level: RunLevel | None) -> str:
+    """What a figure's between-run noise rests on, in words (stats, compare, gate)."""
+    if level is None:
+        return "no identical-code history and no machine prior: this run's processes only (benchlab calibrate)"
+    if level.source == MACHINE_PRIOR:
+        return f"machine prior ({level.kind}, benchlab calibrate: {level.earlier_runs} runs)"
+    return f"{level.earlier_runs} earlier runs of identical code on this machine"
+
+
+# -- the levels of a stored run ----------------------------------------------------------------
+
+def run_levels(store, run_id: int, context: dict[str, Any] | None) -> dict[tuple, RunLevel]:
+    """The between-run noise of every figure of run `run_id` (not yet stored figures too:
+    `context` is the run's): from the identical-code window where it has MIN_EARLIER_RUNS
+    runs, else the machine prior: {(key, platform, binary): RunLevel}. A figure with
+    neither is absent."""
+    window = same_code_window(store.earlier_runs(run_id), context)
+    wanted = {(label, run) for label, ids in window.items() if len(ids) >= MIN_EARLIER_RUNS for run in ids}
+    medians: dict[tuple, dict[int, list[float]]] = {}
+    for row in store.medians_of_runs(sorted({run for _, run in wanted})):
+        if (code_label(row["binary"], row["platform"]), row["run_id"]) not in wanted:
+            continue
+        sweep = row["sweep"]["value"] if isinstance(row["sweep"], dict) else None
+        key = ((row["bench"], row["param"], row["counter"], sweep), row["platform"], row["binary"])
+        medians.setdefault(key, {}).setdefault(row["run_id"], []).append(row["median"])
+    levels = {}
+    for key, by_run in medians.items():
+        level = estimate([f for f in (run_figure(by_run[run]) for run in sorted(by_run)) if f is not None])
+        if level is not None:
+            levels[key] = level
+    prior = prior_level(store.machine_priors(Machine.of(context)))
+    if prior is not None:
+        for key in store.figure_keys(run_id):
+            levels.setdefault(key, prior)
+    return levels
