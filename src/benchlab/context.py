@@ -40,6 +40,12 @@ def git_commit(root: Path) -> dict[str, Any] | None:
     return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 
+def machine() -> dict[str, Any]:
+    """The part of a context that names the machine (noise.Machine reads it)."""
+    return {"host": socket.gethostname(), "cpu": cpu_model(), "kernel": host_platform.release(),
+            "arch": host_platform.machine()}
+
+
 def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str]) -> dict[str, Any]:
     compilers = {"native": compiler_version(config.build.cc)}
     if any(p.build == "wasm32-wasi" for p in platforms):
@@ -47,11 +53,8 @@ def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str
     return {
         "benchlab": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "host": socket.gethostname(),
-        "cpu": cpu_model(),
+        **machine(),
         "os": host_platform.system(),
-        "kernel": host_platform.release(),
-        "arch": host_platform.machine(),
         "python": sys.version.split()[0],
         "numpy": numpy.__version__,  # the statistics imported it; importlib.metadata would read dist-info files
         "compilers": compilers,

@@ -46,8 +46,10 @@ one: 5 processes that land in one host state agree by chance.
 **The prior** (`benchlab calibrate`): where a figure has no identical-code history, the
 machine's own A/A of benchlab's reference kernels, one figure per kind of kernel
 (loop-bound, latency-bound, syscall), measured as separate runs and stored per machine.
-A figure of unknown kind takes the widest kind's: on a machine whose host switches state,
-that is the honest width for code never measured twice (docs/noise.md).
+A figure takes the kind whose process spread is the smallest that covers the spread its
+own processes show in this run (prior_level); a figure of one process, the widest kind's:
+on a machine whose host switches state, that is the honest width for code never measured
+twice (docs/noise.md).
 """
 from __future__ import annotations
 
@@ -312,13 +314,18 @@ def outlier_processes(medians: list[float], level: RunLevel | None) -> list[int]
 
 # -- the prior ---------------------------------------------------------------------------------
 
-def prior_level(priors: list[dict[str, Any]], kind: str | None = None) -> RunLevel | None:
-    """The machine prior for a figure of `kind` (None: unknown, the widest kind's), from the
-    stored rows of `benchlab calibrate` (Store.machine_priors)."""
-    rows = [row for row in priors if kind is None or row["kind"] == kind]
-    if not rows:
+def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None) -> RunLevel | None:
+    """The machine prior for a figure (None without a calibration), from the stored rows of
+    `benchlab calibrate` (Store.machine_priors): the kind of kernel whose process spread is
+    the smallest at least `process_cv`, the spread this run's processes of the figure show;
+    the widest kind where none is that wide or the run had one process. A chain whose
+    processes agree to 0.05% is not held to a copy loop's 20%, and a figure whose processes
+    disagree by 10% is not given a chain's 0.2%."""
+    if not priors:
         return None
-    row = max(rows, key=lambda r: r["variance"] + r["process_cv2"])
+    by_width = sorted(priors, key=lambda r: (r["process_cv2"], r["variance"]))
+    fitting = [r for r in by_width if process_cv is not None and math.sqrt(r["process_cv2"]) >= process_cv]
+    row = fitting[0] if fitting else max(priors, key=lambda r: r["variance"] + r["process_cv2"])
     return RunLevel(variance=row["variance"], earlier_runs=row["runs"], df=max(1, row["df"]),
                     process_cv2=row["process_cv2"], process_df=max(1, row["process_df"]),
                     source=MACHINE_PRIOR, kind=row["kind"])
@@ -354,8 +361,25 @@ def run_levels(store, run_id: int, context: dict[str, Any] | None) -> dict[tuple
         level = estimate([f for f in (run_figure(by_run[run]) for run in sorted(by_run)) if f is not None])
         if level is not None:
             levels[key] = level
-    prior = prior_level(store.machine_priors(Machine.of(context)))
-    if prior is not None:
-        for key in store.figure_keys(run_id):
-            levels.setdefault(key, prior)
+    priors = store.machine_priors(Machine.of(context))
+    if priors:
+        for key, process_cv in _timing_process_cvs(store.medians_of_runs([run_id])).items():
+            if key not in levels:
+                levels[key] = prior_level(priors, process_cv)
     return levels
+
+
+def _timing_process_cvs(rows: list[dict[str, Any]]) -> dict[tuple, float | None]:
+    """Each timing figure's CV between its process medians (None for one process)."""
+    medians: dict[tuple, list[float]] = {}
+    for row in rows:
+        if row["counter"] != "time":
+            continue
+        sweep = row["sweep"]["value"] if isinstance(row["sweep"], dict) else None
+        key = ((row["bench"], row["param"], row["counter"], sweep), row["platform"], row["binary"])
+        medians.setdefault(key, []).append(row["median"])
+    result: dict[tuple, float | None] = {}
+    for key, values in medians.items():
+        mean = sum(values) / len(values)
+        result[key] = (statistics.stdev(values) / mean) if len(values) > 1 and mean > 0 else None
+    return result

@@ -251,8 +251,13 @@ def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_n
     store.save_machine_priors(noise.Machine.of(here), [
         dict(kind="latency-bound", variance=0.003 ** 2, df=4, process_cv2=0.001 ** 2, process_df=10, runs=6, load=0.1),
         dict(kind="syscall", variance=0.05 ** 2, df=4, process_cv2=0.02 ** 2, process_df=10, runs=6, load=0.1)])
+    # Its processes agree to 0.1%: the narrowest kind whose process spread covers that.
     [(_, prior)] = store.run_levels(fresh, {**here, "code": new_code}).items()
-    assert (prior.source, prior.kind, prior.variance) == (noise.MACHINE_PRIOR, "syscall", 0.05 ** 2)  # the widest
+    assert (prior.source, prior.kind, prior.variance) == (noise.MACHINE_PRIOR, "latency-bound", 0.003 ** 2)
+    spread = _store_run(store, {**here, "code": new_code}, [100.0, 101.5, 98.5])  # 1.5%: the syscall kind's
+    assert store.run_levels(spread, {**here, "code": new_code})[history_key(_process_records([1])[0])].kind == "syscall"
+    wider = _store_run(store, {**here, "code": new_code}, [100.0, 110.0, 90.0])  # wider than any: the widest
+    assert store.run_levels(wider, {**here, "code": new_code})[history_key(_process_records([1])[0])].kind == "syscall"
     [combined] = combine(_process_records([101.0, 101.1, 100.9]), {history_key(_process_records([1])[0]): prior})
     assert combined.summary["ci_scope"] == RERUN_WITH_PRIOR
     store.close()

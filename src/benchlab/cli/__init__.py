@@ -31,6 +31,7 @@ SUBCOMMANDS = {
     "compare": ("compare", "compare_command"),  # what got faster or slower between two runs
     "gate": ("compare", "gate_command"),        # exit 3 on a regression beyond a threshold
     "ab": ("ab", "command"),                    # two builds interleaved, paired by round
+    "calibrate": ("calibrate", "command"),      # measure this machine's run-to-run noise (the prior)
     "import": ("import_", "command"),           # store another tool's results file as a run
     "export": ("export", "command"),            # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
     "baseline": ("baseline", "command"),        # name stored runs: save, list, show, delete

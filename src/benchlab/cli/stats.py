@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from benchlab import noise
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
@@ -51,11 +52,22 @@ def command(context: click.Context, run_id: str, names: tuple[str, ...], db_url:
                         if names else f"run {number} has no measured figures",
                         f"its benchmarks: {', '.join(listed)}" if listed else "pick a run from `benchlab runs`")
     click.echo(_run_heading(run))
+    click.echo(_prior_line(store.machine_priors(noise.Machine.of(run["context"]))))
     for group in groups:
         [figure] = figures(group, history)
         click.echo("")
         click.echo("\n".join(figure_lines(figure, group)))
     return 0
+
+
+def _prior_line(priors: list[dict]) -> str:
+    """The machine's prior (benchlab calibrate), which stands in where a figure has no
+    identical-code history."""
+    if not priors:
+        return "machine prior: none (benchlab calibrate measures it)"
+    kinds = "; ".join(f"{row['kind']} {percent_text(row['variance'] ** 0.5)} between runs, "
+                      f"{percent_text(row['process_cv2'] ** 0.5)} one process" for row in priors)
+    return f"machine prior ({priors[0]['measured_at']}, {priors[0]['runs']} runs): {kinds}"
 
 
 def _run_heading(run: dict) -> str:
@@ -84,14 +96,20 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
         half = f" (+-{percent_text(relative_half_width(figure.median, low_high))})" if low_high and figure.median else ""
         lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}{half}")
         lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
-    if summary.get("earlier_runs"):
-        lines.append(f"                with {summary['earlier_runs']} earlier runs on this machine "
-                     f"(spread between runs {percent_text(summary.get('run_sd', 0))})")
+    if summary.get("noise_source"):
+        lines.append(f"  noise from    {summary['noise_source']}: spread between runs "
+                     f"{percent_text(summary.get('run_sd', 0))}")
+    elif figure.counter == "time" and len(processes) > 1:
+        lines.append(f"  noise from    {noise.describe(None)}")
     measured = [r for r in processes if r.supported and r.median is not None]
     spread = ""
     if summary.get("between_cv") is not None:
         spread = (f"; CV of their medians {percent_text(summary['between_cv'])}; their own intervals "
                   + ("do not all overlap (!)" if summary.get("disagree") else "overlap"))
+    outliers = summary.get("outlier_processes") or []
+    if outliers:
+        spread += (f"; outlier (!, left out of the figure): process "
+                   + ", ".join(str(measured[i].process) if i < len(measured) else str(i) for i in outliers))
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
     lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]

@@ -35,17 +35,20 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("run 1 (") and lines[0].endswith("complete); host box, CPU X")
+    assert lines[1] == "machine prior: none (benchlab calibrate measures it)"
     start = lines.index("getpid on native (sys)")
     getpid = lines[start:lines.index("write on native (sys)")]
     # the rerun interval of 3 processes 1 ns apart: t(0.995; 2) * 1 * sqrt(2/3) = 8.1 ns around 100
     half = scipy_stats.t.ppf(0.995, 2) * 1.0 * math.sqrt(2 / 3)
     assert getpid[1] == f"  figure        100 ns, 99% interval [{100 - half:.3g}, {100 + half:.0f}] (+-8.1%)"
     assert getpid[2] == "  interval of   a rerun of as many processes"
-    assert getpid[3] == "  processes     3; CV of their medians 1%; their own intervals do not all overlap (!)"
-    assert getpid[4] == "  samples       36: minimum 98.5, maximum 102 ns; outside Tukey's fences 0 low, 0 high"
-    assert getpid[5].split() == ["process", "median", "99%", "within", "its", "run", "samples", "stopped", "at",
+    assert getpid[3] == ("  noise from    no identical-code history and no machine prior: this run's processes only "
+                         "(benchlab calibrate)")
+    assert getpid[4] == "  processes     3; CV of their medians 1%; their own intervals do not all overlap (!)"
+    assert getpid[5] == "  samples       36: minimum 98.5, maximum 102 ns; outside Tukey's fences 0 low, 0 high"
+    assert getpid[6].split() == ["process", "median", "99%", "within", "its", "run", "samples", "stopped", "at",
                                  "start", "CPU", "stack", "offset", "env", "pad"]
-    assert [line.split()[:2] + line.split()[-5:] for line in getpid[6:9]] == [
+    assert [line.split()[:2] + line.split()[-5:] for line in getpid[7:10]] == [
         ["0", "99", "12", "precision", "0", "0", "100"],
         ["1", "100", "12", "precision", "1", "64", "101"],
         ["2", "101", "12", "precision", "0", "128", "102"]]
@@ -62,7 +65,7 @@ def test_a_process_of_few_samples_has_no_interval_to_show(project, db_url, monke
     store.finish_run(run_id, "complete", 0)
     store.close()
     lines = benchlab("stats", "latest").stdout.splitlines()
-    assert lines[3] == "  figure        4.4 ns; 3 samples of one process bound nothing at 99% (at least 8 do)"
+    assert lines[4] == "  figure        4.4 ns; 3 samples of one process bound nothing at 99% (at least 8 do)"
     assert lines[-1].split() == ["-", "4.4", "-", "3", "-", "-", "-", "-"]
 
 

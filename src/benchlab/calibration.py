@@ -1,0 +1,123 @@
+"""The machine prior: an A/A of benchlab's reference kernels as separate runs (noise.py,
+"The prior"; `benchlab calibrate`).
+
+One run is PROCESSES fresh processes of the reference binary (reference_kernels.c),
+interleaved as `benchlab run` interleaves them (each on the next CPU in turn, its own
+layout); RUNS such runs make the history from which the spread between whole runs and
+between single processes of identical code is estimated, per kind of kernel. A
+calibration has no code change in it, so the run level is the mean of the squared
+consecutive differences (all of them count, as degrees of freedom too): the median
+rule of noise.estimate is for histories that may hold a change of the code.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import random
+import time
+from pathlib import Path
+from typing import Callable
+
+from benchlab import noise
+from benchlab.build import BuildFailed, Builder
+from benchlab.config import Config
+from benchlab.errors import UserError
+from benchlab.platforms import resolve_platforms
+from benchlab.runner import RunOptions, Runner, Unit
+from benchlab.targets import Target
+
+REFERENCE_SOURCE = Path(__file__).with_name("reference_kernels.c")
+#: Runs of a calibration, and processes per run (docs/noise.md has the figures behind them).
+DEFAULT_RUNS = 10
+DEFAULT_PROCESSES = 5
+#: A 1-minute load average above this share of the CPUs is a loaded machine: the prior
+#: then holds the load's noise too, and calibrate says so.
+LOADED_SHARE = 0.5
+
+
+@dataclasses.dataclass
+class KindFigure:
+    """What a calibration measured of one kind of kernel."""
+    kind: str
+    kernel: str
+    figure: float             # the mean of its run figures, ns
+    level: noise.RunLevel
+
+
+@dataclasses.dataclass
+class Calibration:
+    machine: noise.Machine
+    kinds: list[KindFigure]
+    runs: int
+    processes: int
+    load: float
+    seconds: float
+
+    def rows(self) -> list[dict]:
+        """machine_priors rows (Store.save_machine_priors)."""
+        return [dict(kind=k.kind, variance=k.level.variance, df=k.level.df, process_cv2=k.level.process_cv2,
+                     process_df=k.level.process_df, runs=k.level.earlier_runs, load=self.load) for k in self.kinds]
+
+
+def load_average() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
+def loaded(load: float) -> bool:
+    return load > LOADED_SHARE * (os.cpu_count() or 1)
+
+
+def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, processes: int = DEFAULT_PROCESSES,
+              seed: int | None = None, progress: Callable[[str], None] = lambda _: None,
+              warn: Callable[[str], None] = lambda _: None) -> Calibration:
+    """Run the A/A and estimate each kind's run level and process spread."""
+    started, load = time.monotonic(), load_average()
+    [platform] = resolve_platforms(["native"], config)
+    seed = seed if seed is not None else random.randrange(2**31)
+    runner = Runner(config, [platform], RunOptions(timeout=config.timeout, seed=seed, processes=processes),
+                    Builder(config), warn)
+    unit = Unit(Target(name="benchlab-reference", kind="source", path=REFERENCE_SOURCE), platform)
+    built = runner.executable(unit)
+    if isinstance(built, BuildFailed):
+        raise UserError(f"benchlab's reference kernels do not compile: {(built.stderr.strip().splitlines() or ['?'])[-1]}",
+                        "check build.cc and build.cflags in benchlab.toml")
+    medians: dict[str, list[list[float]]] = {kernel: [] for kernel in noise.KINDS.values()}
+    for run in range(runs):
+        progress(f"calibration run {run + 1}/{runs}")
+        by_kernel: dict[str, list[float]] = {kernel: [] for kernel in medians}
+        for process in range(processes):
+            result = runner.run_unit(unit, process)
+            if result.faults:
+                raise UserError(f"benchlab's reference kernels failed: {result.faults[0].reason}",
+                                "run benchlab calibrate again; if it fails again, report it")
+            for record in result.records:
+                if record.bench in by_kernel and record.median is not None:
+                    by_kernel[record.bench].append(record.median)
+        for kernel, values in by_kernel.items():
+            medians[kernel].append(values)
+    kinds = [KindFigure(kind, kernel, _mean([sum(v) / len(v) for v in medians[kernel] if v]),
+                        aa_level(medians[kernel])) for kind, kernel in noise.KINDS.items()]
+    return Calibration(noise.Machine.of(context), kinds, runs, processes, load, time.monotonic() - started)
+
+
+def aa_level(runs: list[list[float]]) -> noise.RunLevel:
+    """The run level and pooled process spread of an A/A's runs (their process medians):
+    the mean rule over every consecutive difference, the robust pooled process spread."""
+    history = [f for f in (noise.run_figure(values) for values in runs) if f is not None]
+    if len(history) < noise.MIN_EARLIER_RUNS:
+        raise UserError("the calibration has too few runs with figures to estimate the machine's noise",
+                        f"give --runs {noise.MIN_EARLIER_RUNS} or more")
+    squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
+    explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
+    process_cv2, process_df = noise.pooled_process_spread(history)
+    return noise.RunLevel(variance=max(0.0, (sum(squares) / len(squares) - explained) / 2),
+                          earlier_runs=len(history), df=len(squares), process_cv2=process_cv2,
+                          process_df=process_df, source=noise.MACHINE_PRIOR)
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else math.nan

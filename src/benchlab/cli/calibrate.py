@@ -1,0 +1,65 @@
+"""`benchlab calibrate`: measure this machine's between-run noise (the prior for code with
+no identical-code history: noise.py, calibration.py) and store it."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from benchlab import calibration, noise
+from benchlab import context as run_context
+from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.report import percent_text
+
+
+@click.command("calibrate", short_help="Measure this machine's run-to-run noise (the prior for code with no history).")
+@click.option("--runs", type=click.IntRange(min=noise.MIN_EARLIER_RUNS, max=200), default=calibration.DEFAULT_RUNS,
+              metavar="N", show_default=True, help="Separate runs of the reference kernels.")
+@click.option("--processes", "-N", type=click.IntRange(min=2, max=100), default=calibration.DEFAULT_PROCESSES,
+              metavar="N", show_default=True, help="Processes per run.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), metavar="N", help="Seed of the layouts.")
+@db_option
+@click.pass_context
+def command(context: click.Context, runs: int, processes: int, seed: int | None, db_url: str | None) -> int:
+    """Run benchlab's reference kernels (a loop-bound copy, a latency-bound chain, a system
+    call) as an A/A of RUNS separate runs and store, per kind, how much whole runs and single
+    processes differ on this machine. `run`, `show`, `compare` and `gate` use it for figures
+    that have no earlier runs of identical code; `gate` calibrates on its own the first time
+    it meets a machine."""
+    config = config_of(context)
+    store = open_store(config, db_url)  # a bad --db is an error before, not after, the runs
+    result = run_and_store(config, store, runs=runs, processes=processes, seed=seed)
+    click.echo(summary(result))
+    return 0
+
+
+def run_and_store(config, store, *, runs: int = calibration.DEFAULT_RUNS,
+                  processes: int = calibration.DEFAULT_PROCESSES, seed: int | None = None) -> calibration.Calibration:
+    """Calibrate and store the machine's priors, saying on stderr what it does (and the load)."""
+    context = run_context.machine()
+    load = calibration.load_average()
+    if calibration.loaded(load):
+        click.echo(f"warning: the machine is loaded (1-minute load average {load:.2f} on {_cpus()} CPUs): the prior "
+                   "will hold that load's noise too; calibrate again when it is idle", err=True)
+    click.echo(f"calibrating {noise.Machine.of(context).label()}: {runs} runs of {processes} processes of "
+               "benchlab's reference kernels", err=True)
+    progress = (lambda m: None) if sys.stderr.isatty() else (lambda m: click.echo(m, err=True))
+    result = calibration.calibrate(config, context, runs=runs, processes=processes, seed=seed, progress=progress,
+                                   warn=lambda m: click.echo(f"warning: {m}", err=True))
+    store.save_machine_priors(result.machine, result.rows())
+    return result
+
+
+def summary(result: calibration.Calibration) -> str:
+    lines = [f"{'KIND':<14} {'KERNEL':<9} {'FIGURE':>10}  {'BETWEEN RUNS':>12}  {'ONE PROCESS':>11}  DF (RUNS, PROCESSES)"]
+    for k in result.kinds:
+        lines.append(f"{k.kind:<14} {k.kernel:<9} {k.figure:>8.4g}ns  {percent_text(k.level.relative_sd):>12}  "
+                     f"{percent_text(k.level.process_sd):>11}  {k.level.df}, {k.level.process_df}")
+    lines.append(f"machine {result.machine.id} = {result.machine.label()}; {result.runs} runs of {result.processes} "
+                 f"processes in {result.seconds:.1f} s, load average {result.load:.2f}; stored as its prior")
+    return "\n".join(lines) + "\n"
+
+
+def _cpus() -> int:
+    return os.cpu_count() or 1

@@ -1,0 +1,62 @@
+"""`benchlab calibrate`: an A/A of benchlab's reference kernels as separate runs, stored as
+the machine's prior, shown by `stats`, used where a figure has no identical-code history."""
+import math
+
+import pytest
+
+from benchlab import calibration, noise
+from benchlab.store import Store
+
+
+def test_the_a_a_level_is_the_mean_rule_over_every_difference():
+    # Four runs of 3 processes: the run level is half the mean squared log difference of
+    # their means less what their processes explain; every difference is a degree of freedom.
+    runs = [[99.0, 100.0, 101.0], [101.0, 102.0, 103.0], [99.0, 100.0, 101.0], [101.0, 102.0, 103.0]]
+    level = calibration.aa_level(runs)
+    means = [100.0, 102.0, 100.0, 102.0]
+    squares = [math.log(b / a) ** 2 for a, b in zip(means, means[1:])]
+    explained = sum(1 / a ** 2 / 3 + 1 / b ** 2 / 3 for a, b in zip(means, means[1:])) / 3
+    assert level.variance == pytest.approx((sum(squares) / 3 - explained) / 2)
+    assert (level.df, level.earlier_runs, level.source) == (3, 4, noise.MACHINE_PRIOR)
+    assert level.process_df == 4  # half of 4 runs x 2
+
+
+def test_calibrate_stores_one_prior_per_kind_and_stats_shows_it(project, benchlab):
+    result = benchlab("calibrate", "--runs", "3", "-N", "2", "--db", "sqlite:///cal.db")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:3] == ["KIND", "KERNEL", "FIGURE"]
+    assert [line.split()[:2] for line in lines[1:4]] == [["loop-bound", "memcpy64"], ["latency-bound", "chain100"],
+                                                         ["syscall", "getpid"]]
+    assert "3 runs of 2 processes" in lines[4] and "stored as its prior" in lines[4]
+    assert "calibrating" in result.stderr
+    store = Store("sqlite:///cal.db")
+    from benchlab import context
+    priors = store.machine_priors(noise.Machine.of(context.machine()))
+    store.close()
+    assert sorted(row["kind"] for row in priors) == sorted(noise.KINDS)
+    assert all(row["runs"] == 3 and row["df"] == 2 and row["process_df"] == 1 for row in priors)
+    assert all(row["process_cv2"] > 0 for row in priors)  # two processes never agree exactly in ns
+    # A run of new code in that store: its figure's noise is the prior's, and stats says so.
+    (project / "one.c").write_text('#include "benchlab.h"\nBL_BENCH(spin, n) { for (uint64_t i = 0; i < n; i++) '
+                                   'BL_CLOBBER(); }\nBL_MAIN()\n')
+    run = benchlab("run", "one.c", "-N", "3", "--db", "sqlite:///cal.db", "--time-limit", "0.002")
+    assert run.exit_code == 0, run.stderr
+    stats = benchlab("stats", "latest", "--db", "sqlite:///cal.db").stdout
+    assert stats.splitlines()[1].startswith("machine prior (")
+    assert "  noise from    machine prior (" in stats
+    assert "a rerun of as many processes, with the machine prior (benchlab calibrate)" in stats
+
+
+def test_calibrate_on_a_loaded_machine_says_the_load(project, benchlab, monkeypatch):
+    monkeypatch.setattr(calibration, "load_average", lambda: 7.5)
+    result = benchlab("calibrate", "--runs", "3", "-N", "2", "--db", "sqlite:///cal.db")
+    assert result.exit_code == 0
+    assert "warning: the machine is loaded (1-minute load average 7.50" in result.stderr
+    assert "load average 7.50" in result.stdout
+
+
+def test_bad_flags_are_refused_before_anything_runs(project, benchlab):
+    for args in (["--runs", "2"], ["-N", "1"], ["--runs", "x"]):
+        result = benchlab("calibrate", *args, "--db", "sqlite:///cal.db")
+        assert result.exit_code == 2 and result.stderr.startswith("error:"), args
