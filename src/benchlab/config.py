@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlab.errors import UserError
+from benchlab import percent
 from benchlab.limits import limit
 
 CONFIG_NAME = "benchlab.toml"
@@ -184,8 +185,12 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         path = find_config(cwd)
         if path is None:
             return Config(root=cwd)
-    path = Path(path).resolve()
-    if not path.is_file():
+    try:
+        path = Path(path).resolve()
+        found = path.is_file()
+    except OSError as exc:  # a name too long (ENAMETOOLONG), a loop of links (ELOOP)
+        raise UserError(f"--config {path}: {exc.strerror}", "give the path of an existing benchlab.toml") from None
+    if not found:
         raise UserError(f"config file {path} does not exist", "give an existing file to --config")
     try:
         text = path.read_bytes().decode("utf-8")
@@ -257,7 +262,7 @@ def _parse(data: dict, path: Path) -> Config:
     compare = check.table(data.get("compare", {}), "compare")
     check.known_keys(compare, ("noise_floor", "noise_floors"), "compare.")
     if "noise_floor" in compare:
-        config.noise_floor = check.number(compare["noise_floor"], "compare.noise_floor", maximum=100) / 100
+        config.noise_floor = _percentage(check, compare["noise_floor"], "compare.noise_floor")
     config.noise_floors = _percentages(check, compare.get("noise_floors", {}), "compare.noise_floors")
     gate = check.table(data.get("gate", {}), "gate")
     check.known_keys(gate, ("max_regression",), "gate.")
@@ -267,8 +272,15 @@ def _parse(data: dict, path: Path) -> Config:
 
 def _percentages(check: _Checker, table: Any, key: str) -> dict[str, float]:
     """A table of benchmark name = percent, as fractions: `[compare.noise_floors]` `getpid = 5`."""
-    return {name: check.number(value, f"{key}.{name}", maximum=100) / 100
-            for name, value in check.table(table, key).items()}
+    return {name: _percentage(check, value, f"{key}.{name}") for name, value in check.table(table, key).items()}
+
+
+def _percentage(check: _Checker, value: Any, key: str) -> float:
+    """A percent as benchlab.percent reads it (5, or "0.5%"), as a fraction."""
+    try:
+        return percent.parse(value, key) / 100
+    except percent.PercentError as error:
+        raise check.fail(key, error.what.removeprefix(key + " "), f"write {key.rsplit('.', 1)[-1]} = 2, or \"0.5%\"") from None
 
 
 def _check_name(check: _Checker, name: str, table: str) -> None:

@@ -124,3 +124,19 @@ def test_unreadable_or_odd_config_files_are_user_errors(project):
     write(project / "benchlab.toml", "[workloads.w]\ncommand = [\"true\"]\nruns = 100000000000\n")
     with pytest.raises(UserError, match=r"workloads.w.runs: must be a whole number >= 1 and <= 1e\+06"):
         load_config()
+
+
+def test_thresholds_are_percents_with_or_without_the_sign_and_a_bare_fraction_is_refused(tmp_path):
+    from benchlab import percent
+    assert percent.parse("2%", "--max-regression") == 2.0
+    assert percent.parse("2", "--max-regression") == 2.0 == percent.parse(2, "x")
+    assert percent.parse("0.5%", "--noise-floor") == 0.5 and percent.parse("0", "x") == 0.0
+    with pytest.raises(percent.PercentError, match="ambiguous"):
+        percent.parse("0.02", "--max-regression")
+    path = tmp_path / "benchlab.toml"
+    path.write_text('[compare]\nnoise_floor = "0.5%"\n[compare.noise_floors]\ngetpid = 5\n[gate.max_regression]\nread = "3%"\n')
+    config = load_config(path)
+    assert (config.noise_floor, config.noise_floors, config.max_regressions) == (0.005, {"getpid": 0.05}, {"read": 0.03})
+    path.write_text("[gate.max_regression]\nread = 0.03\n")
+    with pytest.raises(UserError, match=r"gate\.max_regression\.read: '?0\.03'? is ambiguous"):
+        load_config(path)

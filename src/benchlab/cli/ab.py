@@ -22,6 +22,7 @@ from benchlab.build import BuildFailed, Builder
 from benchlab.cli.common import FiniteFloatRange, config_of
 from benchlab.cli.compare import Side, _name, render
 from benchlab.errors import ExitCode, UserError
+from benchlab.percent import Percent
 from benchlab.platforms import resolve_platforms
 from benchlab.runner import RunOptions, Runner, Unit
 from benchlab.targets import Target, resolve_targets
@@ -67,9 +68,9 @@ def _single(argument: str, config) -> Target:
               help="Stop after S seconds in any case (default 30).")
 @click.option("--max-rounds", type=click.IntRange(min=2, max=100000), default=1000, metavar="N")
 @click.option("--duet", is_flag=True, help="Run A and B at the same time, one per CPU, swapping CPUs each round.")
-@click.option("--max-regression", type=FiniteFloatRange(min=0, max=100), metavar="PCT",
+@click.option("--max-regression", type=Percent(), metavar="PCT",
               help="Exit 3 when B is slower than A by more than PCT% with 99% confidence.")
-@click.option("--noise-floor", "floor", type=FiniteFloatRange(min=0, max=100), metavar="PCT",
+@click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
               help="Changes below PCT% are 'no change' (default: compare.noise_floor, 1).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), metavar="N", help="Seed of the round order.")

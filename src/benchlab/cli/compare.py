@@ -18,6 +18,7 @@ from benchlab.compare import (
     row_name)
 from benchlab.errors import ExitCode, UserError
 from benchlab.importing import read_results
+from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
 from benchlab.profiling.render import bucket_moves, moves_text
 from benchlab.records import Record
@@ -135,17 +136,14 @@ def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str
     return comparisons, a, b, config
 
 
-percent = click.FloatRange(min=0, max=100)
-
-
 @click.command("compare", context_settings={"ignore_unknown_options": True},
                short_help="What got faster or slower between two runs, with 99% intervals.")
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B", default="latest")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table",
               help="table (default), markdown for a pull request, or json.")
-@click.option("--noise-floor", "floor", type=percent, metavar="PCT",
-              help="A change smaller than PCT% is 'no change' even when significant (default 1, or compare.noise_floor).")
+@click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
+              help="A change smaller than PCT (1% or 1) is 'no change' even when significant (default 1%, or compare.noise_floor).")
 @db_option
 @click.pass_context
 def compare_command(context: click.Context, a: str, b: str, output_format: str, floor: float | None,
@@ -177,9 +175,9 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--margin", default="0pp", metavar="PP",
               help="Percentage points a --bucket share must clear its limit by (default 0pp: just under it).")
 @click.option("--inclusive", is_flag=True, help="--bucket reads inclusive shares instead of self.")
-@click.option("--max-regression", type=percent, default=2.0, metavar="PCT",
-              help="Fail when a benchmark is slower by more than PCT% with 99% confidence (default 2).")
-@click.option("--noise-floor", "floor", type=percent, metavar="PCT", help="As for compare.")
+@click.option("--max-regression", type=Percent(), default="2%", metavar="PCT",
+              help="Fail when a benchmark is slower by more than PCT (2% or 2: two percent; default 2%) with 99% confidence.")
+@click.option("--noise-floor", "floor", type=Percent(), metavar="PCT", help="As for compare.")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @db_option
 @click.pass_context

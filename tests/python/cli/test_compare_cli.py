@@ -71,8 +71,15 @@ def test_bad_comparisons_are_one_line_and_exit_2(project, benchlab):
             "error: junk.txt: no format benchlab imports starts like this: 'nothing here' (give a stored run "
             "(an id, latest, -N) or a result file of a format benchlab import reads)\n",
         ("gate", "--baseline", "a.lind", "--max-regression", "-1"):
-            "error: Invalid value for '--max-regression': -1.0 is not in the range 0<=x<=100. "
+            "error: Invalid value for '--max-regression': --max-regression '-1' is not a percentage from 0 to 100; "
+            "write e.g. --max-regression 2% (see 'benchlab gate --help')\n",
+        ("gate", "--baseline", "a.lind", "--max-regression", "0.02"):
+            "error: Invalid value for '--max-regression': --max-regression '0.02' is ambiguous: a fraction (2%) or "
+            "0.02%?; write --max-regression 2% for the fraction, or --max-regression 0.02% for 0.02 percent "
             "(see 'benchlab gate --help')\n",
+        ("compare", "a.lind", "a.lind", "--noise-floor", "abc"):
+            "error: Invalid value for '--noise-floor': --noise-floor 'abc' is not a percentage; write e.g. "
+            "--noise-floor 2% (see 'benchlab compare --help')\n",
     }
     for args, message in cases.items():
         result = benchlab(*args)
