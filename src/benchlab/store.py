@@ -9,7 +9,10 @@ journal rolls back an unfinished transaction when the file is next opened). An i
 is one transaction whole (import_run): nothing of it is visible until all of it is.
 
 The tables below are what the code queries; the schema itself is created and upgraded
-by the Alembic revisions of benchlab.migrations when a store is opened.
+by the Alembic revisions of benchlab.migrations when a store is opened. An SQLite file
+this process cannot write (a read-only file system, file or directory) is opened
+read-only instead, so that `runs`, `show` and the other readers still read it; a write
+to it is then one error.
 """
 from __future__ import annotations
 
@@ -19,8 +22,10 @@ import hashlib
 import os
 import re
 import socket
+import sqlite3
+import urllib.parse
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -207,7 +212,11 @@ def database_url(option: str | None, config_value: str | None, state_dir: Path) 
     url = option or os.environ.get(DB_ENVIRONMENT_VARIABLE) or config_value
     if url:
         return url
-    state_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a project on a read-only file system that never had a database
+        raise UserError(f"cannot create {state_dir} for the database: {exc.strerror}",
+                        "give another database with --db or BENCHLAB_DB, e.g. sqlite:////tmp/results.db") from None
     return f"sqlite:///{state_dir / 'results.db'}"
 
 
@@ -230,7 +239,12 @@ class Store:
             engine_url = given.set(drivername="postgresql+psycopg") if given.drivername in _PSYCOPG_SCHEMES else given
             #: The URL as errors show it: as given, without its password.
             self.url = given.render_as_string(hide_password=True) if given.password is not None else url
-            self.engine = sa.create_engine(engine_url, connect_args=_connect_args(engine_url))
+            #: Why the store is open read-only (an SQLite file this process cannot write), else None.
+            self.read_only = _cannot_write(engine_url)
+            if self.read_only:
+                self.engine = sa.create_engine(engine_url, creator=_read_only_connection(engine_url.database))
+            else:
+                self.engine = sa.create_engine(engine_url, connect_args=_connect_args(engine_url))
         except (ArgumentError, NoSuchModuleError, ValueError) as exc:
             raise UserError(f"cannot use database URL {url!r}: {exc}", fix) from None
         except ImportError as exc:
@@ -239,11 +253,25 @@ class Store:
             package = _DRIVER_PACKAGES.get(module, module or "the database driver")
             raise UserError(f"cannot use database URL {url!r}: its Python driver '{module}' is not installed",
                             f"pip install {package} into benchlab's environment, or use sqlite:///FILE") from None
-        if self.engine.dialect.name == "sqlite":
+        if self.engine.dialect.name == "sqlite" and not self.read_only:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         with self._errors("open", "check the path or URL given by --db, BENCHLAB_DB or run.db; "
                                   "a file that is not a benchlab database needs another name"):
-            migrations.upgrade(self.engine, repr(self.url))
+            if self.read_only:
+                self._check_revision()
+            else:
+                migrations.upgrade(self.engine, repr(self.url))
+
+    def _check_revision(self) -> None:
+        """A store open read-only cannot be upgraded: it is read only at this benchlab's schema revision."""
+        with self.engine.connect() as connection:
+            revision = (connection.execute(sa.text(f"SELECT version_num FROM {migrations.VERSION_TABLE}")).scalar()
+                        if sa.inspect(connection).has_table(migrations.VERSION_TABLE) else None)
+        if revision != migrations.HEAD:
+            raise UserError(f"database {self.url!r} is read-only ({self.read_only}) and its schema is at revision "
+                            f"{revision or 'none'}, not this benchlab's {migrations.HEAD}: it cannot be upgraded",
+                            "make it writable for one benchlab command, which upgrades it, or read it with the "
+                            "benchlab that wrote it")
 
     def close(self) -> None:
         """Close the pooled connections (a PostgreSQL server counts them against max_connections)."""
@@ -630,6 +658,49 @@ def check_baseline_name(name: str) -> None:
         raise UserError(f"baseline name {name!r} is not allowed",
                         f"use 1 to {MAX_BASELINE_NAME} letters, digits and . _ - : / @ +, starting with a letter or "
                         f"digit, e.g. nightly-2026-11-22; 'latest' and numbers name runs")
+
+
+def _cannot_write(url: sa.URL) -> str | None:
+    """Why this process cannot write the SQLite file of `url` (which exists), else None.
+
+    SQLite writes beside the file too (the WAL and its index, -wal and -shm), so a
+    read-only directory is as read-only as the file. os.access answers for root too
+    on a read-only file system or an immutable file (chattr +i)."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or url.query.get("uri"):
+        return None
+    path = Path(url.database)
+    if not path.is_file():
+        return None
+    if os.statvfs(path).f_flag & os.ST_RDONLY:
+        return "it is on a read-only file system"
+    if not os.access(path, os.W_OK):
+        return "the file is not writable"
+    if not os.access(path.parent, os.W_OK):
+        return "its directory is not writable"
+    return None
+
+
+def _read_only_connection(path: str) -> Callable[[], sqlite3.Connection]:
+    """Connections that only read the SQLite file at `path`.
+
+    Read-only mode reads the WAL of a writer that did not finish (killed, or still
+    running elsewhere) through its index (-shm), which SQLite creates when it is
+    missing; in a read-only directory it cannot, and then, with no WAL either, the file
+    holds every committed transaction and is read as an immutable one."""
+    uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
+
+    def connect() -> sqlite3.Connection:
+        connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S,
+                                     check_same_thread=False)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opening is lazy
+            return connection
+        except sqlite3.OperationalError:
+            connection.close()
+            if os.path.exists(f"{path}-wal"):
+                raise
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+    return connect
 
 
 def _connect_args(url: sa.URL) -> dict[str, Any]:

@@ -412,3 +412,90 @@ def test_only_a_whole_import_refuses_the_same_file_again(db_url):
                               [Fault("f", "native", "BM_x: no device")], [], "failed", 1)
     assert (store.imported_as("ab" * 32), store.imported_as("cd" * 32)) == (whole, failed)
     assert [run["status"] for run in store.list_runs()][:2] == ["failed", "complete"]
+
+
+# -- a store that cannot be written is still read (issue 18 #3) ----------------------------------
+
+#: Runs "$@" with directory $1 mounted read-only over itself, in a mount namespace of its own:
+#: read-only even for root, which chmod is not.
+READ_ONLY_MOUNT = 'mount --bind -o ro "$1" "$1" && shift && exec "$@"'
+
+
+def in_read_only(directory, *argv) -> subprocess.CompletedProcess:
+    return subprocess.run(["unshare", "-m", "sh", "-c", READ_ONLY_MOUNT, "sh", str(directory), *argv],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    if in_read_only(directory, "true").returncode != 0:
+        pytest.skip("needs root and unshare -m (util-linux) to mount a directory read-only")
+    return directory
+
+
+def benchlab_in(directory, *args) -> subprocess.CompletedProcess:
+    return in_read_only(directory, sys.executable, "-m", "benchlab", *args)
+
+
+def test_a_store_on_a_read_only_file_system_is_listed_and_shown_and_refuses_writes(project, read_only_dir):
+    url = f"sqlite:///{read_only_dir / 'results.db'}"
+    write(project / "lind.txt", "Read\t1\t1000\t240\nRead\t2\t1000\t250\n")
+    subprocess.run([sys.executable, "-m", "benchlab", "import", "lind.txt", "--db", url], cwd=project, check=True,
+                   capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    files = {path.name: path.read_bytes() for path in read_only_dir.iterdir()}
+    assert list(files) == ["results.db"]  # closed: no WAL, and no index of one that SQLite could make here
+    listed = benchlab_in(read_only_dir, "runs", "--db", url)
+    assert listed.returncode == 0, listed.stderr
+    row = listed.stdout.splitlines()[2].split()
+    assert (row[0], row[2], row[4]) == ("1", "complete", "2")  # id, status, records
+    shown = benchlab_in(read_only_dir, "show", "1", "--db", url)
+    assert shown.returncode == 0 and [line.split()[:3] for line in shown.stdout.splitlines()[2:4]] == [
+        ["Read", "1", "240?"], ["Read", "2", "250?"]], shown.stdout + shown.stderr
+    exported = benchlab_in(read_only_dir, "export", "1", "--format", "csv", "--db", url)
+    assert exported.returncode == 0 and exported.stdout.count("Read") == 2
+    refused = benchlab_in(read_only_dir, "import", str(project / "lind.txt"), "--again", "--db", url)
+    assert (refused.returncode, refused.stderr) == (2, (
+        f"error: cannot write to database {url!r}: attempt to write a readonly database (make the database writable "
+        "or free disk space, or give another --db; nothing was imported)\n"))
+    assert {path.name: path.read_bytes() for path in read_only_dir.iterdir()} == files
+
+
+def test_a_read_only_store_shows_what_a_killed_writer_committed_to_its_wal(project, read_only_dir):
+    url = f"sqlite:///{read_only_dir / 'results.db'}"
+    # a writer killed after its commit: the run is in the WAL (-wal, -shm), not yet in the file
+    writer = ("import os, sys; from benchlab.store import Store; from benchlab.records import Record; "
+              "Store(sys.argv[1]).import_run(['benchlab', 'import'], ['native'], {}, "
+              "[Record(bench='a', param=None, samples=[1.0], platform='native', binary='f')], [], [], 'complete', 0); "
+              "os._exit(0)")
+    subprocess.run([sys.executable, "-c", writer, url], check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert (read_only_dir / "results.db-wal").stat().st_size > 0
+    listed = benchlab_in(read_only_dir, "runs", "--db", url)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[2].split()[0] == "1"
+
+
+def test_a_read_only_store_of_an_older_schema_is_one_error(project, read_only_dir):
+    from benchlab import migrations
+    path = read_only_dir / "results.db"
+    Store(f"sqlite:///{path}").close()
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"UPDATE {migrations.VERSION_TABLE} SET version_num = '0001'")
+    url = f"sqlite:///{path}"
+    listed = benchlab_in(read_only_dir, "runs", "--db", url)
+    assert (listed.returncode, listed.stdout) == (2, "")
+    assert listed.stderr == (
+        f"error: database {url!r} is read-only (it is on a read-only file system) and its schema is at revision 0001, "
+        f"not this benchlab's {migrations.HEAD}: it cannot be upgraded (make it writable for one benchlab command, "
+        "which upgrades it, or read it with the benchlab that wrote it)\n")
+
+
+def test_a_project_on_a_read_only_file_system_without_a_database_is_one_error(read_only_dir):
+    result = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind -o ro "$1" "$1" && cd "$1" && shift && exec "$@"',
+                             "sh", str(read_only_dir), sys.executable, "-m", "benchlab", "runs"],
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO / "src"), "BENCHLAB_DB": ""})
+    assert (result.returncode, result.stderr) == (2, (
+        f"error: cannot create {read_only_dir / '.benchlab'} for the database: Read-only file system "
+        "(give another database with --db or BENCHLAB_DB, e.g. sqlite:////tmp/results.db)\n"))
