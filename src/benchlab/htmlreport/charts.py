@@ -26,9 +26,17 @@ from benchlab.records import printable
 PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
            "#ff97ff", "#fecb52")
 VERDICT_COLOURS = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f"}
-#: A value axis spanning more than this factor is drawn logarithmic: wasm's 30x next to
-#: native's 1x, or a 10 us round trip next to a 200 ns call, would otherwise flatten one side.
-LOG_AXIS_SPAN = 30
+#: A value axis spanning more than this factor is drawn logarithmic: wasm's 100x next to
+#: native's 1x, or a 100 us round trip next to a 200 ns call, would otherwise flatten one side.
+LOG_AXIS_SPAN = 100
+#: A set log axis's margin beyond its values, a fraction of the decades it spans.
+LOG_AXIS_PAD = 0.06
+#: Tukey's fences: a box's whiskers reach the furthest sample within 1.5 IQR of it, the
+#: samples beyond are drawn as points (Criterion's and R's boxplot), and those beyond 3 IQR
+#: (a preemption of 100,000 ns next to a 1 ns box) are left out and counted instead, or
+#: the axis would run to them and flatten every box to a line.
+WHISKER_IQR = 1.5
+FAR_OUT_IQR = 3.0
 ROW_HEIGHT_PX = 26
 CHART_HEIGHT_PX = 340
 
@@ -61,17 +69,38 @@ def name_of(key: tuple) -> str:
     return row_name(key)
 
 
+#: The legend above the plot, left-aligned: below it, it lands on the x axis's title
+#: (plotly places both by fractions of the plot's height), and plotly widens the top
+#: margin to fit it however many rows it wraps to.
+LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+
+
 def base_layout(height: int = CHART_HEIGHT_PX, **extra: Any) -> dict[str, Any]:
     layout = {"height": height, "margin": {"l": 70, "r": 20, "t": 30, "b": 50},
-              "legend": {"orientation": "h", "y": -0.2}, "hovermode": "closest"}
+              "legend": dict(LEGEND), "hovermode": "closest"}
     layout.update(extra)
     return layout
 
 
-def value_axis(title: str, values: Sequence[float]) -> dict[str, Any]:
-    positive = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
-    log = bool(positive) and max(positive) / min(positive) > LOG_AXIS_SPAN
-    return {"title": {"text": text(title)}, "type": "log" if log else "linear", "zeroline": not log}
+def value_axis(title: str, values: Sequence[float], non_negative: bool = True) -> dict[str, Any]:
+    """A value axis: logarithmic when the values span more than LOG_AXIS_SPAN (and are all
+    above 0), else linear, never below 0 for a quantity that cannot be (a time, a rate)."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    log = bool(finite) and min(finite) > 0 and max(finite) / min(finite) > LOG_AXIS_SPAN
+    axis = {"title": {"text": text(title)}, "type": "log" if log else "linear", "zeroline": not log}
+    if log:
+        # Set, not autoranged: an error bar down to 0 would stretch a log axis to 1e-48.
+        low, high = math.log10(min(finite)), math.log10(max(finite))
+        axis["range"] = [low - LOG_AXIS_PAD * (high - low), high + LOG_AXIS_PAD * (high - low)]
+    elif non_negative:
+        axis["rangemode"] = "nonnegative"
+    return axis
+
+
+def run_label(point: "TrendPoint") -> str:
+    """A run on a category axis. Not its date: runs minutes apart (or one run alone) on a
+    date axis get ticks like 12:44:38.9995; the date is in the hover."""
+    return f"run {point.run_id}"
 
 
 # -- per benchmark: the distribution of samples, per process ------------------------------------
@@ -84,29 +113,52 @@ def process_values(record) -> np.ndarray:
     return samples
 
 
-def box_stats(values: np.ndarray, clamp: bool) -> dict[str, float]:
-    """Quartiles (type 7, as stats.py) and the range; clamped at 0 as the figures are."""
+@dataclasses.dataclass
+class BoxStats:
+    """A process's box: quartiles (type 7, as stats.py), whiskers at Tukey's fences, the
+    samples beyond them up to FAR_OUT_IQR (drawn as points) and how many lie further."""
+
+    box: dict[str, float]
+    outliers: list[float]
+    far_out: int
+    furthest: float | None
+
+
+def box_stats(values: np.ndarray, clamp: bool) -> BoxStats:
+    """The box of `values`; clamped at 0 as the figures are when the empty loop was subtracted."""
     s = np.sort(values)
-    figures = {"q1": stats.quantile(s, 0.25), "median": stats.quantile(s, 0.5), "q3": stats.quantile(s, 0.75),
-               "lowerfence": float(s[0]), "upperfence": float(s[-1])}
-    return {k: max(0.0, v) for k, v in figures.items()} if clamp else figures
+    if clamp:
+        s = np.maximum(s, 0.0)
+    q1, median, q3 = (stats.quantile(s, q) for q in (0.25, 0.5, 0.75))
+    iqr = q3 - q1
+    low, high = q1 - WHISKER_IQR * iqr, q3 + WHISKER_IQR * iqr
+    inside = s[(s >= low) & (s <= high)]
+    beyond = s[(s < low) | (s > high)]
+    far = (beyond < q1 - FAR_OUT_IQR * iqr) | (beyond > q3 + FAR_OUT_IQR * iqr)
+    furthest = float(beyond[far][np.argmax(np.abs(beyond[far] - median))]) if far.any() else None
+    box = {"q1": q1, "median": median, "q3": q3, "lowerfence": float(inside[0]), "upperfence": float(inside[-1])}
+    return BoxStats(box, [float(v) for v in beyond[~far]], int(far.sum()), furthest)
 
 
 def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, list]]) -> Chart:
     """One panel per platform, each with its own scale: a box per process (quartiles,
-    whiskers at the lowest and highest sample) and the figure (diamond, and the grey band
-    across the panel) with its 99% interval. Processes that disagree show as boxes at
-    different heights, which one process's own interval cannot show."""
+    whiskers at Tukey's fences, the samples beyond them as points, those beyond 3 IQR
+    counted in the hover and the caption) and the figure (diamond, and the grey band across
+    the panel) with its 99% interval. Processes that disagree show as boxes at different
+    heights, which one process's own interval cannot show."""
     data: list[dict[str, Any]] = []
     layout = base_layout(showlegend=False)
-    shapes = []
+    shapes, far_out = [], []
     width = (1 - PANEL_GAP * (len(by_platform) - 1)) / len(by_platform)
     for index, (platform, figure, processes) in enumerate(by_platform):
         suffix = "" if index == 0 else str(index + 1)
         axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
-        boxes = _process_boxes(processes, axes)
+        non_negative = _non_negative(processes)
+        traces, drawn, far = _process_boxes(processes, axes, figure.unit)
+        far_out += [(platform, *item) for item in far]
         low, high = figure.summary.get("median_ci") or (figure.median, figure.median)
-        data += boxes
+        low = max(0.0, low) if non_negative else low  # a time or a rate has no interval below 0
+        data += traces
         data.append({
             "type": "scatter", "mode": "markers", "x": ["figure"], "y": [figure.median], **axes,
             "error_y": {"type": "data", "symmetric": False, "array": [high - figure.median],
@@ -117,14 +169,38 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
         shapes.append({"type": "rect", "xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}",
                        "y0": low, "y1": high, "fillcolor": "#999", "opacity": 0.18, "line": {"width": 0},
                        "layer": "below"})
-        values = [v for box in boxes for v in (box["q1"][0], box["q3"][0])] + [low, high]
         start = index * (width + PANEL_GAP)
         layout[f"xaxis{suffix}"] = {"domain": [start, start + width], "anchor": f"y{suffix}", "type": "category",
                                     "title": {"text": text(platform)}}
         title = f"{key[2]} ({figure.unit})" if index == 0 else ""
-        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", **value_axis(title, values)}
+        # An interval down to 0 does not keep the panel linear: on a log axis its bar runs off the bottom.
+        values = [*drawn, high, figure.median, *([low] if low > 0 or not non_negative else [])]
+        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", **value_axis(title, values, non_negative)}
     layout["shapes"] = shapes
-    return Chart(chart_id, name_of(key), data, layout)
+    return Chart(chart_id, name_of(key), data, layout, _far_out_caption(far_out, by_platform[0][1].unit))
+
+
+def _non_negative(processes: list) -> bool:
+    """A quantity that cannot be below 0: after the empty loop is subtracted (clamped at
+    0, as the figures are), or when no sample is (a time, a rate, a count)."""
+    return all(r.overhead_samples is not None or min(r.samples, default=0.0) >= 0 for r in processes)
+
+
+def _number(value: float) -> str:
+    """167,400 rather than 1.674e+05; 4 significant digits below 1000."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+def _far_out_caption(far_out: list[tuple[str, str, int, float]], unit: str) -> str:
+    """What the boxes leave out, said under the chart: how many samples, where, the furthest."""
+    if not far_out:
+        return ""
+    count = sum(n for _, _, n, _ in far_out)
+    furthest = max((value for *_, value in far_out), key=abs)
+    where = ", ".join(f"{label} on {platform}: {n}" for platform, label, n, _ in far_out)
+    return (f"Not drawn: {count} sample{'s' if count > 1 else ''} beyond {FAR_OUT_IQR:g} IQR of their process's "
+            f"box ({where}; the furthest {_number(furthest)} {unit}), such as a preemption: the axis would run to "
+            "them and flatten the boxes. The medians and intervals include them.")
 
 
 def _figure_meaning(figure) -> str:
@@ -140,21 +216,33 @@ def _figure_meaning(figure) -> str:
 PANEL_GAP = 0.06
 
 
-def _process_boxes(processes: list, axes: dict[str, str]) -> list[dict[str, Any]]:
-    boxes = []
+def _process_boxes(processes: list, axes: dict[str, str], unit: str):
+    """Per process a box and its outlier points: the traces, every value drawn (for the
+    axis), and (label, count, furthest) of each process with samples left out."""
+    traces, drawn, far_out = [], [], []
     for index, record in enumerate(processes):
         values = process_values(record)
         if not record.supported or values.size == 0:
             continue
         process = record.process if record.process is not None else index
-        box = box_stats(values, clamp=record.overhead_samples is not None)
+        found = box_stats(values, clamp=record.overhead_samples is not None)
         # The copies of `--sweep instances=N` are processes of the figure too: one box each.
         copy = record.reported.get("copy")
         label = f"p{process}" if copy is None else f"p{process} c{copy}"
-        boxes.append({"type": "box", "x": [label], **{k: [v] for k, v in box.items()}, **axes,
-                      "name": f"process {process}" if copy is None else f"process {process}, copy {copy}", "marker": {"color": PALETTE[process % len(PALETTE)]},
-                      "hoverinfo": "y+name"})
-    return boxes
+        name = f"process {process}" if copy is None else f"process {process}, copy {copy}"
+        if found.far_out:
+            far_out.append((label, found.far_out, found.furthest))
+            name += f" ({found.far_out} beyond {FAR_OUT_IQR:g} IQR not drawn, the furthest {_number(found.furthest)})"
+        colour = PALETTE[process % len(PALETTE)]
+        traces.append({"type": "box", "x": [label], **{k: [v] for k, v in found.box.items()}, **axes,
+                       "name": text(name), "marker": {"color": colour}, "hoverinfo": "y+name"})
+        if found.outliers:
+            traces.append({"type": "scatter", "mode": "markers", "x": [label] * len(found.outliers),
+                           "y": found.outliers, **axes, "name": text(f"{name}: beyond {WHISKER_IQR:g} IQR"),
+                           "marker": {"symbol": "circle-open", "size": 6, "color": colour},
+                           "hovertemplate": f"%{{y:.4g}} {text(unit)}<extra>{text(name)}: outlier</extra>"})
+        drawn += [found.box["lowerfence"], found.box["upperfence"], *found.outliers]
+    return traces, drawn, far_out
 
 
 # -- per suite: ratio bars against the first platform -------------------------------------------
@@ -242,31 +330,43 @@ def trend(chart_id: str, key: tuple, unit: str, lines: dict[str, list[TrendPoint
     the run, its date, commit and host. Change points are red crosses at the first run of
     the new level, labelled with the shift."""
     data = []
+    # A time or a rate has no interval below 0 (a rerun interval of 3 processes can reach there).
+    non_negative = all(p.value >= 0 for points in lines.values() for p in points)
+    floor = 0.0 if non_negative else -math.inf
     for index, (platform, points) in enumerate(lines.items()):
         colour = PALETTE[index % len(PALETTE)]
         data.append({
             "type": "scatter", "mode": "lines+markers", "name": text(platform), "line": {"color": colour},
-            "x": [p.date for p in points], "y": [p.value for p in points],
+            "x": [run_label(p) for p in points], "y": [p.value for p in points],
             "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
-                        "arrayminus": [p.value - p.low for p in points], "thickness": 1},
-            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), p.low, p.high] for p in points],
-            "hovertemplate": (f"{text(platform)}, run %{{customdata[0]}}<br>%{{x}}<br>commit %{{customdata[1]}}"
+                        "arrayminus": [p.value - max(floor, p.low) for p in points], "thickness": 1},
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), p.low, p.high, text(p.date)]
+                           for p in points],
+            "hovertemplate": (f"{text(platform)}, run %{{customdata[0]}}<br>%{{customdata[5]}}"
+                              "<br>commit %{customdata[1]}"
                               f"<br>host %{{customdata[2]}}<br>%{{y:.4g}} [%{{customdata[3]:.4g}}, "
                               f"%{{customdata[4]:.4g}}] {text(unit)}<extra></extra>")})
         found = change_points.get(platform) or []
         if found:
             data.append({
                 "type": "scatter", "mode": "markers+text", "name": f"{text(platform)}: change points",
-                "x": [points[c.index].date for c in found], "y": [points[c.index].value for c in found],
+                "x": [run_label(points[c.index]) for c in found], "y": [points[c.index].value for c in found],
                 "text": [f"{100 * c.change:+.1f}%" for c in found], "textposition": "top center",
                 "marker": {"symbol": "x", "size": 13, "color": "#d62728"},
                 "hovertemplate": "change point: %{text} from run "
                                  + "%{customdata}<extra></extra>",
                 "customdata": [points[c.index].run_id for c in found]})
-    values = [p.value for points in lines.values() for p in points]
-    layout = base_layout(xaxis={"type": "date", "title": {"text": "run date"}},
-                         yaxis=value_axis(f"{key[2]} ({unit})", values))
+    values = [v for points in lines.values() for p in points for v in (p.value, max(floor, p.low), p.high)]
+    layout = base_layout(xaxis=_runs_axis(lines), yaxis=value_axis(f"{key[2]} ({unit})", values, non_negative))
     return Chart(chart_id, name_of(key), data, layout)
+
+
+def _runs_axis(lines: dict[str, list[TrendPoint]]) -> dict[str, Any]:
+    """The stored runs as categories in history's order (date, then id): one run alone,
+    or runs seconds apart, read as well as runs a week apart."""
+    order = sorted({(p.date, p.run_id): run_label(p) for points in lines.values() for p in points}.items())
+    return {"type": "category", "categoryorder": "array", "categoryarray": [label for _, label in order],
+            "title": {"text": "stored run (oldest first; hover for its date)"}}
 
 
 # -- scalability sweeps: throughput and linearity -----------------------------------------------
@@ -313,14 +413,13 @@ def workload_series(chart_id: str, title: str, axis: str, lines: dict[str, list[
         data.append({
             "type": "scatter", "mode": "lines+markers", "name": text(name),
             "line": {"color": PALETTE[index % len(PALETTE)]},
-            "x": [p.date for p in points], "y": [p.value for p in points],
+            "x": [run_label(p) for p in points], "y": [p.value for p in points],
             "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
                         "arrayminus": [p.value - p.low for p in points]},
-            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-")] for p in points],
-            "hovertemplate": (f"{text(name)}, run %{{customdata[0]}}<br>%{{x}}<br>commit %{{customdata[1]}}"
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), text(p.date)] for p in points],
+            "hovertemplate": (f"{text(name)}, run %{{customdata[0]}}<br>%{{customdata[3]}}<br>commit %{{customdata[1]}}"
                               "<br>host %{customdata[2]}<br>%{y:.4g} (range of its runs)<extra></extra>")})
-    layout = base_layout(xaxis={"type": "date", "title": {"text": "run date"}},
-                         yaxis={"title": {"text": text(axis)}, "rangemode": "tozero"})
+    layout = base_layout(xaxis=_runs_axis(lines), yaxis={"title": {"text": text(axis)}, "rangemode": "tozero"})
     return Chart(chart_id, title, data, layout)
 
 
@@ -336,7 +435,7 @@ def bucket_shares(chart_id: str, title: str, shares: dict[str, dict[str, float]]
     layout = base_layout(height=max(200, 120 + 40 * len(runs)), barmode="stack",
                          xaxis={"title": {"text": "share of samples (%)"}, "range": [0, 100]},
                          yaxis={"type": "category", "automargin": True, "autorange": "reversed"},
-                         legend={"orientation": "h", "y": -0.3, "traceorder": "normal"})
+                         legend={**LEGEND, "traceorder": "normal"})
     return Chart(chart_id, title, data, layout)
 
 
