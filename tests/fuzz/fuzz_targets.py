@@ -1,5 +1,6 @@
-"""The fuzz targets: each parser, output detection, the config loader and the `run` command
-line, with the inputs Hypothesis draws for them and the checks every input must pass.
+"""The fuzz targets: each parser, output detection, the config loader, the `run` command
+line and `benchlab import` of every format, with the inputs Hypothesis draws for them and
+the checks every input must pass.
 
 A failure (issue 11) is any of:
 - an exception other than benchlab's user-error type (UserError and its subclasses);
@@ -13,6 +14,7 @@ trip through the store.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import math
@@ -20,6 +22,7 @@ import os
 import re
 import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 from unittest import mock
@@ -497,3 +500,123 @@ class CliProject:
 
 def _no_constant(name: str):
     raise AssertionError(f"a stored or written figure is {name}")
+
+
+# -- `benchlab import` of every format (issue 18) ----------------------------------------------------------
+
+#: The formats `benchlab import` reads, and the frozen example files of each (tests/python/data). `csv` is
+#: benchlab's own csv (a header, a param column) and an export's; `b63csv` B63's plain lines.
+IMPORT_FORMATS = ("gbench", "hyperfine", "pyperf", "lind-json", "jsonl", "csv", "csb", "b63csv", "lind")
+IMPORT_DATA = Path(__file__).resolve().parents[1] / "python" / "data"
+_IMPORT_FILES = {"gbench": ["gbench.json"], "hyperfine": ["hyperfine.json"], "pyperf": ["pyperf.json"],
+                 "lind-json": ["lind.json"], "jsonl": ["benchlab.jsonl"], "csv": [], "csb": ["csb.txt"],
+                 "b63csv": ["b63.csv"], "lind": ["lind.txt"]}
+#: How a mutated file reaches the import: as it is, gzip'd (pyperf's .json.gz), or gzip'd and cut short.
+PACKINGS = (None, None, None, None, "gzip", "gzip", "gzip-cut")
+#: A --max-size now and then: the limit must be an error, never a half-read file.
+SIZES = (*[None] * 9, "1K", "100", "64K")
+_import_seeds: dict[str, list[str]] = {}
+
+
+def import_seeds(seeds: dict[str, list[str]]) -> dict[str, list[str]]:
+    """{format: texts}: the example files, the header's real outputs, and exports of a stored run
+    (jsonl, csv, gbench, lind-json: what `benchlab export` writes, `import` reads back)."""
+    if not _import_seeds:
+        found = {fmt: [(IMPORT_DATA / name).read_text() for name in names] for fmt, names in _IMPORT_FILES.items()}
+        for fmt in ("jsonl", "gbench", "csb", "lind"):
+            found[fmt] += seeds.get(fmt, [])
+        for text in seeds.get("b63csv", []):
+            found["csv" if text.startswith("name,param,") else "b63csv"].append(text)
+        for fmt, text in _exports().items():
+            found["csv" if fmt == "csv" else fmt].append(text)
+        _import_seeds.update({fmt: [text for text in texts if text.strip()] for fmt, texts in found.items()})
+    return _import_seeds
+
+
+def _exports() -> dict[str, str]:
+    """A stored run with every kind of record (the example jsonl, and gbench's failure) in each export format."""
+    from benchlab.cli import main
+    from benchlab.exporters import RUN_FORMATS
+    texts = {}
+    with tempfile.TemporaryDirectory(prefix="fuzz-exports-") as scratch:
+        url = f"sqlite:///{scratch}/exports.db"
+        for name in ("benchlab.jsonl", "gbench.json"):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                assert main(["import", str(IMPORT_DATA / name), "--db", url]) == 0
+        for fmt in RUN_FORMATS:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                code = main(["export", "1", "--format", fmt, "--db", url])
+            if code == 0:
+                texts[fmt] = out.getvalue()
+    return texts
+
+
+@st.composite
+def import_files(draw, seeds: dict[str, list[str]], fmt: str) -> tuple[str, str | None, bool, str | None]:
+    """(text, packing, whether --format names the format, --max-size)."""
+    pool = import_seeds(seeds)
+    others = [text for texts in pool.values() for text in texts]
+    kind = draw(st.integers(0, 7))  # mostly the format's own files, mutated: most inputs reach the parser
+    text = draw(mutated(pool[fmt], others) if kind > 1 else st.sampled_from(JUNK_LINES) if kind else st.text(max_size=200))
+    return text, draw(st.sampled_from(PACKINGS)), draw(st.booleans()), draw(st.sampled_from(SIZES))
+
+
+def import_target(fmt: str, directory: Path) -> Callable[[tuple], None]:
+    """`benchlab import` of one mutated file into one database: stored whole (exit 0, warnings
+    only for failures the file reports) or one `error:` line (exit 2) and no run; never a traceback."""
+    from benchlab.cli import main
+    db = directory / f"import-{fmt}.db"
+    uses = [0]
+
+    def target(case: tuple) -> None:
+        text, packing, named, size = case
+        uses[0] += 1
+        if uses[0] % 200 == 0:
+            db.unlink(missing_ok=True)  # keep the database small over a long run
+        data = text.encode("utf-8", errors="surrogatepass")
+        if packing:
+            data = gzip.compress(data, mtime=0)
+            data = data[:len(data) * 2 // 3] if packing == "gzip-cut" else data
+        path = directory / ("results.gz" if packing else "results")
+        path.write_bytes(data)
+        before = _run_count(db)
+        args = ["import", str(path), "--db", f"sqlite:///{db}", "--again"]
+        args += ["--format", "b63csv" if fmt == "csv" else fmt] if named else []
+        args += ["--max-size", size] if size else []
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+        lines = err.getvalue().splitlines()
+        if code == 0:
+            assert all(line.startswith("warning: ") for line in lines), lines
+            assert _run_count(db) == before + 1
+            _check_stored(db)
+        else:
+            assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (code, lines[:3])
+            assert out.getvalue() == "" and _run_count(db) == before  # nothing stored, nothing said on stdout
+    target.__name__ = f"fuzz_import_{fmt}"
+    return target
+
+
+def _run_count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        return connection.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+
+def _check_stored(db: Path) -> None:
+    """The newest run's records: finite figures, counts >= 0, JSON without NaN, and a status that says it is closed."""
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        status, = connection.execute("SELECT status FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        rows = connection.execute(
+            "SELECT median, iterations, samples, sample_iterations, summary, reported FROM records "
+            "WHERE run_id = (SELECT max(id) FROM runs)").fetchall()
+    assert status in ("complete", "failed"), status
+    for median, iterations, *texts in rows:
+        assert median is None or math.isfinite(median)
+        assert iterations is None or iterations >= 0
+        for text in texts:
+            if text is not None:
+                json.loads(text, parse_constant=_no_constant)

@@ -104,6 +104,21 @@ TARGETS: dict[str, Target] = {
                   lambda seeds, d: None, setup=lambda d: targets.CliProject(d / "project")),
 }
 
+#: `benchlab import` of each format it reads (issue 18): mutated files, some gzip'd, some cut.
+TARGETS.update({f"import-{fmt}": Target(f"import-{fmt}", lambda seeds, fmt=fmt: targets.import_files(seeds, fmt),
+                                        lambda seeds, d, fmt=fmt: targets.import_target(fmt, d))
+                for fmt in targets.IMPORT_FORMATS})
+#: Issue 18's import files, (text, packing, --format given, --max-size), run first by their format's fuzzer.
+REGRESSIONS.update({
+    "import-pyperf": [('{"version": "1.0", "metadata": {"name": "a", "unit": ["second"]}, '
+                       '"benchmarks": [{"runs": [{"values": [1e-6]}]}]}', None, False, None)],
+    "import-lind": [("Read\t1\t1000\t240\nRead\t2\t1000\t25", None, False, None)],
+    "import-csb": [("num_threads=1;algo_name=a;throughput_min=5;\nnum_threads=2;algo_name=a;throughput_min=9",
+                    "gzip", True, None)],
+    "import-b63csv": [("basic,time,16777215,233781738\nbasic,time,16777215,2289", None, True, None)],
+    "import-gbench": [(" " * 70_000, "gzip", False, "64K")],
+})
+
 
 @dataclasses.dataclass
 class Outcome:

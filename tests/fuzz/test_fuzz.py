@@ -11,8 +11,10 @@ import pytest
 import fuzzing
 import seeds as corpus
 
-#: Inputs per target: the whole fuzz part of pytest stays well under a minute.
-BUDGET = {"config": 200, "run": 200}
+#: Inputs per target: the whole fuzz part of pytest stays about a minute (the import targets, 20 s).
+BUDGET = {"config": 200, "run": 200,
+          # each input a whole `benchlab import` (a database opened, a run written): 3 s a format
+          **{name: 100 for name in fuzzing.TARGETS if name.startswith("import-")}}
 DEFAULT_BUDGET = 300
 
 
@@ -32,3 +34,12 @@ def test_fuzzer_finds_no_failure(seeds, name, tmp_path):
     outcome = fuzzing.run_target(name, seeds, inputs, Path(tmp_path), derandomize=True)
     assert outcome.inputs >= inputs
     assert outcome.failures == [], "\n".join(fuzzing.describe(f) for f in outcome.failures)
+
+
+def test_the_import_seeds_cover_every_format_benchlab_imports(seeds):
+    from benchlab.importing import FORMAT_NAMES
+    import fuzz_targets
+    found = fuzz_targets.import_seeds(seeds)
+    assert {name for name, texts in found.items() if texts} == set(fuzz_targets.IMPORT_FORMATS)
+    assert set(FORMAT_NAMES) <= set(fuzz_targets.IMPORT_FORMATS)  # a format added to import is fuzzed too
+    assert any(text.startswith('{"type":"context"') and '"run":' in text for text in found["jsonl"])  # an export
