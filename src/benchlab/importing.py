@@ -157,9 +157,10 @@ def size_text(size: int) -> str:
 
 
 def read_results(path: str, file_format: str | None = None, platform: str | None = None,
-                 limit: int = DEFAULT_MAX_BYTES) -> Imported:
+                 limit: int | None = None) -> Imported:
     """Every result of the file at `path` (its format detected when not given), or a UserError.
-    `limit`: the most bytes of text read (max_bytes)."""
+    `limit`: the most bytes of text read (default: max_bytes, $BENCHLAB_IMPORT_MAX_BYTES or 256 MiB)."""
+    limit = max_bytes(None) if limit is None else limit
     raw = _read_bytes(path, limit)
     text, compressed = _decode(path, raw, limit)
     if not text.strip():

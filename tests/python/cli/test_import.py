@@ -389,10 +389,14 @@ def test_a_size_that_is_not_one_is_one_error(project, benchlab, monkeypatch, siz
         "e.g. 512M or 2G)\n")
 
 
-def test_the_default_limit_is_256_mib(monkeypatch):
-    from benchlab.importing import max_bytes
+def test_the_default_limit_is_256_mib_and_the_environment_holds_for_every_reader(monkeypatch):
+    from benchlab.errors import UserError
+    from benchlab.importing import max_bytes, read_results
     monkeypatch.delenv("BENCHLAB_IMPORT_MAX_BYTES", raising=False)
     assert (max_bytes(None), max_bytes("2G"), max_bytes("100")) == (256 << 20, 2 << 30, 100)
+    monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "100")  # compare reads files as import does
+    with pytest.raises(UserError, match="gbench.json is larger than 100 bytes, the most an import reads"):
+        read_results(str(DATA / "gbench.json"))
 
 
 # -- a line format cut short (issue 18 #12) ----------------------------------------------------
