@@ -48,6 +48,8 @@ class ABResult:
     records: list[Record]
     faults: list[Fault]
     seconds: float
+    #: Pairs dropped after a failed process (drop_failing): name -> why.
+    failed: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
@@ -63,8 +65,15 @@ def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
 
 class ABRun:
     def __init__(self, runner: Runner, pairs: list[Pair], *, seed: int, precision: float, time_limit: float,
-                 max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None):
+                 max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None,
+                 decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False):
         self.runner, self.pairs = runner, pairs
+        #: Stop once every figure's interval (key, low, high) is decided, after MIN_ROUNDS: the
+        #: gate's early stop at the precision its threshold needs (remeasure.py).
+        self.decided = decided
+        #: A pair whose process fails is not run again, its reason kept (the gate falls back).
+        self.drop_failing = drop_failing
+        self.failed: dict[str, str] = {}
         self.rng = random.Random(seed)
         self.precision, self.time_limit, self.max_rounds = precision, time_limit, max_rounds
         self.duet, self.floor, self.progress = duet, floor, progress
@@ -79,16 +88,20 @@ class ABRun:
         started = time.monotonic()
         rounds = 0
         while rounds < self.max_rounds:
-            for pair in self.pairs:
+            running = [pair for pair in self.pairs if pair.name not in self.failed]
+            if not running:
+                break
+            for pair in running:
                 self._round(pair, rounds)
             rounds += 1
             if rounds % 10 == 0:
                 self.progress(f"round {rounds}: the widest interval is +-{self._widest():.2%}")
-            if rounds >= MIN_ROUNDS and self._widest() <= self.precision:
+            if rounds >= MIN_ROUNDS and (self._widest() <= self.precision or self._all_decided()):
                 break
             if time.monotonic() - started >= self.time_limit:
                 break
-        return ABResult(self._comparisons(), rounds, self.records, self.faults, time.monotonic() - started)
+        return ABResult(self._comparisons(), rounds, self.records, self.faults, time.monotonic() - started,
+                        dict(self.failed))
 
     def _round(self, pair: Pair, index: int) -> None:
         sides = [("a", pair.a), ("b", pair.b)]
@@ -109,6 +122,11 @@ class ABRun:
                 record.reported["ab_side"] = side
             self.records.extend(results[side].records)
             self.faults.extend(results[side].faults)
+            if self.drop_failing and results[side].faults:
+                self.failed.setdefault(pair.name, f"{side.upper()}: {results[side].faults[0].reason}")
+        if pair.name in self.failed:
+            self.ratios = {key: value for key, value in self.ratios.items() if key[0] != pair.name}
+            return
         a_figures = {(r.key, r.platform): r for r in results["a"].records if _has_figure(r)}
         for record in results["b"].records:
             a = a_figures.get((record.key, record.platform))
@@ -120,6 +138,11 @@ class ABRun:
             a_medians, b_medians = self.figures.setdefault(key, ([], []))
             a_medians.append(a.median)
             b_medians.append(record.median)
+
+    def _all_decided(self) -> bool:
+        if self.decided is None or not self.ratios:
+            return False
+        return all(self.decided(key[1], *paired_interval(ratios)[1:]) for key, ratios in self.ratios.items())
 
     def _widest(self) -> float:
         widths = []

@@ -49,7 +49,8 @@ DEFAULT_NOISE_FLOOR = 0.01
 SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
 #: What a comparison's interval rests on.
 BETWEEN_PROCESSES = "between processes"
-BETWEEN_RUNS = "between processes and earlier runs"
+BETWEEN_RUNS = "between processes and earlier runs of identical code"
+BETWEEN_RUNS_PRIOR = "between processes and runs, from the machine prior (benchlab calibrate)"
 WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
 EXACT = "exact: a deterministic counter"
 #: Why a row changed, where instruction counts tell.
@@ -118,9 +119,10 @@ def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None) ->
         # spread instead (noise.process_spread).
         parts = [_process_part(var_a, na, level), _process_part(var_b, nb, level)]
         scope = BETWEEN_PROCESSES
+        if level is not None:
+            scope = BETWEEN_RUNS_PRIOR if level.source == noise.MACHINE_PRIOR else BETWEEN_RUNS
         if level is not None and level.variance > 0:
             parts.append((2 * level.variance, level.df))
-            scope = BETWEEN_RUNS
         total = sum(v for v, _ in parts)
         df = total ** 2 / sum(v * v / d for v, d in parts) if total else na + nb - 2
     else:

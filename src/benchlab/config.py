@@ -86,6 +86,8 @@ class Config:
     #: [compare.noise_floors] and [gate.max_regression]: per benchmark name, as fractions
     noise_floors: dict[str, float] = dataclasses.field(default_factory=dict)
     max_regressions: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: [gate] calibrate: whether the first gate on a machine measures its prior (benchlab calibrate)
+    gate_calibrates: bool = True
 
     @property
     def state_dir(self) -> Path:
@@ -265,8 +267,11 @@ def _parse(data: dict, path: Path) -> Config:
         config.noise_floor = _percentage(check, compare["noise_floor"], "compare.noise_floor")
     config.noise_floors = _percentages(check, compare.get("noise_floors", {}), "compare.noise_floors")
     gate = check.table(data.get("gate", {}), "gate")
-    check.known_keys(gate, ("max_regression",), "gate.")
+    check.known_keys(gate, ("max_regression", "calibrate"), "gate.")
     config.max_regressions = _percentages(check, gate.get("max_regression", {}), "gate.max_regression")
+    if not isinstance(gate.get("calibrate", True), bool):
+        raise check.fail("gate.calibrate", f"must be true or false, got {_show(gate['calibrate'])}", "write calibrate = false")
+    config.gate_calibrates = gate.get("calibrate", True)
     return config
 
 

@@ -239,6 +239,13 @@ def run_figure(process_medians: Iterable[float]) -> RunFigure | None:
     return RunFigure(mean=mean, process_variance=variance / (mean * mean) / count, processes=count)
 
 
+def chi2_ratio_99(df: int) -> float:
+    """The 99th percentile of chi-square(df) / df (Wilson-Hilferty): how far a sample
+    variance of df degrees of freedom can exceed the variance by chance, 1 time in 100."""
+    df = max(1, df)
+    return (1 - 2 / (9 * df) + 2.3263478740408408 * math.sqrt(2 / (9 * df))) ** 3
+
+
 def chi2_median_ratio(df: int) -> float:
     """The median of chi-square(df) / df (Wilson-Hilferty): a sample variance's median is
     this times the variance."""
@@ -314,17 +321,19 @@ def outlier_processes(medians: list[float], level: RunLevel | None) -> list[int]
 
 # -- the prior ---------------------------------------------------------------------------------
 
-def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None) -> RunLevel | None:
+def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None, processes: int = 2) -> RunLevel | None:
     """The machine prior for a figure (None without a calibration), from the stored rows of
-    `benchlab calibrate` (Store.machine_priors): the kind of kernel whose process spread is
-    the smallest at least `process_cv`, the spread this run's processes of the figure show;
-    the widest kind where none is that wide or the run had one process. A chain whose
+    `benchlab calibrate` (Store.machine_priors): the narrowest kind of kernel whose process
+    spread is consistent with `process_cv`, the spread this run's `processes` of the figure
+    show (at 99%: their sample CV could be that much larger by chance); the widest kind
+    where none is, or the run had one process. A chain whose
     processes agree to 0.05% is not held to a copy loop's 20%, and a figure whose processes
     disagree by 10% is not given a chain's 0.2%."""
     if not priors:
         return None
     by_width = sorted(priors, key=lambda r: (r["process_cv2"], r["variance"]))
-    fitting = [r for r in by_width if process_cv is not None and math.sqrt(r["process_cv2"]) >= process_cv]
+    fitting = [r for r in by_width if process_cv is not None
+               and process_cv <= math.sqrt(r["process_cv2"] * chi2_ratio_99(processes - 1))]
     row = fitting[0] if fitting else max(priors, key=lambda r: r["variance"] + r["process_cv2"])
     return RunLevel(variance=row["variance"], earlier_runs=row["runs"], df=max(1, row["df"]),
                     process_cv2=row["process_cv2"], process_df=max(1, row["process_df"]),
@@ -363,14 +372,15 @@ def run_levels(store, run_id: int, context: dict[str, Any] | None) -> dict[tuple
             levels[key] = level
     priors = store.machine_priors(Machine.of(context))
     if priors:
-        for key, process_cv in _timing_process_cvs(store.medians_of_runs([run_id])).items():
+        for key, (process_cv, processes) in _timing_process_cvs(store.medians_of_runs([run_id])).items():
             if key not in levels:
-                levels[key] = prior_level(priors, process_cv)
+                levels[key] = prior_level(priors, process_cv, processes)
     return levels
 
 
-def _timing_process_cvs(rows: list[dict[str, Any]]) -> dict[tuple, float | None]:
-    """Each timing figure's CV between its process medians (None for one process)."""
+def _timing_process_cvs(rows: list[dict[str, Any]]) -> dict[tuple, tuple[float | None, int]]:
+    """Each timing figure's CV between its process medians (None for one process), and how
+    many processes."""
     medians: dict[tuple, list[float]] = {}
     for row in rows:
         if row["counter"] != "time":
@@ -378,8 +388,8 @@ def _timing_process_cvs(rows: list[dict[str, Any]]) -> dict[tuple, float | None]
         sweep = row["sweep"]["value"] if isinstance(row["sweep"], dict) else None
         key = ((row["bench"], row["param"], row["counter"], sweep), row["platform"], row["binary"])
         medians.setdefault(key, []).append(row["median"])
-    result: dict[tuple, float | None] = {}
+    result: dict[tuple, tuple[float | None, int]] = {}
     for key, values in medians.items():
         mean = sum(values) / len(values)
-        result[key] = (statistics.stdev(values) / mean) if len(values) > 1 and mean > 0 else None
+        result[key] = ((statistics.stdev(values) / mean) if len(values) > 1 and mean > 0 else None, len(values))
     return result

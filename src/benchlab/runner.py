@@ -391,7 +391,7 @@ class Runner:
         digest = noise.file_sha256(Path(exe))
         flags = {"args": list(self.options.extra_args), "subtract": self.options.subtract}
         return {"id": noise.code_id(digest, platform_info, flags), "sha256": digest, "path": str(exe),
-                "flavor": unit.target.flavor}
+                "flavor": unit.target.flavor, "flags": flags}
 
     def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
                     cpu: int | None = None) -> None:

@@ -493,16 +493,6 @@ class Store:
                           records.c.param, records.c.counter, records.c.sweep, records.c.median)
                 .where(records.c.run_id.in_(run_ids), records.c.median.is_not(None)))]
 
-    def figure_keys(self, run_id: int) -> set[tuple]:
-        """The (key, platform, binary) of every timing figure of a run (combine.history_key)."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            rows = connection.execute(
-                sa.select(records.c.platform, records.c.binary, records.c.bench, records.c.param,
-                          records.c.counter, records.c.sweep)
-                .where(records.c.run_id == run_id, records.c.counter == "time")).all()  # PostgreSQL: no DISTINCT on json
-        return {((row.bench, row.param, row.counter, row.sweep["value"] if isinstance(row.sweep, dict) else None),
-                 row.platform, row.binary) for row in rows}
-
     # -- machine priors -----------------------------------------------------------------------
 
     def save_machine_priors(self, machine: noise.Machine, rows: list[dict[str, Any]]) -> None:

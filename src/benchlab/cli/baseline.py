@@ -1,7 +1,8 @@
 """`benchlab baseline save|list|show|delete`: names for stored runs.
 
-A baseline is a name for a run in the database, dated when it was saved. Names are
-unique, so saving NAME again needs --force, and dated names (nightly-2026-11-22)
+A baseline is a name for a run in the database, dated when it was saved, with the run's
+binaries (content-addressed in the database), which `gate` runs again beside the
+candidate's (remeasure.py); `delete` frees them. Names are unique, so saving NAME again needs --force, and dated names (nightly-2026-11-22)
 accumulate the way the hot-path pipeline keeps baselines/<date>/. The run stays in the
 database for as long as a baseline names it (Store.delete_run refuses).
 """
@@ -16,6 +17,7 @@ from rich.table import Table
 
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option
 from benchlab.cli.show import print_run
+from benchlab.remeasure import kept_binaries
 
 
 @click.group("baseline", short_help="Name stored runs: save, list, show, delete.")
@@ -34,14 +36,19 @@ def save(context: click.Context, name: str, run: str, force: bool, db_url: str |
     """Save stored run RUN (an id, 'latest' (default), -N, or another baseline's name) as baseline NAME, dated now."""
     store = open_store(config_of(context), db_url)
     run_id = store.resolve_run_id(run)
-    previous = store.save_baseline(name, run_id, force=force)
+    kept, skipped = kept_binaries(store.load_run(run_id)[0].get("context"))
+    previous = store.save_baseline(name, run_id, force=force, kept=kept)
     saved = store.baseline(name)
+    for label, why in sorted(skipped.items()):
+        click.echo(f"note: {label} is not kept ({why}): benchlab gate judges it on stored figures", err=True)
     if saved["status"] != "complete":
         # Allowed (a failed benchmark need not spoil the others), but a comparison sees only what it stored.
         click.echo(f"warning: run {run_id} is {saved['status']}: a comparison with baseline {name!r} sees only "
                    f"what the run stored (benchlab show {run_id})", err=True)
     was = f"; it was run {previous['run_id']}, saved {previous['saved_at']}" if previous else ""
-    click.echo(f"saved baseline {name!r} at {saved['saved_at']}: run {run_id} of {saved['started_at']}{was}")
+    binaries = (f"; keeps {saved['binaries']} binaries ({_size(saved['binary_bytes'])}) for benchlab gate to run again"
+                if saved["binaries"] else "")
+    click.echo(f"saved baseline {name!r} at {saved['saved_at']}: run {run_id} of {saved['started_at']}{was}{binaries}")
     return 0
 
 
@@ -51,12 +58,13 @@ def save(context: click.Context, name: str, run: str, force: bool, db_url: str |
 def list_(context: click.Context, db_url: str | None) -> int:
     """List baselines, the latest saved first, with their run's date, host and git commit."""
     store = open_store(config_of(context), db_url)
-    table = Table("NAME", "RUN", "SAVED", "RUN DATE", "HOST", "COMMIT",
+    table = Table("NAME", "RUN", "SAVED", "RUN DATE", "HOST", "COMMIT", "BINARIES",
                   box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for baseline in store.list_baselines():
         commit = (baseline["commit"] or "")[:10] + ("+" if baseline["dirty"] else "")
+        kept = f"{baseline['binaries']} ({_size(baseline['binary_bytes'])})" if baseline["binaries"] else "-"
         table.add_row(baseline["name"], str(baseline["run_id"]), baseline["saved_at"], baseline["started_at"],
-                      baseline["host"] or "", commit)
+                      baseline["host"] or "", commit, kept)
     Console(highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
     return 0
 
@@ -81,6 +89,12 @@ def show(context: click.Context, name: str, db_url: str | None, output_format: s
 def delete(context: click.Context, name: str, db_url: str | None) -> int:
     """Delete baseline NAME; its run stays stored."""
     store = open_store(config_of(context), db_url)
+    kept = store.baseline(name)
     deleted = store.delete_baseline(name)
-    click.echo(f"deleted baseline {name!r} (run {deleted['run_id']} stays stored)")
+    freed = f"; its {kept['binaries']} binaries ({_size(kept['binary_bytes'])}) are freed" if kept["binaries"] else ""
+    click.echo(f"deleted baseline {name!r} (run {deleted['run_id']} stays stored){freed}")
     return 0
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024:.0f} KiB" if count < 1024 * 1024 else f"{count / 1024 / 1024:.1f} MiB"

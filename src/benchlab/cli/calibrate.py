@@ -14,14 +14,15 @@ from benchlab.report import percent_text
 
 
 @click.command("calibrate", short_help="Measure this machine's run-to-run noise (the prior for code with no history).")
-@click.option("--runs", type=click.IntRange(min=noise.MIN_EARLIER_RUNS, max=200), default=calibration.DEFAULT_RUNS,
-              metavar="N", show_default=True, help="Separate runs of the reference kernels.")
-@click.option("--processes", "-N", type=click.IntRange(min=2, max=100), default=calibration.DEFAULT_PROCESSES,
-              metavar="N", show_default=True, help="Processes per run.")
+@click.option("--runs", type=click.IntRange(min=noise.MIN_EARLIER_RUNS, max=200), metavar="N",
+              help=f"Separate runs of the reference kernels (default {calibration.DEFAULT_RUNS}).")
+@click.option("--processes", "-N", type=click.IntRange(min=2, max=100), metavar="N",
+              help=f"Processes per run (default {calibration.DEFAULT_PROCESSES}).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), metavar="N", help="Seed of the layouts.")
 @db_option
 @click.pass_context
-def command(context: click.Context, runs: int, processes: int, seed: int | None, db_url: str | None) -> int:
+def command(context: click.Context, runs: int | None, processes: int | None, seed: int | None,
+            db_url: str | None) -> int:
     """Run benchlab's reference kernels (a loop-bound copy, a latency-bound chain, a system
     call) as an A/A of RUNS separate runs and store, per kind, how much whole runs and single
     processes differ on this machine. `run`, `show`, `compare` and `gate` use it for figures
@@ -34,9 +35,10 @@ def command(context: click.Context, runs: int, processes: int, seed: int | None,
     return 0
 
 
-def run_and_store(config, store, *, runs: int = calibration.DEFAULT_RUNS,
-                  processes: int = calibration.DEFAULT_PROCESSES, seed: int | None = None) -> calibration.Calibration:
+def run_and_store(config, store, *, runs: int | None = None, processes: int | None = None,
+                  seed: int | None = None) -> calibration.Calibration:
     """Calibrate and store the machine's priors, saying on stderr what it does (and the load)."""
+    runs, processes = runs or calibration.DEFAULT_RUNS, processes or calibration.DEFAULT_PROCESSES
     context = run_context.machine()
     load = calibration.load_average()
     if calibration.loaded(load):

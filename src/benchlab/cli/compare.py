@@ -12,10 +12,12 @@ from typing import Any
 
 import click
 
-from benchlab.cli.common import config_of, db_option, open_store
+from benchlab import context as run_context
+from benchlab import noise, remeasure
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
 from benchlab.compare import (
-    CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean,
-    row_name)
+    CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, attribute_causes, compare,
+    geometric_mean, row_name)
 from benchlab.errors import ExitCode, UserError
 from benchlab.importing import read_results
 from benchlab.percent import Percent
@@ -106,6 +108,7 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
         lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
         lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
     lines.append(summary)
+    lines.extend(error_term_lines(comparisons))
     if any(c.scope == WITHIN_ONE_PROCESS for c in comparisons):
         lines.append("(1 process): a side has one process per benchmark; its interval cannot see what changes "
                      "between runs (CPU, layout, the machine's phase): rerun with benchlab run --processes N")
@@ -113,6 +116,17 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
         lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
                      "moved beyond the noise while its instruction count did not")
     return "\n".join(lines) + "\n"
+
+
+def error_term_lines(comparisons: list[Comparison]) -> list[str]:
+    """What each row's interval rests on (its method): one line when all rows share it,
+    else a line per error term naming its rows."""
+    by_scope: dict[str, list[str]] = {}
+    for c in comparisons:
+        by_scope.setdefault(c.scope, []).append(f"{_name(c)} on {c.platform}")
+    if len(by_scope) == 1:
+        return [f"error term: {next(iter(by_scope))}"]
+    return [f"error term {scope}: {', '.join(rows)}" for scope, rows in by_scope.items()]
 
 
 def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str | None,
@@ -178,12 +192,19 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--max-regression", type=Percent(), default="2%", metavar="PCT",
               help="Fail when a benchmark is slower by more than PCT (2% or 2: two percent; default 2%) with 99% confidence.")
 @click.option("--noise-floor", "floor", type=Percent(), metavar="PCT", help="As for compare.")
+@click.option("--no-remeasure", is_flag=True,
+              help="Judge on stored figures alone; by default the baseline's kept binaries and RUN's are run again, "
+                   "interleaved, where they can be.")
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=86400),
+              default=remeasure.DEFAULT_TIME_LIMIT_S, metavar="S",
+              help=f"Seconds the re-measurement may take at most (default {remeasure.DEFAULT_TIME_LIMIT_S:g}); it "
+                   "stops earlier once every figure is decided.")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @db_option
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
-                 margin: str, inclusive: bool, max_regression: float, floor: float | None,
-                 output_format: str, db_url: str | None) -> int:
+                 margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
+                 time_limit: float, output_format: str, db_url: str | None) -> int:
     """Exit 0 when nothing in RUN is slower than the baseline beyond --max-regression
     with confidence, 3 when something is (listed); 1 stays for errors, 2 for usage.
     With --bucket, also 3 when a profile bucket's share misses its limit by the margin."""
@@ -193,7 +214,8 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
     bucket_failed = _bucket_gate(context, run, limits, margin_pp, inclusive, db_url) if limits else False
     if not baseline:
         return ExitCode.REGRESSION if bucket_failed else ExitCode.OK
-    regressed = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url)
+    regressed = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
+                                 remeasure_on=not no_remeasure, time_limit=time_limit)
     return ExitCode.REGRESSION if bucket_failed or regressed else ExitCode.OK
 
 
@@ -227,17 +249,76 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
 
 
 def _regression_gate(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
-                     output_format: str, db_url: str | None) -> bool:
-    comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor)
+                     output_format: str, db_url: str | None, remeasure_on: bool = True,
+                     time_limit: float = remeasure.DEFAULT_TIME_LIMIT_S) -> bool:
+    """Print the comparison of RUN with the baseline, re-measured where it can be (remeasure.py),
+    on stored figures elsewhere, each row naming its method; True when something regressed."""
+    config = config_of(context)
+    threshold_of = lambda bench: config.max_regressions.get(bench, max_regression / 100)  # noqa: E731
+    store = open_store(config, db_url) if not Path(baseline).is_file() or not Path(run).is_file() else None
+    with remeasure.workspace() as directory:
+        plan = _remeasure_plan(config, store, baseline, run, directory) if remeasure_on and store else None
+        if plan is None or plan.fallbacks or not plan.pairs:
+            _calibrate_first_time(config, store, run)
+        comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor)
+        if plan is not None and plan.pairs:
+            comparisons = _with_remeasured(config, comparisons, plan, threshold_of, floor, time_limit)
+    if plan is not None:
+        for label, why in sorted(plan.fallbacks.items()):
+            click.echo(f"stored figures for {label}: {why}", err=True)
+    elif not remeasure_on:
+        click.echo("stored figures only (--no-remeasure)", err=True)
     click.echo(render(comparisons, side_a, side_b, output_format), nl=False)
     # A benchmark's own threshold ([gate.max_regression] in benchlab.toml) wins over the flag's.
-    offenders = [c for c in comparisons
-                 if c.slower_beyond(config.max_regressions.get(c.key[0], max_regression / 100))]
+    offenders = [c for c in comparisons if c.slower_beyond(threshold_of(c.key[0]))]
     if not offenders:
         click.echo(f"gate passed: nothing slower than {max_regression:g}% beyond its 99% interval", err=True)
         return False
     for c in offenders:
-        threshold = 100 * config.max_regressions.get(c.key[0], max_regression / 100)
         click.echo(f"regression: {_name(c)} on {c.platform}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
-                   f"more than {threshold:g}% slower" + (f" ({c.cause})" if c.cause else ""), err=True)
+                   f"more than {100 * threshold_of(c.key[0]):g}% slower" + (f" ({c.cause})" if c.cause else ""),
+                   err=True)
     return True
+
+
+def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> remeasure.Plan | None:
+    """What can be run again; None when BASELINE names no baseline (a run id, a result file):
+    then only stored figures exist, and the note says so."""
+    names = {row["name"] for row in store.list_baselines(baseline)} if not Path(baseline).is_file() else set()
+    if baseline not in names:
+        click.echo(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
+                   "its binaries for the gate to run again)", err=True)
+        return None
+    base_context = store.load_run(store.baseline(baseline)["run_id"])[0].get("context")
+    candidate_context = store.load_run(store.resolve_run_id(run))[0].get("context")
+    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory)
+
+
+def _with_remeasured(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,
+                     time_limit: float) -> list[Comparison]:
+    """The stored comparisons with every row the pairs measure replaced by its re-measured one."""
+    default_floor = floor / 100 if floor is not None else config.noise_floor
+    labels = ", ".join(pair.name for pair in plan.pairs)
+    click.echo(f"re-measuring {labels} against the baseline's binaries (at most {time_limit:g} s)", err=True)
+    measured, failed, rounds = remeasure.run(config, plan.pairs, threshold_of=threshold_of, floor=default_floor,
+                                             time_limit=time_limit)
+    plan.fallbacks.update(failed)
+    for c in measured:
+        c.floor = config.noise_floors.get(c.key[0], default_floor)
+    attribute_causes(measured)
+    again = {(c.key, c.platform) for c in measured}
+    return measured + [c for c in comparisons if (c.key, c.platform) not in again]
+
+
+def _calibrate_first_time(config, store, run: str) -> None:
+    """`benchlab calibrate`, once, the first time the gate judges stored figures of this machine's
+    runs: the prior that figures with no identical-code history rest on (noise.py)."""
+    if store is None or not config.gate_calibrates:
+        return
+    here = noise.Machine.of(run_context.machine())
+    candidate = store.load_run(store.resolve_run_id(run))[0]
+    if noise.Machine.of(candidate.get("context"), candidate.get("host")) != here or store.machine_priors(here):
+        return
+    click.echo("first gate on this machine: measuring its run-to-run noise (benchlab calibrate)", err=True)
+    from benchlab.cli.calibrate import run_and_store
+    run_and_store(config, store)

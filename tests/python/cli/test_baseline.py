@@ -40,8 +40,8 @@ def stored(project, db_url, clock, monkeypatch):
     return db_url
 
 
-LIST_HEADER = ("NAME                 RUN   SAVED                  RUN DATE               HOST       COMMIT     \n"
-               + "─" * 95 + "\n")
+LIST_HEADER = ("NAME                 RUN   SAVED                  RUN DATE               HOST       COMMIT        BINARIES\n"
+               + "─" * 106 + "\n")
 
 
 def test_save_list_show_and_delete(stored, benchlab, clock):
@@ -62,9 +62,9 @@ def test_save_list_show_and_delete(stored, benchlab, clock):
     listing = benchlab("baseline", "list")
     assert (listing.exit_code, listing.stderr) == (0, "")
     assert listing.stdout == LIST_HEADER + (
-        "main                 3     2026-11-23T12:10:00Z   2026-11-22T09:00:00Z   ci-box-1              \n"
-        "nightly-2026-11-21   2     2026-11-23T12:05:00Z   2026-11-21T09:00:00Z   ci-box-1   fedcba9876+\n"
-        "nightly-2026-11-20   1     2026-11-23T12:00:00Z   2026-11-20T09:00:00Z   ci-box-1   0123456789 \n")
+        "main                 3     2026-11-23T12:10:00Z   2026-11-22T09:00:00Z   ci-box-1                 -       \n"
+        "nightly-2026-11-21   2     2026-11-23T12:05:00Z   2026-11-21T09:00:00Z   ci-box-1   fedcba9876+   -       \n"
+        "nightly-2026-11-20   1     2026-11-23T12:00:00Z   2026-11-20T09:00:00Z   ci-box-1   0123456789    -       \n")
 
     # exit 1 for a run that ended part-way, as `show` says; 3 samples make a figure uncertain (?)
     for name, run, code, figure in (("nightly-2026-11-20", "1", 0, "10?"), ("main", "3", 1, "12?")):
@@ -106,7 +106,7 @@ def test_unknown_names_and_runs_are_one_error_each(stored, benchlab):
     result = benchlab("baseline", "save", "x", "-4")
     assert (result.exit_code, result.stderr) == (
         2, "error: no run '-4': the database has fewer runs (list them with: benchlab runs)\n")
-    assert benchlab("baseline", "list").stdout == "NAME   RUN   SAVED   RUN DATE   HOST   COMMIT\n" + "─" * 45 + "\n"
+    assert benchlab("baseline", "list").stdout == "NAME   RUN   SAVED   RUN DATE   HOST   COMMIT   BINARIES\n" + "─" * 56 + "\n"
 
 
 @pytest.mark.parametrize("name", ["latest", "42", "a b", "-x", "x" * 101, "nightly;rm", "ünïcode"])

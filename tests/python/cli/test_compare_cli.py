@@ -35,6 +35,8 @@ def test_compare_two_stored_runs_with_the_processes_as_the_unit(project, benchla
 
 
 def test_gate_exits_3_on_a_regression_beyond_the_threshold_and_0_otherwise(project, benchlab):
+    # Stored figures alone: no machine prior measured first (test_gate_remeasure.py has that).
+    write(project / "benchlab.toml", "[gate]\ncalibrate = false\n")
     lind_run(project, benchlab, "240 + n % 2")
     lind_run(project, benchlab, "243 + n % 2")   # 1.2% slower: inside the default 2%
     lind_run(project, benchlab, "264 + n % 2")   # 10% slower
@@ -46,7 +48,7 @@ def test_gate_exits_3_on_a_regression_beyond_the_threshold_and_0_otherwise(proje
     assert failed.stderr.splitlines()[-1].startswith("regression: Read/1 on native: 1.0998x [")
     assert failed.stderr.splitlines()[-1].endswith("], more than 2% slower")
     # a benchmark's own threshold in benchlab.toml wins
-    write(project / "benchlab.toml", "[gate.max_regression]\nRead = 20\n")
+    write(project / "benchlab.toml", "[gate]\ncalibrate = false\n[gate.max_regression]\nRead = 20\n")
     assert benchlab("gate", "--baseline", "1", "3").exit_code == 0
 
 

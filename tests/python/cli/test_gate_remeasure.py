@@ -1,0 +1,100 @@
+"""`benchlab gate` re-measures: the baseline's kept binaries against the candidate's, in
+interleaved processes (remeasure.py), and falls back to stored figures, saying why, where
+it cannot. Real programs built by benchlab run, compared the way a CI job would."""
+import sqlalchemy as sa
+
+from benchlab import calibration
+from benchlab.store import Store
+from conftest import write
+
+LOOP = """#include "benchlab.h"
+static volatile unsigned long sink;
+BL_BENCH(hash, n) {
+    unsigned long h = 1469598103934665603ul, i; int k;
+    for (i = 0; i < n; i++) { for (k = 0; k < WORK; k++) h = (h ^ (unsigned long)k) * 1099511628211ul; BL_KEEP(h); }
+    sink = h;
+}
+BL_MAIN()
+"""
+DB = "sqlite:///gate.db"
+
+
+def run_loop(project, benchlab, work: int) -> None:
+    write(project / "loop.c", f"#define WORK {work}\n" + LOOP)
+    result = benchlab("run", "loop.c", "-N", "2", "--time-limit", "0.005", "--db", DB)
+    assert result.exit_code == 0, result.stderr
+
+
+def setup_gate(project, benchlab, candidate_work: int) -> None:
+    write(project / "benchlab.toml", "[gate]\ncalibrate = false\n")
+    run_loop(project, benchlab, 100)
+    saved = benchlab("baseline", "save", "main", "--db", DB)
+    assert "keeps 1 binaries (" in saved.stdout, saved.stdout + saved.stderr
+    run_loop(project, benchlab, candidate_work)
+
+
+def test_a_slower_candidate_is_re_measured_and_fails_an_unchanged_one_passes(project, benchlab):
+    setup_gate(project, benchlab, 130)  # 30% more work per iteration
+    result = benchlab("gate", "--baseline", "main", "--time-limit", "10", "--db", DB)
+    assert result.exit_code == 3, result.stdout + result.stderr
+    assert "re-measuring loop@native against the baseline's binaries" in result.stderr
+    assert "error term: re-measured: " in result.stdout and "paired rounds of baseline and candidate" in result.stdout
+    ratio = float(result.stdout.splitlines()[1].split()[4])
+    assert 1.15 < ratio < 1.5
+    assert result.stderr.splitlines()[-1].startswith("regression: hash on native: ")
+    same = benchlab("baseline", "save", "same", "latest", "--db", DB)
+    assert same.exit_code == 0
+    run_loop(project, benchlab, 130)  # the same code again
+    passed = benchlab("gate", "--baseline", "same", "--time-limit", "10", "--db", DB)
+    assert passed.exit_code == 0, passed.stdout + passed.stderr
+    assert "error term: re-measured" in passed.stdout
+
+
+def test_stored_figures_stand_in_where_the_gate_cannot_run_again_and_say_why(project, benchlab, tmp_path):
+    setup_gate(project, benchlab, 100)
+    only = benchlab("gate", "--baseline", "main", "--no-remeasure", "--db", DB)
+    assert only.exit_code == 0 and "stored figures only (--no-remeasure)" in only.stderr
+    assert "re-measured" not in only.stdout
+    # The candidate's binary rebuilt away (the build cache cleared): its stored figures.
+    for built in (project / ".benchlab" / "build" / "native").iterdir():
+        built.unlink()
+    gone = benchlab("gate", "--baseline", "main", "--db", DB)
+    assert gone.exit_code == 0 and "the candidate's binary" in gone.stderr and "is gone or was rebuilt" in gone.stderr
+    # A stored binary whose content no longer hashes to its sha256 is refused, never run: it
+    # would leave a file behind if it ran.
+    witness = tmp_path / "ran"
+    store = Store(DB)
+    with store.engine.begin() as connection:
+        connection.execute(sa.text("UPDATE binaries SET content = :c"), {"c": f"#!/bin/sh\ntouch {witness}\n".encode()})
+    store.close()
+    refused = benchlab("gate", "--baseline", "main", "--db", DB)
+    assert refused.exit_code == 0, refused.stderr
+    assert "stored figures for loop@native: the baseline's stored binary no longer matches its sha256" in refused.stderr
+    assert "refused, never executed" in refused.stderr and not witness.exists()
+    # A run id is no baseline: stored figures, said so.
+    by_id = benchlab("gate", "--baseline", "1", "--db", DB)
+    assert by_id.exit_code == 0 and "stored figures only: 1 is not a baseline" in by_id.stderr
+
+
+def test_deleting_a_baseline_frees_its_binaries(project, benchlab):
+    setup_gate(project, benchlab, 100)
+    listed = benchlab("baseline", "list", "--db", DB).stdout
+    assert "1 (" in listed and "KiB)" in listed
+    deleted = benchlab("baseline", "delete", "main", "--db", DB)
+    assert "its 1 binaries" in deleted.stdout and "are freed" in deleted.stdout
+    store = Store(DB)
+    with store.engine.connect() as connection:
+        assert connection.execute(sa.text("SELECT count(*) FROM binaries")).scalar() == 0
+    store.close()
+
+
+def test_the_first_gate_on_a_machine_calibrates_it_once(project, benchlab, monkeypatch):
+    monkeypatch.setattr(calibration, "DEFAULT_RUNS", 3)
+    monkeypatch.setattr(calibration, "DEFAULT_PROCESSES", 2)
+    setup_gate(project, benchlab, 100)
+    write(project / "benchlab.toml", "")
+    first = benchlab("gate", "--baseline", "1", "--db", DB)  # stored figures: the prior is needed
+    assert first.exit_code in (0, 3) and "first gate on this machine: measuring its run-to-run noise" in first.stderr
+    second = benchlab("gate", "--baseline", "1", "--db", DB)
+    assert "first gate on this machine" not in second.stderr
+    assert benchlab("stats", "latest", "--db", DB).stdout.splitlines()[1].startswith("machine prior (")
