@@ -79,8 +79,9 @@ DEFAULT_MAX_BYTES = 256 * 2**20
 #: Raises (or lowers) DEFAULT_MAX_BYTES, as `import --max-size` does: bytes, or with K, M, G.
 MAX_BYTES_VARIABLE = "BENCHLAB_IMPORT_MAX_BYTES"
 _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
-#: gzip is decompressed a piece at a time, so that a file over the limit costs no more than the limit.
-_GZIP_CHUNK = 2**20
+#: A file is read, and gzip decompressed, a piece at a time, so that a file over the limit
+#: costs no more than the limit (and a limit of petabytes no allocation of that size).
+_CHUNK = 2**20
 #: Formats of lines whose last figure ends its line: a file cut within that figure reads
 #: as a whole line with a smaller number, so every line must end in a newline (their
 #: writers end every line with one). A jsonl line ends in `}`: JSON shows a cut itself.
@@ -191,18 +192,20 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
     return _as_run(path, raw, compressed, file_format, parsed, platform)
 
 
-def _read_bytes(path: str, limit: int) -> bytes:
+def _read_bytes(path: str, limit: int) -> bytearray:
+    raw = bytearray()
     try:
         with open(path, "rb") as file:
-            raw = file.read(limit + 1)  # and no more: a device such as /dev/zero never ends
+            while chunk := file.read(_CHUNK):
+                raw += chunk
+                if len(raw) > limit:  # and no more: a device such as /dev/zero never ends
+                    raise _too_large(f"{path} is larger than {size_text(limit)}")
     except FileNotFoundError:
         raise UserError(f"cannot read {path}: no such file", "give the path of a results file") from None
     except IsADirectoryError:
         raise UserError(f"cannot read {path}: it is a directory", "give the path of a results file") from None
     except OSError as exc:
         raise UserError(f"cannot read {path}: {exc.strerror}", "check the path and its permissions") from None
-    if len(raw) > limit:
-        raise _too_large(f"{path} is larger than {size_text(limit)}")
     return raw
 
 
@@ -212,7 +215,7 @@ def _too_large(what: str) -> UserError:
                      f"or {MAX_BYTES_VARIABLE}=SIZE, e.g. 1G")
 
 
-def _decode(path: str, raw: bytes, limit: int) -> tuple[str, bool]:
+def _decode(path: str, raw: bytearray, limit: int) -> tuple[str, bool]:
     """The file's text, gunzipped first when it is gzip (pyperf and pyperformance write .json.gz)."""
     compressed = raw[:2] == b"\x1f\x8b"
     if compressed:
@@ -221,16 +224,16 @@ def _decode(path: str, raw: bytes, limit: int) -> tuple[str, bool]:
         return raw.decode("utf-8"), compressed
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
-        raise UserError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})",
+        raise UserError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}: {bytes(raw[exc.start:exc.start + 1])!r})",
                         f"{NOTHING_IMPORTED}; is it a results file?") from None
 
 
-def _gunzip(path: str, raw: bytes, limit: int) -> bytearray:
+def _gunzip(path: str, raw: bytearray, limit: int) -> bytearray:
     """What a gzip file expands to, a piece at a time: refused as soon as it passes `limit`."""
     text = bytearray()
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-            while chunk := stream.read(_GZIP_CHUNK):
+            while chunk := stream.read(_CHUNK):
                 text += chunk
                 if len(text) > limit:
                     raise _too_large(f"{path} expands to more than {size_text(limit)} (gzip)")

@@ -374,7 +374,9 @@ def test_the_limit_applies_to_plain_files_and_is_raised_by_max_size_or_the_envir
     assert benchlab("import", "big.txt.gz", "--max-size", "64KiB").exit_code == 0  # the option wins
     monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "1g")
     assert benchlab("import", "big.txt").exit_code == 0
-    assert [len(stored(project, run)[1]) for run in (1, 2)] == [2000, 2000]
+    huge = benchlab("import", "big.txt", "--again", "--max-size", "9" * 30 + "T")  # a limit, not an allocation
+    assert (huge.exit_code, huge.stderr) == (0, "")
+    assert [len(stored(project, run)[1]) for run in (1, 2, 3)] == [2000, 2000, 2000]
 
 
 @pytest.mark.parametrize("size", ["0", "12 apples", "-5M", "1.5G", ""])
