@@ -513,8 +513,9 @@ _IMPORT_FILES = {"gbench": ["gbench.json"], "hyperfine": ["hyperfine.json"], "py
                  "b63csv": ["b63.csv"], "lind": ["lind.txt"]}
 #: How a mutated file reaches the import: as it is, gzip'd (pyperf's .json.gz), or gzip'd and cut short.
 PACKINGS = (None, None, None, None, "gzip", "gzip", "gzip-cut")
-#: A --max-size now and then: the limit must be an error, never a half-read file.
-SIZES = (*[None] * 9, "1K", "100", "64K")
+#: A --max-size now and then: the limit must be an error, never a half-read file (and a huge one
+#: no allocation of that size).
+SIZES = (*[None] * 9, "1K", "100", "64K", "9" * 30 + "T")
 _import_seeds: dict[str, list[str]] = {}
 
 
