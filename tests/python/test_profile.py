@@ -2,20 +2,25 @@
 have known costs, folded into buckets; the buckets file's checks; perf's preconditions."""
 from __future__ import annotations
 
+import base64
+import io
+import json
+import random
 import re
+import shutil
 import subprocess
 import textwrap
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-import time
 from benchlab.errors import UserError
 from benchlab.profiling import callgrind, perf
 from benchlab.profiling.buckets import OTHER, fold_self, load_buckets, stack_inclusive
 from benchlab.profiling.session import Plan, profile_with_callgrind, profile_with_perf
-from benchlab.profiling.symbols import check_symbols
+from benchlab.profiling.symbols import has_symbols, unresolved_warning
 
 #: heavy() runs the same loop as light(), K times as long (K = argv[2], default 3); both()
 #: calls the two; main calls both() 10 times. Aligned alike, so that under perf the loops
@@ -226,6 +231,10 @@ def test_without_a_buckets_file_each_dso_is_a_bucket():
     assert [(s.bucket, s.samples) for s in fold_self(costs, by_dso())] == [("libc.so.6", 6), ("p", 4)]
 
 
+RE2_FIX = ("fix the pattern: RE2 is Python's re without backreferences, look-around or possessive repeats, "
+           "with repeats up to {1000} and \\z for \\Z; escape . ( [ with a backslash")
+
+
 @pytest.mark.parametrize("text, message", [
     ('[buckets]\nx = ["(unclosed"]\n',
      f"b.toml: buckets.x[0]: '(unclosed' is not a valid regular expression (RE2): missing ): (unclosed ({RE2_FIX})"),
@@ -240,10 +249,6 @@ def test_without_a_buckets_file_each_dso_is_a_bucket():
      f"b.toml: buckets.x[0]: 'a{{1001}}' is not a valid regular expression (RE2): invalid repetition size: {{1001}} "
      f"({RE2_FIX})"),
     ('[buckets]\nx = "^a"\n', 'b.toml: buckets.x must be a non-empty list of regular expressions (got a string) '
-RE2_FIX = ("fix the pattern: RE2 is Python's re without backreferences, look-around or possessive repeats, "
-           "with repeats up to {1000} and \\z for \\Z; escape . ( [ with a backslash")
-
-
                               '(write x = ["regex", ...])'),
     ('[buckets]\nx = [1]\n', "b.toml: buckets.x[0] must be a regular expression string or a table (got a number) "
                              "(quote the regex)"),
@@ -269,11 +274,6 @@ def test_a_bad_buckets_file_is_one_error_naming_the_key(tmp_path, text, message)
         assert str(error.value) == f"{tmp_path}/{message}"
 
 
-# -- preconditions --------------------------------------------------------------------------
-
-
-def fake_paranoid(monkeypatch, tmp_path, value: str, privileged: bool) -> None:
-    path = tmp_path / "perf_event_paranoid"
 def test_no_pattern_can_hang_or_crash_the_folding(tmp_path):
     # Python's re: (a+)+$ backtracks for minutes on 33 a's and a "!", a repeat over 2**32-1 is an
     # OverflowError, 5,000 nested groups a RecursionError. RE2 matches in linear time.
@@ -301,6 +301,11 @@ def test_a_long_bad_pattern_is_shown_cut(tmp_path):
                                        f"(RE2): missing ): {'(' * 80}... (fix the pattern")
 
 
+# -- preconditions --------------------------------------------------------------------------
+
+
+def fake_paranoid(monkeypatch, tmp_path, value: str, privileged: bool) -> None:
+    path = tmp_path / "perf_event_paranoid"
     path.write_text(value + "\n")
     monkeypatch.setattr(perf, "PARANOID_PATH", path)
     monkeypatch.setattr(perf, "privileged", lambda: privileged)
@@ -334,10 +339,44 @@ def test_missing_perf_and_valgrind_say_what_to_install(monkeypatch, tmp_path):
                                 "valgrind, or leave out --instructions to sample with perf)")
 
 
-def test_a_stripped_binary_is_refused_and_one_with_symbols_is_not(costs, tmp_path):
-    check_symbols(costs, "costs")
+def test_a_stripped_binary_is_told_from_one_with_symbols(costs, tmp_path):
     stripped = tmp_path / "stripped"
     subprocess.run(["strip", "-o", str(stripped), str(costs)], check=True)
-    with pytest.raises(UserError) as error:
-        check_symbols(stripped, "stripped")
-    assert error.value.what == f"stripped ({stripped}) has no symbols (it is stripped): its profile would be addresses only"
+    (tmp_path / "script.sh").write_text("#!/bin/sh\n")
+    assert has_symbols(costs) is True and has_symbols(stripped) is False and has_symbols(tmp_path / "script.sh") is None
+
+
+def test_only_a_share_of_unnamed_samples_over_one_percent_is_warned_about():
+    stacks = perf.parse_script(io.StringIO(
+        "250000 \n\t 401a [unknown] (/usr/bin/gzip)\n\t 4021 [unknown] (/usr/bin/gzip)\n\n"
+        "250000 \n\t 7f00 memcpy (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\t 401b [unknown] (/usr/bin/gzip)\n\n"))
+    assert perf.unresolved(stacks) == Counter({"/usr/bin/gzip": 1})  # the leaf only: memcpy is named
+    assert unresolved_warning("gzip on native", 101, Counter({"/usr/bin/gzip": 1})) is None
+    warning = unresolved_warning("gzip on native", 100, Counter({"/usr/bin/gzip": 95, "/opt/a": 1, "/opt/b": 1,
+                                                                  "/opt/c": 1}))
+    assert warning == ("gzip on native: 98.0% of the 100 samples have no symbol, only an address (in /usr/bin/gzip "
+                       "95.0% (stripped), /opt/a 1.0%, /opt/b 1.0% and 1 more): a bucket by file still counts them, "
+                       "a bucket by symbol cannot name them (install its debug symbols, Debian's PACKAGE-dbgsym, or "
+                       "build it with symbols: no -s, no strip)")
+
+
+#: A few MB that gzip -9 takes ~0.2 s of CPU to compress (random base64: no long matches).
+GZIP_INPUT_BYTES = 2_400_000
+
+
+def test_a_stripped_program_is_profiled_and_the_share_left_as_addresses_is_said(project, benchlab, costs):
+    data = project / "data.txt"
+    data.write_bytes(base64.b64encode(random.Random(7).randbytes(GZIP_INPUT_BYTES)))
+    result = benchlab("profile", "--no-store", "--format", "json", "--", "gzip", "-9", "-c", str(data))
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    shares = {b["bucket"]: b["share"] for b in document["buckets"]}
+    totals = document["totals"]["native"]
+    assert shares["gzip"] > 50 and totals["unresolved"] > 0.5 * totals["total"]
+    unnamed = 100 * totals["unresolved"] / totals["total"]
+    assert result.stderr.startswith(f"warning: gzip on native: {unnamed:.1f}% of the {totals['total']:,} samples have "
+                                    f"no symbol, only an address (in {shutil.which('gzip')} ")
+    assert result.stderr.count("\n") == 1 and "(stripped)" in result.stderr
+    # A program with its symbols: nothing to say.
+    named = benchlab("profile", "--no-store", "--format", "json", "--", str(costs), PERF_N)
+    assert named.exit_code == 0 and named.stderr == ""

@@ -16,7 +16,8 @@ import click
 
 from benchlab import context as run_context
 from benchlab.build import BuildFailed, Builder
-from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
+from benchlab.cli.common import (
+    FiniteFloatRange, check_output_file, config_of, db_option, open_store, write_regular_file)
 from benchlab.config import MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, Config
 from benchlab.errors import ExitCode, UserError
 from benchlab.limits import limit
@@ -26,7 +27,7 @@ from benchlab.profiling import callgrind, perf
 from benchlab.profiling.buckets import Buckets, by_dso, load_buckets
 from benchlab.profiling.render import profile_json, profile_table
 from benchlab.profiling.session import Plan, Profile, profile_with_callgrind, profile_with_perf
-from benchlab.profiling.symbols import check_symbols, program_of
+from benchlab.profiling.symbols import unresolved_warning
 from benchlab.targets import Target, resolve_targets
 from benchlab.workloads import ProgramProblem, resolve_program
 
@@ -97,6 +98,7 @@ def command(context: click.Context, targets: tuple[str, ...], buckets_path: str 
     options = _Options(filter_text, time_limit or DEFAULT_TIME_LIMIT_S, timeout or config.timeout, list(extra_args),
                        "none" if instructions else call_graph, keep_dir)
     profiles, body = _profile_all(config, target, platforms, buckets, event, options)
+    _warn_unresolved(profiles)
     info = _profile_info(target, buckets, buckets_path, profiles, body, event, options, instructions)
     rows = [row for p in profiles for row in p.rows()]
     run_id = _store(store, config, platforms, argv, info, rows) if store else None
@@ -104,7 +106,7 @@ def command(context: click.Context, targets: tuple[str, ...], buckets_path: str 
     click.echo(text, nl=False)
     if out_path:
         as_json = output_format == "json" or out_path.lower().endswith(".json")
-        Path(out_path).write_text((profile_json if as_json else profile_table)(info, rows, run_id))
+        write_regular_file("--out", Path(out_path), (profile_json if as_json else profile_table)(info, rows, run_id))
     return ExitCode.OK
 
 
@@ -121,12 +123,7 @@ class _Options:
 def _check_out(out_path: str | None) -> None:
     if out_path is None:
         return
-    path = Path(out_path)
-    if path.is_dir():
-        raise UserError(f"--out {out_path} is a directory", "give a file name, e.g. --out profile.json")
-    if not path.parent.is_dir():
-        raise UserError(f"--out {out_path}: the directory {path.parent} does not exist",
-                        "create it first, or give another path")
+    check_output_file("--out", out_path, "profile.json")
 
 
 def _check_keep(keep_dir: str | None) -> None:
@@ -185,7 +182,6 @@ def _plans(config: Config, target: Target | _Command, platform: Platform, option
     root = str(config.root)
     env = platform.environment()
     if isinstance(target, _Command):
-        check_symbols_of(target.argv[0], target.argv[0])
         return Plan(target.name, platform.name, platform.argv(target.argv[0], target.argv[1:] + options.extra_args,
                                                               str(Path.cwd()), root), str(Path.cwd()), env)
     if target.kind == "workload":
@@ -193,11 +189,9 @@ def _plans(config: Config, target: Target | _Command, platform: Platform, option
             program = resolve_program(target.workload, platform, root)
         except ProgramProblem as problem:
             raise UserError(f"workload {target.name} cannot run: {problem}", "fix workloads in benchlab.toml") from None
-        check_symbols_of(program, target.name)
         argv = platform.argv(program, target.workload.command[1:] + options.extra_args, scratch, root)
         return Plan(target.name, platform.name, argv, scratch, env)
     exe = _executable(config, target, platform)
-    check_symbols_of(str(exe), target.name)
     if target.flavor != "benchlab":
         return Plan(target.name, platform.name, platform.argv(str(exe), options.extra_args, scratch, root),
                     scratch, env)
@@ -210,12 +204,6 @@ def _plans(config: Config, target: Target | _Command, platform: Platform, option
             f"--time-limit={options.time_limit:g}", "--format=jsonl", *options.extra_args]
     return Plan(target.name, platform.name, platform.argv(str(exe), args, scratch, root), scratch,
                 {**env, "BL_NO_WARN": "1"}, body=f"bl__body_{name}")
-
-
-def check_symbols_of(program: str, shown: str) -> None:
-    path = program_of(program)
-    if path is not None:
-        check_symbols(path, shown)
 
 
 def _executable(config: Config, target: Target, platform: Platform) -> Path:
@@ -281,6 +269,15 @@ def _profile_all(config: Config, target, platforms: list[Platform], buckets: Buc
     return profiles, body
 
 
+def _warn_unresolved(profiles: list[Profile]) -> None:
+    """Say how much of each profile stayed addresses (a stripped program's own code): the
+    profile is kept, and the rest of it (libraries, kernel, exported functions) is named."""
+    for profile in profiles:
+        warning = unresolved_warning(f"{profile.target} on {profile.platform}", profile.total, profile.unresolved)
+        if warning:
+            click.echo(f"warning: {warning}", err=True)
+
+
 def _profile_info(target, buckets: Buckets, buckets_path: str | None, profiles: list[Profile], body: str | None,
                   event: str | None, options: _Options, instructions: bool) -> dict:
     """What the profile is, stored in the run's context as "profile"."""
@@ -291,7 +288,8 @@ def _profile_info(target, buckets: Buckets, buckets_path: str | None, profiles: 
         "call_graph": None if instructions else ("dwarf" if body else (options.call_graph or DEFAULT_CALL_GRAPH)),
         "body": body, "filter": options.filter_text,
         "buckets_file": buckets_path, "buckets": buckets.spec,
-        "totals": {p.platform: {"total": p.total, "left_out": p.left_out} for p in profiles},
+        "totals": {p.platform: {"total": p.total, "left_out": p.left_out, "unresolved": sum(p.unresolved.values())}
+                   for p in profiles},
     }
 
 

@@ -140,10 +140,25 @@ def parse_script(lines) -> Counter:
     return stacks
 
 
+#: What perf script writes for an address no symbol table covers.
+UNKNOWN = "[unknown]"
+
+
+def unresolved(stacks: Counter) -> Counter:
+    """{dso: samples} of the samples whose own frame (the leaf) perf could not name: their
+    address is in no symbol table it found (the file's own, its debug symbols', its
+    exported dynamic symbols'). A bucket by file still counts them; one by symbol cannot."""
+    found: Counter = Counter()
+    for stack, weight in stacks.items():
+        if stack and stack[0][0] == UNKNOWN:
+            found[stack[0][1]] += weight
+    return found
+
+
 def _frame(text: str) -> tuple[str, str]:
     found = _FRAME.match(text)
     if not found:
-        return ("[unknown]", "[unknown]")
+        return (UNKNOWN, UNKNOWN)
     symbol = found.group(2)
     # perf writes unresolved addresses as [unknown]; keep the DSO, which a bucket can still match.
-    return (symbol or "[unknown]", found.group(3) or "[unknown]")
+    return (symbol or UNKNOWN, found.group(3) or UNKNOWN)

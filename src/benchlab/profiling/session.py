@@ -45,6 +45,8 @@ class Profile:
     left_out: int
     self_shares: list[Share]
     inclusive_shares: list[Share]
+    #: perf: {dso: samples} of the counted samples that stayed addresses (perf.unresolved).
+    unresolved: Counter = dataclasses.field(default_factory=Counter)
 
     def rows(self) -> list[dict[str, Any]]:
         """The profile as profile_buckets rows (store.py)."""
@@ -82,7 +84,8 @@ def profile_with_perf(plan: Plan, buckets: Buckets, event: str, call_graph: str,
     if call_graph != "none":
         weights = stack_inclusive(stacks, buckets)
         inclusive = fold_inclusive(total, lambda name: weights.get(name, 0), buckets, [s.bucket for s in self_shares])
-    return Profile(plan.target, plan.platform, "perf", "samples", total, left_out, self_shares, inclusive)
+    return Profile(plan.target, plan.platform, "perf", "samples", total, left_out, self_shares, inclusive,
+                   perf.unresolved(stacks))
 
 
 def profile_with_callgrind(plan: Plan, buckets: Buckets, timeout: float, workdir: Path) -> Profile:

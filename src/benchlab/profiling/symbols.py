@@ -1,56 +1,55 @@
-"""Does a program have symbols? A profile of a stripped binary is a list of addresses,
-and folding addresses into named buckets puts everything in "other": better one error
-before the run than a meaningless profile after it.
+"""What perf could not name: the samples that stay addresses, and why their file has no names.
 
-An ELF file has symbols when it has a .symtab section, or when separate debug symbols
-are installed for it (Debian's -dbgsym packages: /usr/lib/debug/.build-id/xx/yyyy.debug,
-found by the file's build id). Only the section and note headers are read.
+A program without a symbol table is still worth profiling. perf names an address from
+the file's .symtab, from separate debug symbols (Debian's -dbgsym packages:
+/usr/lib/debug/.build-id/xx/yyyy.debug, found by the file's build id), and from its
+exported dynamic symbols (.dynsym: python3.11 exports 1,473 functions); the libraries'
+and the kernel's samples have names of their own. So a stripped `gzip` or `python3.11`
+is profiled, and afterwards the share of samples that stayed raw addresses is said, with
+the files they fell in and what would name them. Only section and note headers are read.
 """
 from __future__ import annotations
 
-import shutil
 import struct
+from collections import Counter
 from pathlib import Path
-
-from benchlab.errors import UserError
 
 DEBUG_ROOT = Path("/usr/lib/debug/.build-id")
 _SHT_SYMTAB, _SHT_NOTE = 2, 7
 _NT_GNU_BUILD_ID = 3
+#: Below this share of unnamed samples (a JIT's stub, a vDSO page) there is nothing to say.
+UNRESOLVED_WARN_SHARE = 0.01
+#: Files named in the warning, the largest shares first.
+UNRESOLVED_SHOWN = 3
 
 
-def program_of(argv0: str) -> Path | None:
-    """The file argv0 runs: a path, or a name on PATH; for a `#!` script, its interpreter."""
-    found = shutil.which(argv0) if "/" not in argv0 else argv0
-    if found is None or not Path(found).is_file():
-        return None
-    path = Path(found).resolve()  # the file itself: python3 is a link to python3.11
-    with path.open("rb") as handle:
-        start = handle.read(256)
-    if start.startswith(b"#!"):
-        words = start[2:].split(b"\n", 1)[0].decode(errors="replace").split()
-        if not words:
-            return None
-        if Path(words[0]).name == "env" and len(words) > 1:
-            return program_of(words[1])
-        return program_of(words[0])
-    return path
-
-
-def check_symbols(program: Path, shown: str) -> None:
-    """A UserError when `program` is an ELF file without symbols and none are installed."""
+def has_symbols(program: Path) -> bool | None:
+    """Whether an ELF file has a symbol table (its own .symtab, or installed debug symbols);
+    None when it is not an ELF file (a wasm module, a script, perf's [kernel.kallsyms])."""
     sections = _sections(program)
     if sections is None:
-        return  # not ELF (a wasm module, a shell built-in's script...): nothing to say in advance
+        return None
     if any(kind == _SHT_SYMTAB for kind, _, _ in sections):
-        return
+        return True
     build_id = _build_id(program, sections)
-    if build_id and (DEBUG_ROOT / build_id[:2] / f"{build_id[2:]}.debug").is_file():
-        return
-    named = shown if shown == str(program) else f"{shown} ({program})"
-    raise UserError(f"{named} has no symbols (it is stripped): its profile would be addresses only",
-                    "build it with symbols (no -s, no strip; -g helps), or install its debug symbols "
-                    "(Debian: the PACKAGE-dbgsym package from the debian-debug archive)")
+    return bool(build_id) and (DEBUG_ROOT / build_id[:2] / f"{build_id[2:]}.debug").is_file()
+
+
+def unresolved_warning(shown: str, total: int, unresolved: Counter) -> str | None:
+    """One line on the samples perf left as addresses ({dso: samples}), or None when they are
+    too few to matter: how many, in which files, and what would name them."""
+    missing = sum(unresolved.values())
+    if total <= 0 or missing < UNRESOLVED_WARN_SHARE * total:
+        return None
+    files = []
+    for dso, samples in unresolved.most_common(UNRESOLVED_SHOWN):
+        stripped = has_symbols(Path(dso)) is False
+        files.append(f"{dso} {100 * samples / total:.1f}%{' (stripped)' if stripped else ''}")
+    more = len(unresolved) - UNRESOLVED_SHOWN
+    where = ", ".join(files) + (f" and {more} more" if more > 0 else "")
+    return (f"{shown}: {100 * missing / total:.1f}% of the {total:,} samples have no symbol, only an address "
+            f"(in {where}): a bucket by file still counts them, a bucket by symbol cannot name them (install "
+            "its debug symbols, Debian's PACKAGE-dbgsym, or build it with symbols: no -s, no strip)")
 
 
 def _sections(path: Path) -> list[tuple[int, int, int]] | None:
