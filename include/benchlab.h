@@ -2,7 +2,7 @@
 
    USAGE
    -----
-   One file, one program (tests/c/manual_test.sh compiles and runs every example of
+   One file, one program (tests/c/modes_test.sh compiles and runs every example of
    this manual, between its "example" and "end" lines):
 
    example: usage

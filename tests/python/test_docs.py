@@ -1,0 +1,185 @@
+"""The documents against the code they describe: the README's C snippet compiles as written,
+its commands parse with the real command line and name runs and benchmarks a new user
+has, and every number the docs give for the header, the store or the command line is the
+one the code has (read from the header's macros, the store's tables, click's commands)."""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import time
+import warnings
+
+import click
+
+from benchlab import store
+from benchlab.cli import cli
+from benchlab.limits import header_limits
+from conftest import HEADER, REPO
+
+README = (REPO / "README.md").read_text()
+DOCS = REPO / "docs"
+#: Words the docs write small numbers in.
+NUMBER_WORDS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split())}
+
+
+def header_define(name: str) -> str:
+    return re.search(rf"^#define {name} (\S+)", HEADER.read_text(), re.M).group(1)
+
+
+def code_blocks(text: str, language: str = "") -> list[str]:
+    """The fenced blocks of a Markdown text whose fence names `language` ("" for none)."""
+    blocks, current, fence = [], [], None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            if fence is None:
+                fence, current = line[3:].strip(), []
+            else:
+                if fence == language:
+                    blocks.append("".join(current))
+                fence = None
+        elif fence is not None:
+            current.append(line)
+    return blocks
+
+
+# -- the README ---------------------------------------------------------------------------------
+
+def test_the_readme_snippet_compiles_as_written_and_runs(tmp_path):
+    [snippet] = code_blocks(README, "c")
+    (tmp_path / "bench.c").write_text(snippet)
+    build = subprocess.run(["gcc", "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2",
+                            f"-I{REPO / 'include'}", "bench.c", "-o", "bench"], cwd=tmp_path, capture_output=True,
+                           text=True)
+    assert build.returncode == 0, build.stderr
+    listed = subprocess.run(["./bench", "--list"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and "empty_call (baseline)" in listed.stdout and "write_bytes/size=4096" in listed.stdout
+    ran = subprocess.run(["./bench", "--samples=3", "--time-limit=0.01", "--format=csv"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert not (tmp_path / "scratch.bin").exists()  # it cleans up after itself
+
+
+def readme_commands() -> list[list[str]]:
+    """Every `benchlab ...` command of the README's code blocks, as argv after `benchlab`."""
+    commands = []
+    for block in code_blocks(README):
+        for line in block.splitlines():
+            for part in line.split(" # ")[0].split("&&"):
+                if part.split()[:1] in (["benchlab"], [".venv/bin/benchlab"]):
+                    commands.append(shlex.split(part)[1:])
+    return commands
+
+
+def shipped_benchmarks() -> set[str]:
+    """The benchmark names the shipped suites define (BL_BENCH..., BL_BASELINE, BL_TARGET...)."""
+    names = set()
+    for source in (REPO / "suites").rglob("*.c"):
+        names.update(re.findall(r"^\s*BL_[A-Z_]+\(\s*([a-z_][a-z0-9_]*)\s*,", source.read_text(), re.M))
+    return names
+
+
+#: Parameters that name a stored run, in the commands' signatures.
+RUN_PARAMETERS = ("a", "b", "run", "run_id", "run_ids", "baseline")
+
+
+def parse(argv: list[str]) -> click.Context:
+    """The command line as click parses it (types and ranges checked), without running it."""
+    context = cli.make_context("benchlab", list(argv), resilient_parsing=False)
+    group, rest = cli, unparsed(context)
+    while isinstance(group, click.Group) and rest:
+        command = group.get_command(context, rest[0])
+        assert command is not None, f"benchlab {' '.join(argv)}: no command {rest[0]!r}"
+        context = command.make_context(rest[0], rest[1:], parent=context)
+        group, rest = command, unparsed(context)
+    return context
+
+
+def unparsed(context: click.Context) -> list[str]:
+    """A group's subcommand and its arguments (click 8.2 keeps the first in protected_args,
+    which it warns about, and click 9 will keep all in args)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return [*getattr(context, "protected_args", []), *context.args]
+
+
+def test_the_readme_commands_parse_and_name_runs_and_benchmarks_a_new_user_has():
+    commands = readme_commands()
+    assert len(commands) >= 10
+    benchmarks = shipped_benchmarks()
+    saved: set[str] = set()
+    for argv in commands:
+        context = parse(argv)
+        params = context.params
+        if argv[:2] == ["baseline", "save"]:
+            saved.add(argv[2])
+        runs = [params[key] for key in RUN_PARAMETERS if isinstance(params.get(key), str)]
+        runs += [run for key in RUN_PARAMETERS if isinstance(params.get(key), tuple) for run in params[key]]
+        for run in runs:
+            assert run == "latest" or re.fullmatch(r"-\d+", run) or run in saved, (
+                f"benchlab {' '.join(argv)}: run {run!r} is not one a reader has (latest, -N or a baseline saved above)")
+        names = list(params.get("names") or []) + ([params["name"]] if argv[0] == "history" else [])
+        for name in names:
+            assert name in benchmarks, f"benchlab {' '.join(argv)}: no shipped suite has a benchmark {name!r}"
+    assert {"stats", "history", "compare", "gate", "report"} <= {argv[0] for argv in commands}
+
+
+# -- numbers the docs give, against the code ------------------------------------------------------
+
+def test_suites_md_gives_the_headers_default_time_limit():
+    found = re.search(r"`--time-limit=SECONDS` \(per benchmark, default ([0-9.]+)", (DOCS / "suites.md").read_text())
+    assert found and float(found.group(1)) == header_limits()["DEFAULT_TIME_LIMIT_S"]
+
+
+def test_formats_md_gives_the_schema_the_header_writes():
+    text = (DOCS / "formats.md").read_text()
+    schema = header_define("BENCHLAB_SCHEMA")
+    assert re.search(r"Schema version: \*\*(\d+)\*\*", text).group(1) == schema
+    assert re.search(r"\| `schema` \| int \| format version, `(\d+)` \|", text).group(1) == schema
+    version = header_define("BENCHLAB_VERSION").strip('"')
+    assert re.search(r'\| `benchlab` \| string \| header version, e.g. `"([^"]+)"`', text).group(1) == version
+
+
+def test_cli_md_gives_the_samples_minimum_of_the_header_and_of_click():
+    found = re.search(r"`--samples` must be >= (\d+)", (DOCS / "cli.md").read_text())
+    run = cli.get_command(click.Context(cli), "run")
+    [samples] = [p for p in run.params if p.name == "samples"]
+    assert int(found.group(1)) == header_limits()["MIN_SAMPLES"] == samples.type.min
+
+
+def test_cli_md_counts_the_stores_tables():
+    found = re.search(r"no ORM needed for (\w+) tables", (DOCS / "cli.md").read_text())
+    assert NUMBER_WORDS.get(found.group(1), found.group(1)) == len(store.metadata.tables)
+
+
+def test_cli_md_lists_every_subcommand_of_benchlab_help():
+    text = (DOCS / "cli.md").read_text()
+    table = text[text.index("Commands:\n"):].split("\n\n")[1]
+    listed = re.findall(r"^\| `benchlab ([a-z]+)\b", table, re.M)
+    subcommands = cli.list_commands(click.Context(cli))
+    assert list(dict.fromkeys(listed)) == subcommands
+
+
+def test_the_headers_manual_names_files_that_exist():
+    manual = HEADER.read_text().split("*/", 1)[0]
+    paths = set(re.findall(r"\b((?:tests|docs|examples|suites|scripts|bench|src)/[\w./-]*\w)", manual))
+    assert "tests/c/modes_test.sh" in paths
+    assert [path for path in sorted(paths) if not (REPO / path).exists()] == []
+
+
+# -- examples that must run as written -------------------------------------------------------------
+
+#: Seconds the "short run" of docs/cli.md may take here: it says 10 s warm, 34 s with the
+#: builds (the example it replaced took 82 s).
+SHORT_RUN_LIMIT_S = 60
+
+
+def test_the_short_run_of_cli_md_is_short(benchlab, monkeypatch, tmp_path):
+    found = re.search(r"Small values keep a run short: `(benchlab run [^`]+)`", (DOCS / "cli.md").read_text())
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("BENCHLAB_DB", f"sqlite:///{tmp_path / 'results.db'}")
+    started = time.monotonic()
+    result = benchlab(*shlex.split(found.group(1))[1:])
+    assert result.exit_code == 0, result.stderr[-2000:]
+    assert time.monotonic() - started < SHORT_RUN_LIMIT_S
