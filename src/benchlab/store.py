@@ -659,10 +659,13 @@ def _cannot_write(url: sa.URL) -> str | None:
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or url.query.get("uri"):
         return None
     path = Path(url.database)
-    if not path.is_file():
+    try:
+        if not path.is_file():
+            return None
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return "it is on a read-only file system"
+    except OSError:  # a name too long, a loop of links: SQLite says so in its own words
         return None
-    if os.statvfs(path).f_flag & os.ST_RDONLY:
-        return "it is on a read-only file system"
     if not os.access(path, os.W_OK):
         return "the file is not writable"
     if not os.access(path.parent, os.W_OK):

@@ -499,3 +499,12 @@ def test_a_project_on_a_read_only_file_system_without_a_database_is_one_error(re
     assert (result.returncode, result.stderr) == (2, (
         f"error: cannot create {read_only_dir / '.benchlab'} for the database: Read-only file system "
         "(give another database with --db or BENCHLAB_DB, e.g. sqlite:////tmp/results.db)\n"))
+
+
+def test_a_database_path_too_long_to_open_is_one_error(project, benchlab):
+    # looked at before SQLite opens it (is it writable?): a name over 255 bytes must still be SQLite's one error
+    url = f"sqlite:///{'a' * 300}.db"
+    result = benchlab("runs", "--db", url)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert ("unable to open database file" in result.stderr or "too long" in result.stderr), result.stderr
