@@ -88,7 +88,7 @@ class ABRun:
         started = time.monotonic()
         rounds = 0
         while rounds < self.max_rounds:
-            running = [pair for pair in self.pairs if pair.name not in self.failed]
+            running = [pair for pair in self.pairs if pair.name not in self.failed and not self._pair_decided(pair, rounds)]
             if not running:
                 break
             for pair in running:
@@ -138,6 +138,13 @@ class ABRun:
             a_medians, b_medians = self.figures.setdefault(key, ([], []))
             a_medians.append(a.median)
             b_medians.append(record.median)
+
+    def _pair_decided(self, pair: Pair, rounds: int) -> bool:
+        """Whether every figure of `pair` is decided (after MIN_ROUNDS): its processes need not
+        run again while the others' go on, so the undecided get the rounds."""
+        mine = [(key, ratios) for key, ratios in self.ratios.items() if key[0] == pair.name]
+        return (self.decided is not None and rounds >= MIN_ROUNDS and bool(mine)
+                and all(self.decided(key[1], *paired_interval(ratios)[1:]) for key, ratios in mine))
 
     def _all_decided(self) -> bool:
         if self.decided is None or not self.ratios:
