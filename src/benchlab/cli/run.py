@@ -23,6 +23,9 @@ from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep, interl
 from benchlab.targets import resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
+#: Said after a run whose figures have no identical-code history on a machine never calibrated.
+NO_PRIOR_NOTE = ("note: figures with no earlier runs of identical code have intervals from this run's processes "
+                 "only: this machine has no prior (benchlab calibrate measures it, in about 15 s)")
 
 
 def _limit_range(low: str, high: str) -> click.IntRange:
@@ -162,10 +165,13 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     status = "failed" if faults else "complete"
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
     problem = storage.close(info, status, exit_code) if storage else None
+    history = storage.run_levels(info) if storage else None
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
-                    run={"id": run_id, "status": status, "context": info},
-                    history=storage.run_levels(info) if storage else None)
+                    run={"id": run_id, "status": status, "context": info}, history=history)
     write_output(report, output_format, out_path)
+    if storage and history is not None and not any(level.source == noise.MACHINE_PRIOR for level in history.values()) \
+            and any(r.counter == "time" and r.median for r in records) and storage.without_prior(info):
+        stderr.print(NO_PRIOR_NOTE, highlight=False, soft_wrap=True, markup=False)
     if problem:
         raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
                           f"{problem.fix}; the results are printed above"
@@ -255,6 +261,13 @@ class _Storage:
         except UserError as failure:
             self.warn(f"{failure.what}; the intervals use this run's processes only")
             return None
+
+    def without_prior(self, info) -> bool:
+        """Whether the machine has no prior (benchlab calibrate) in the store."""
+        try:
+            return not self.store.machine_priors(noise.Machine.of(info))
+        except UserError:
+            return False
 
     def forget(self) -> None:
         try:

@@ -1,6 +1,7 @@
 """Column headings and cell texts shared by the table and markdown exporters."""
 from __future__ import annotations
 
+from benchlab.combine import RERUN_WITH_PRIOR
 from benchlab.instances import INSTANCES
 from benchlab.records import printable
 from benchlab.report import (
@@ -96,12 +97,16 @@ def cells(report: Report, row: Row, notes: dict[str, int] | None = None) -> list
 
 def legend_lines(report: Report) -> list[str]:
     lines = [f"{mark}  {LEGEND[mark]}" for mark in report.marks_used]
-    earlier = sorted({cell.record.summary["earlier_runs"] for row in report.rows for cell in row.cells.values()
-                      if cell.record is not None and cell.record.summary.get("earlier_runs")})
+    summaries = [cell.record.summary for row in report.rows for cell in row.cells.values()
+                 if cell.record is not None and cell.record.summary.get("earlier_runs")]
+    earlier = sorted({s["earlier_runs"] for s in summaries if s.get("ci_scope") != RERUN_WITH_PRIOR})
     if earlier:
         runs = f"{earlier[0]}" if len(earlier) == 1 else f"{earlier[0]}-{earlier[-1]}"
         lines.append(f"±  a rerun's figure lands within it 99% of the time: it adds to this run's processes "
-                     f"the spread between {runs} earlier runs on this machine")
+                     f"the spread between {runs} earlier runs of identical code on this machine")
+    if any(s.get("ci_scope") == RERUN_WITH_PRIOR for s in summaries):
+        lines.append("±  (no earlier runs of identical code: the spread between runs that this machine's prior, "
+                     "benchlab calibrate, gives for the figure's kind of kernel)")
         if any(cell.record is not None and cell.record.summary.get("earlier_runs")
                and cell.record.summary.get("processes", 1) < 2 for row in report.rows for cell in row.cells.values()):
             lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")

@@ -36,11 +36,11 @@ def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab
     assert {("copy", "16"), ("copy", "1024")} <= rows
     # stderr is not a terminal here: one progress line per process instead of a bar (5 by default)
     progress = "".join(f"[{k}/5] small on native\n" for k in range(1, 6))
-    assert first.stderr == progress + "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    assert first.stderr == progress + NO_PRIOR_NOTE + "\nsaved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
 
     second = benchlab("run", "suite", *FAST)
     assert second.exit_code == 0
-    assert second.stderr == progress + "saved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
+    assert second.stderr == progress + NO_PRIOR_NOTE + "\nsaved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
 
 
 @needs_header
@@ -296,7 +296,7 @@ def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(pro
     result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
                       "--counters", "time,jemalloc-allocated,page-faults,allocs", "--processes", "1")
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == ("[1/1] counters on native\n"
+    assert result.stderr == ("[1/1] counters on native\n" + NO_PRIOR_NOTE + "\n"
                              "saved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n")
     header, _, *lines = result.stdout.splitlines()
     assert header.split() == ["TEST", "PARAM", "COUNTER", "UNIT", "native", "ITERATIONS"]
@@ -517,3 +517,17 @@ def test_each_process_starts_on_the_next_cpu_and_is_released(project, benchlab):
     unspread = benchlab("run", "small.c", *FAST, "--processes", "2", "--no-store", "--format", "json",
                         "--no-spread-cpus")
     assert all("start_cpu" not in r["reported"] for r in json.loads(unspread.stdout)["records"])
+
+
+@needs_header
+def test_a_calibrated_machine_gives_a_new_programs_figures_its_prior_and_says_nothing(project, benchlab):
+    from benchlab import context, noise
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    store = Store(f"sqlite:///{project / 'p.db'}")
+    store.save_machine_priors(noise.Machine.of(context.machine()), [
+        dict(kind="latency-bound", variance=0.004 ** 2, df=9, process_cv2=0.003 ** 2, process_df=20, runs=10, load=0.1),
+        dict(kind="loop-bound", variance=0.1 ** 2, df=9, process_cv2=0.2 ** 2, process_df=20, runs=10, load=0.1)])
+    store.close()
+    result = benchlab("run", "suite", *FAST, "--db", f"sqlite:///{project / 'p.db'}")
+    assert result.exit_code == 0 and NO_PRIOR_NOTE not in result.stderr
+    assert "this machine's prior, benchlab calibrate" in result.stdout  # the legend says what the ± rests on
