@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.cli.common import STDOUT, check_output_file, check_path_length, config_of, db_option, open_store
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.records import Record
@@ -32,7 +32,8 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 @click.argument("run_id", metavar="RUN", default="latest")
 @click.option("--format", "export_format", type=click.Choice(list(RUN_FORMATS)),
               help="Format to write (default: from --out's suffix .jsonl or .csv, else jsonl).")
-@click.option("--out", "out_path", metavar="FILE", help="Write to FILE instead of stdout.")
+@click.option("--out", "out_path", metavar="FILE",
+              help="Write to FILE (a regular file; - is stdout) instead of stdout.")
 @click.option("--dir", "dir_path", metavar="DIR",
               help="Write DIR/<date>-run<ID>/ with data/results.csv, data/results.jsonl and a README.txt.")
 @click.option("--platform", metavar="NAME", help="Only the results of this platform.")
@@ -46,16 +47,17 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
         raise UserError("--dir writes a folder of csv and jsonl files; --out and --format do not apply to it",
                         "give either --dir DIR, or --format and --out")
     if out_path is not None:
-        _check_file(out_path)
+        check_output_file("--out", out_path, "run.jsonl", allow_stdout=True)
     export_format = export_format or _format_of(out_path)
     if dir_path is not None:
+        check_path_length("--dir", dir_path)
         _check_directory(Path(dir_path), "--dir")
     store = open_store(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
     report = _report(run, records, faults, platform)
     if dir_path is None:
         text = RUN_FORMATS[export_format](report)
-        if out_path is None:
+        if out_path in (None, STDOUT):
             click.echo(text, nl=False)
         else:
             _write(Path(out_path), text, "--out")
@@ -71,7 +73,7 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
 
 
 def _format_of(out_path: str | None) -> str:
-    if out_path is None:
+    if out_path in (None, STDOUT):
         return "jsonl"
     suffix = Path(out_path).suffix.lower()
     if suffix not in RUN_FORMAT_BY_SUFFIX:
@@ -83,24 +85,6 @@ def _format_of(out_path: str | None) -> str:
 # Writability is probed by creating (and removing) a temporary file or directory where the
 # output will go: os.access says yes to root everywhere, even where the kernel says no
 # (/sys, a read-only mount), and the output is written beside its final name anyway.
-
-def _check_file(out_path: str) -> None:
-    path = Path(out_path)
-    if path.is_dir():
-        raise UserError(f"--out {out_path} is a directory", "give a file name, e.g. --out run.jsonl")
-    if not path.parent.exists():
-        raise UserError(f"--out {out_path}: the directory {path.parent} does not exist",
-                        "create it first, or give another path")
-    if not path.parent.is_dir():
-        raise UserError(f"--out {out_path}: {path.parent} is not a directory", "give another path")
-    try:
-        with tempfile.TemporaryFile(dir=path.parent):
-            pass
-    except OSError as exc:
-        raise UserError(f"--out {out_path} is not writable ({exc.strerror})", "give a path you can write") from None
-    if path.exists() and not os.access(path, os.W_OK):
-        raise UserError(f"--out {out_path} is not writable", "give a path you can write")
-
 
 def _check_directory(directory: Path, option: str) -> None:
     """A directory that exists and can be written, or can be created (its nearest existing parent can)."""
@@ -136,7 +120,9 @@ def _umask() -> int:
 
 
 def _write(path: Path, text: str, option: str) -> None:
-    """The whole file or nothing: written beside `path`, then renamed over it."""
+    """The whole file or nothing: written beside `path`, then renamed over it; never over
+    a device or FIFO (the rename would replace /dev/null itself with a regular file)."""
+    check_output_file(option, str(path), path.name)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w") as stream:

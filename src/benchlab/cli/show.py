@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, write_output
+from benchlab.cli.common import check_out, config_of, db_option, format_option, open_store, out_option, write_output
 from benchlab.errors import ExitCode
 from benchlab.report import Report
 
@@ -26,6 +26,7 @@ def command(context: click.Context, run_id: str, db_url: str | None, output_form
 
 def print_run(store, run_id: int, output_format: str | None, out_path: str | None) -> int:
     """Print stored run `run_id` as `show` does (also `baseline show`); its exit status."""
+    check_out(output_format, out_path)  # before the run is read: a bad --out is not worth the wait
     run, records, faults = store.load_run(run_id)
     if not records and output_format in (None, "table", "json") and out_path is None:
         profile = store.load_profile(run_id)

@@ -26,6 +26,8 @@ __all__ = ["build", "check_out", "DEFAULT_HISTORY_RUNS"]
 
 def check_out(out: Path) -> None:
     """--out must be a new directory, an empty one, or an earlier report's, in a writable parent."""
+    from benchlab.cli.common import check_path_length
+    check_path_length("--out", out)  # a name over 255 bytes: one error, not an OSError on the first stat
     parent = out.absolute().parent
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file", "give a directory: the report is DIR/index.html and its scripts")

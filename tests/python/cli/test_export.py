@@ -3,7 +3,9 @@ dated folder, Google Benchmark's own compare.py on an export, and every fault (o
 exit 2, nothing written)."""
 import json
 import math
+import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -166,6 +168,11 @@ def test_dir_writes_a_dated_folder_of_data_and_a_readme_and_again_the_same(proje
     assert sorted(p.name for p in (project / "baselines").iterdir()) == ["2026-11-20-run1"]  # no temporary left
 
 
+#: A file name over the file systems' 255 bytes, and how an error shows it (cut).
+LONG = "x" * 300
+LONG_SHOWN = "x" * 57 + "..."
+
+
 def unwritable(option: str, path: str, what: str) -> set[str]:
     # root gets "Operation not permitted" or "Permission denied" from /sys depending on the call
     return {f"error: {option} {path} is not writable ({why}) (give {what} you can write)\n"
@@ -187,6 +194,14 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
                                  "(add --format jsonl|csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
     (["1", "--dir", "/sys/baselines"], unwritable("--dir", "/sys/baselines", "a directory")),
     (["1", "--dir", "afile/baselines"], "error: --dir afile/baselines: afile is not a directory (give a directory)\n"),
+    (["1", "--out", LONG + ".jsonl"], f"error: --out {LONG_SHOWN}: the name {LONG_SHOWN} is 306 bytes long, over the "
+                                      "file system's limit of 255 (give a shorter file name)\n"),
+    (["1", "--dir", f"d/{LONG}/e"], f"error: --dir d/{LONG[:55]}...: the name {LONG_SHOWN} is 300 bytes long, over "
+                                    "the file system's limit of 255 (give a shorter file name)\n"),
+    (["1", "--out", "/".join(["d" * 200] * 21)], "error: --out " + "d" * 57 + "...: the path is 4220 bytes long, "
+                                                 "over the system's limit of 4095 (give a shorter path)\n"),
+    (["1", "--out", "afifo"], "error: --out afifo is a FIFO (named pipe): results are written only to regular files "
+                              "(give --out - for stdout, or a file name, e.g. --out run.jsonl)\n"),
     (["1", "--dir", "d", "--out", "x.csv"], "error: --dir writes a folder of csv and jsonl files; --out and --format "
                                             "do not apply to it (give either --dir DIR, or --format and --out)\n"),
     (["1", "--format", "gbench", "--out", "g.json"],
@@ -196,6 +211,7 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
      "error: run 1 has no results on platform 'arm' (give one of: native, wasm)\n"),
 ])
 def test_a_bad_export_is_one_error_and_writes_nothing(project, benchlab, run, args, message):
+    os.mkfifo(project / "afifo")
     (project / "adir").mkdir()
     (project / "afile").write_text("a file")
     files = sorted(p for p in project.rglob("*") if ".benchlab" not in p.parts)
@@ -232,3 +248,21 @@ def test_written_files_and_folders_get_the_modes_of_any_new_file(project, benchl
     assert folder.stat().st_mode == (folder / "data").stat().st_mode == dir_mode
     assert benchlab("export", "1", "--dir", "baselines").exit_code == 0  # files replaced in place
     assert (folder / "README.txt").stat().st_mode == file_mode
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a character device needs root")
+def test_export_onto_a_device_node_leaves_the_node_alone(project, benchlab, run):
+    # The same node as /dev/null (1, 3), made here: a write through a rename would replace it.
+    node = project / "null"
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    result = benchlab("export", "1", "--out", "null")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("error: --out null is a character device: results are written only to regular "
+                             "files (give --out - for stdout, or a file name, e.g. --out run.jsonl)\n")
+    assert stat.S_ISCHR(node.stat().st_mode) and node.stat().st_rdev == os.makedev(1, 3)
+
+
+def test_out_dash_is_stdout(project, benchlab, run):
+    result = benchlab("export", "1", "--out", "-")
+    assert result.exit_code == 0 and result.stdout == benchlab("export", "1").stdout
+    assert not (project / "-").exists()
