@@ -10,12 +10,13 @@ import sys
 from html import escape as html_escape
 from pathlib import Path
 
+import numpy as np
 import plotly.graph_objects as go
 import pytest
 
 import benchlab
 from benchlab.errors import UserError
-from benchlab.htmlreport import build, page
+from benchlab.htmlreport import build, charts, page
 from benchlab.records import Record
 from benchlab.report import Report
 from benchlab.store import Store
@@ -190,3 +191,14 @@ def test_the_version_is_the_headers_in_the_command_the_package_and_the_report(st
     assert command.stdout == f"benchlab, version {macro}\n"
     assert benchlab.__version__ == macro
     assert f'<meta name="generator" content="benchlab {macro}">' in html and f"by benchlab {macro}." in html
+
+
+def test_a_box_has_whiskers_at_tukeys_fences_points_beyond_and_counts_what_is_far_out():
+    # 1..20, then 40 (beyond 1.5 IQR: a point) and a preemption of 100,000 (beyond 3 IQR: counted).
+    values = np.array([*range(1, 21), 40.0, 100_000.0])
+    found = charts.box_stats(values, clamp=False)
+    q1, q3 = found.box["q1"], found.box["q3"]
+    assert (q1, q3) == (6.25, 16.75)  # type 7, as stats.py
+    assert found.box["lowerfence"] == 1 and found.box["upperfence"] == 20  # the furthest samples within 1.5 IQR
+    assert found.outliers == [40.0] and (found.far_out, found.furthest) == (1, 100_000.0)
+    assert charts.box_stats(np.array([-2.0, 1.0, 2.0, 3.0]), clamp=True).box["lowerfence"] == 0.0
