@@ -9,6 +9,7 @@ import collections
 import dataclasses
 from typing import Any
 
+from benchlab.buildable import not_built
 from benchlab.combine import combine
 from benchlab.instances import INSTANCES, fault_copy
 from benchlab.records import Fault, Record
@@ -60,7 +61,8 @@ class Cell:
     @property
     def text(self) -> str:
         if self.fault is not None and self.record is None:
-            return f"FAILED: {self.fault.reason}"
+            # A source the platform cannot build (buildable.py) is left out there, not failed.
+            return f"- ({self.fault.reason})" if not_built(self.fault) else f"FAILED: {self.fault.reason}"
         if self.record is None:
             return "-"
         if not self.record.supported:

@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from benchlab import noise
 from benchlab.build import BuildFailed, Builder
+from benchlab.buildable import not_built, unbuildable_reason
 from benchlab.config import Config
 from benchlab.errors import UserError
 from benchlab.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
@@ -237,7 +238,8 @@ class Runner:
         for item in (*result.records, *result.faults):
             item.platform = unit.platform.name
             item.binary = unit.target.name
-            item.sweep = sweep
+            # A source the platform cannot build is so at every sweep value: one row says it.
+            item.sweep = None if isinstance(item, Fault) and not_built(item) else sweep
         for fault in result.faults:
             fault.process = process
         return result
@@ -448,6 +450,11 @@ def machine_warnings(stderr: str) -> list[str]:
 
 
 def _build_fault(unit: Unit, failure: BuildFailed) -> Fault:
+    """A compile failure; or, for a source the platform cannot build at all (threads on
+    wasm32-wasi: buildable.py), the `-` cell's reason, which does not fail the run."""
+    reason = unbuildable_reason([failure.source, *unit.target.companions], failure.target)
+    if reason is not None:
+        return Fault(unit.target.name, unit.platform.name, reason, [])
     tail = [line for line in failure.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
     return Fault(unit.target.name, unit.platform.name, f"does not compile for {failure.target}", tail)
 

@@ -12,6 +12,7 @@ from rich.console import Console
 from benchlab import context as run_context
 from benchlab import noise
 from benchlab.build import Builder
+from benchlab.buildable import not_built
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
@@ -161,8 +162,9 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         shown = ", ".join(repr(f) for f in filters)
         raise UserError(f"--filter {shown} matches no benchmark in any binary",
                         "list a binary's benchmarks with its --list; a filter is a substring of NAME or NAME/PARAM=V")
-    exit_code = ExitCode.BENCHMARK_FAILURE if faults else ExitCode.OK
-    status = "failed" if faults else "complete"
+    failed = any(not not_built(fault) for fault in faults)  # a platform a source cannot build is no failure
+    exit_code = ExitCode.BENCHMARK_FAILURE if failed else ExitCode.OK
+    status = "failed" if failed else "complete"
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
     problem = storage.close(info, status, exit_code) if storage else None
     history = storage.run_levels(info) if storage else None

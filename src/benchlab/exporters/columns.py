@@ -1,6 +1,7 @@
 """Column headings and cell texts shared by the table and markdown exporters."""
 from __future__ import annotations
 
+from benchlab.buildable import not_built
 from benchlab.combine import RERUN_WITH_PRIOR
 from benchlab.instances import INSTANCES
 from benchlab.records import printable
@@ -120,7 +121,7 @@ def failure_lines(report: Report) -> list[str]:
     """Each failure with its reason and the end of its stderr; the same failure of several
     processes of one binary once, with how many processes it hit."""
     groups: dict[tuple, list] = {}
-    for fault in report.faults:
+    for fault in (f for f in report.faults if not not_built(f)):  # a `-` cell says why, not a failure
         sweep = f" {fault.sweep['flag']}={fault.sweep['value']}" if fault.sweep else ""
         groups.setdefault((fault.binary, fault.platform, sweep, fault.reason), []).append(fault)
     lines = []

@@ -1,9 +1,13 @@
 """`benchlab run` end to end: exact output, errors and exit codes."""
 import json
+import shlex
 
 import pytest
 
-from conftest import SMALL_BENCH, needs_header, write
+from conftest import REPO, SMALL_BENCH, needs_header, write
+
+from benchlab.cli.run import NO_PRIOR_NOTE
+from benchlab.store import Store
 
 FAST = ("--samples", "8", "--time-limit", "0.05")
 
@@ -517,6 +521,63 @@ def test_each_process_starts_on_the_next_cpu_and_is_released(project, benchlab):
     unspread = benchlab("run", "small.c", *FAST, "--processes", "2", "--no-store", "--format", "json",
                         "--no-spread-cpus")
     assert all("start_cpu" not in r["reported"] for r in json.loads(unspread.stdout)["records"])
+
+
+# -- a platform a source cannot build for: a `-` cell with the reason, not a failure -------------
+
+THREADED = """\
+    #include <pthread.h>
+    #include "benchlab.h"
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    BL_BENCH(locked, n) {
+        for (uint64_t i = 0; i < n; i++) { pthread_mutex_lock(&lock); pthread_mutex_unlock(&lock); }
+    }
+    BL_MAIN()
+"""
+
+
+@needs_header
+def test_a_source_with_threads_is_a_dash_on_wasm_and_the_run_passes(project, benchlab):
+    write(project / "suite" / "locked.c", THREADED)
+    write(project / "suite" / "small.c", SMALL_BENCH)
+    result = benchlab("run", "suite", "--platform", "native", "--platform", "wasm", *FAST, "--processes", "2")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    rows = {line.split()[0]: line for line in result.stdout.splitlines()[2:] if line.strip()}
+    reason = "not built for wasm32-wasi: includes <pthread.h> (wasi-libc has no threads)"
+    assert rows["locked"].split()[1] == "-" and rows["locked"].endswith(f"- ({reason})")
+    assert "FAILED" not in result.stdout and "failures:" not in result.stdout
+    shown = benchlab("show")  # stored as it was said: the reason is the fault's, the run complete
+    assert shown.exit_code == 0 and f"- ({reason})" in shown.stdout
+    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    assert [(run["status"], run["exit_code"]) for run in store.list_runs()] == [("complete", 0)]
+    store.close()
+
+
+@needs_header
+def test_a_source_that_is_wrong_still_fails_on_wasm(project, benchlab):
+    # No thread header: wasm's compile error is the source's own, a failure (exit 1).
+    write(project / "broken.c", '#include "benchlab.h"\nBL_BENCH(b, n) { (void)n; undefined_call(); }\nBL_MAIN()\n')
+    result = benchlab("run", "broken.c", "--platform", "native", "--platform", "wasm", "--no-store", *FAST)
+    assert result.exit_code == 1
+    assert "FAILED: does not compile for wasm32-wasi" in result.stdout and "failures:" in result.stdout
+
+
+def test_the_docs_sweep_example_and_run_suites_exit_0_as_written(benchlab, monkeypatch, tmp_path):
+    """docs/cli.md's concurrency sweep, run as written from the repository (wasm is one of
+    benchlab.toml's platforms there), then scripts/run-suites's `benchlab run` line with
+    quick settings in place of its "$@"."""
+    monkeypatch.chdir(REPO)
+    monkeypatch.setenv("BENCHLAB_DB", f"sqlite:///{tmp_path / 'results.db'}")
+    example = "benchlab run suites/concurrency --sweep threads=1,2 --time-limit 0.2 --no-store"
+    assert f"$ {example}\n" in (REPO / "docs" / "cli.md").read_text()
+    result = benchlab(*shlex.split(example)[1:])
+    assert result.exit_code == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "- (not built for wasm32-wasi: includes <pthread.h>" in result.stdout
+    line = next(line for line in (REPO / "scripts" / "run-suites").read_text().splitlines()
+                if line.startswith(".venv/bin/benchlab run "))
+    argv = [arg for arg in shlex.split(line)[1:] if arg != "$@"]
+    suites = benchlab(*argv, "--processes", "1", "--samples", "3", "--time-limit", "0.01", "--no-store")
+    assert suites.exit_code == 0, suites.stdout[-2000:] + suites.stderr[-2000:]
 
 
 @needs_header
