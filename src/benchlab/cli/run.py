@@ -171,13 +171,13 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
                     run={"id": run_id, "status": status, "context": info}, history=history)
     write_output(report, output_format, out_path)
-    if storage and history is not None and not any(level.source == noise.MACHINE_PRIOR for level in history.values()) \
-            and any(r.counter == "time" and r.median for r in records) and storage.without_prior(info):
-        stderr.print(NO_PRIOR_NOTE, highlight=False, soft_wrap=True, markup=False)
     if problem:
         raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
                           f"{problem.fix}; the results are printed above"
                           + (f" and in {out_path}" if out_path else ""))
+    if storage and history is not None and not any(level.source == noise.MACHINE_PRIOR for level in history.values()) \
+            and any(r.counter == "time" and r.median for r in records) and storage.without_prior(info):
+        stderr.print(NO_PRIOR_NOTE, highlight=False, soft_wrap=True, markup=False)
     if storage:
         stderr.print(f"saved as run {run_id} (benchlab show {run_id}); "
                      f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache", highlight=False)
