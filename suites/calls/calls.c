@@ -17,6 +17,29 @@
  *     ratio should come out close to 1 and not significant, a built-in check of
  *     the comparison.
  *
+ * What args/0 shows at --samples=500. Its ratio reads about 1.001 in every run
+ * (1.0011 to 1.0013, above 1 in 30 of 30 runs), and before the header allowed
+ * for it, the ratio's interval (+-0.1%) called it significant in 6 of 15 runs.
+ * Not the code: an exact copy of the baseline's body read 1.0008, 1.0010 when
+ * the copy was made the baseline and the original compared to it, and aligning
+ * every function and loop to 64 bytes (-falign-functions=64 -falign-loops=64)
+ * left 1.0016. Not the round order either (1.0004 to 1.0011 whichever of the
+ * two came first in a round). It is a fixed cost per sample, about 15 ns that
+ * differs between bodies (most likely the branch predictors' state left by the
+ * body sampled before: the indirect call into the body, the loop's first and
+ * last branches; a sample's residual moved by up to 0.3% with its predecessor),
+ * spread over the sample's iterations: --samples=500 fits 500 samples into the
+ * 0.01 s time limit, so a sample is 16 us (11000 calls), and 15 ns is 0.12% of
+ * it. With longer samples the shift shrinks as 1/n: 1.0005 at n = 31000
+ * (--time-limit=0.03), 1.0003 at the default 50 us samples (n = 33000), 1.0000
+ * at n = 107000 (--time-limit=0.1). So the header widens a ratio's interval by
+ * the comparison's per-sample resolution, one timer read's cost over the
+ * sample's iterations (bl__ratio_resolution; +-0.19% here: 24.5 ns over 11000
+ * calls of 1.2 ns), which more samples cannot shrink: args/0 and args/1 then
+ * read not significant (0 of 15 runs), args/4 to args/6 (1.34x) still are.
+ * To resolve differences finer than that, give samples more iterations
+ * (--time-limit) rather than more samples.
+ *
  * Why the pointers are opaque: a call the compiler can see through is inlined
  * (and then deleted, since the callees do nothing), and the benchmark would
  * time an empty loop. Each pointer is kept in a volatile object, so its value
