@@ -554,12 +554,61 @@ def _exports() -> dict[str, str]:
 
 
 @st.composite
-def import_files(draw, seeds: dict[str, list[str]], fmt: str) -> tuple[str, str | None, bool, str | None]:
-    """(text, packing, whether --format names the format, --max-size)."""
-    pool = import_seeds(seeds)
+def values_mutated(draw, documents: list[str]) -> str:
+    """A JSON document with only its values changed (one to three, each anywhere in it with the
+    same chance: Hypothesis's own choices favour the first): still JSON, so past the syntax
+    check to the parser's own checks of types and ranges (a pyperf unit that is a list)."""
+    document = json.loads(draw(st.sampled_from(documents)))
+    choose = draw(st.randoms(use_true_random=False)).choice
+    for _ in range(draw(st.integers(1, 3))):
+        path = choose(_value_paths(document))
+        replacement = draw(st.one_of(json_values(), st.sampled_from([float("nan"), -5, 0, 10**400, {}, [1]])))
+        if not path:
+            document = replacement
+            continue
+        parent = document
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, dict) and draw(st.booleans()):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = replacement
+    try:
+        return json.dumps(document, indent=2)
+    except ValueError:  # an integer too long to write
+        return draw(st.sampled_from(documents))
+
+
+def _value_paths(value: Any, path: tuple = ()) -> list[tuple]:
+    """The path of every value in a JSON document, the document's own () first."""
+    found = [path]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found += _value_paths(item, (*path, key))
+    return found
+
+
+def import_files(pool: dict[str, list[str]], fmt: str) -> st.SearchStrategy[tuple[str, str | None, bool, str | None]]:
+    """(text, packing, whether --format names the format, --max-size), from import_seeds' `pool`."""
+    documents = []
+    for text in pool[fmt]:
+        try:
+            json.loads(text)
+            documents.append(text)
+        except ValueError:  # lines of JSON (jsonl), or no JSON at all
+            pass
+    return _import_files(pool, fmt, documents)
+
+
+@st.composite
+def _import_files(draw, pool: dict[str, list[str]], fmt: str, documents: list[str]) -> tuple:
     others = [text for texts in pool.values() for text in texts]
     kind = draw(st.integers(0, 7))  # mostly the format's own files, mutated: most inputs reach the parser
-    text = draw(mutated(pool[fmt], others) if kind > 1 else st.sampled_from(JUNK_LINES) if kind else st.text(max_size=200))
+    if kind > 4 and documents:
+        text = draw(values_mutated(documents))
+    else:
+        text = draw(mutated(pool[fmt], others) if kind > 1 else st.sampled_from(JUNK_LINES) if kind
+                    else st.text(max_size=200))
     return text, draw(st.sampled_from(PACKINGS)), draw(st.booleans()), draw(st.sampled_from(SIZES))
 
 

@@ -105,7 +105,8 @@ TARGETS: dict[str, Target] = {
 }
 
 #: `benchlab import` of each format it reads (issue 18): mutated files, some gzip'd, some cut.
-TARGETS.update({f"import-{fmt}": Target(f"import-{fmt}", lambda seeds, fmt=fmt: targets.import_files(seeds, fmt),
+TARGETS.update({f"import-{fmt}": Target(f"import-{fmt}",
+                                        lambda seeds, fmt=fmt: targets.import_files(targets.import_seeds(seeds), fmt),
                                         lambda seeds, d, fmt=fmt: targets.import_target(fmt, d))
                 for fmt in targets.IMPORT_FORMATS})
 #: Issue 18's import files, (text, packing, --format given, --max-size), run first by their format's fuzzer.
