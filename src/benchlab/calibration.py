@@ -108,15 +108,11 @@ def aa_level(runs: list[list[float]]) -> noise.RunLevel:
     """The run level and pooled process spread of an A/A's runs (their process medians):
     the mean rule over every consecutive difference, the robust pooled process spread."""
     history = [f for f in (noise.run_figure(values) for values in runs) if f is not None]
-    if len(history) < noise.MIN_EARLIER_RUNS:
+    level = noise.estimate(history, robust=False)
+    if level is None:
         raise UserError("the calibration has too few runs with figures to estimate the machine's noise",
                         f"give --runs {noise.MIN_EARLIER_RUNS} or more")
-    squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
-    explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
-    process_cv2, process_df = noise.pooled_process_spread(history)
-    return noise.RunLevel(variance=max(0.0, (sum(squares) / len(squares) - explained) / 2),
-                          earlier_runs=len(history), df=len(squares), process_cv2=process_cv2,
-                          process_df=process_df, source=noise.MACHINE_PRIOR)
+    return dataclasses.replace(level, source=noise.MACHINE_PRIOR)
 
 
 def _mean(values: list[float]) -> float:

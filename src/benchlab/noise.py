@@ -252,14 +252,16 @@ def chi2_median_ratio(df: int) -> float:
     return CHI2_1_MEDIAN if df == 1 else (1 - 2 / (9 * df)) ** 3
 
 
-def estimate(history: list[RunFigure]) -> RunLevel | None:
-    """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS."""
+def estimate(history: list[RunFigure], *, robust: bool = True) -> RunLevel | None:
+    """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS.
+    `robust=False`: the mean of every squared difference, for a history that cannot hold a
+    change of the code (a calibration's A/A)."""
     history = history[-MAX_EARLIER_RUNS:]
     if len(history) < MIN_EARLIER_RUNS:
         return None
     squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
     explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
-    if len(squares) >= ROBUST_FROM:
+    if robust and len(squares) >= ROBUST_FROM:
         mean_square, df = statistics.median(squares) / CHI2_1_MEDIAN, max(1, int(MEDIAN_EFFICIENCY * len(squares)))
     else:
         mean_square, df = sum(squares) / len(squares), len(squares)

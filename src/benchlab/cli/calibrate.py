@@ -14,7 +14,7 @@ from benchlab.report import percent_text
 
 
 @click.command("calibrate", short_help="Measure this machine's run-to-run noise (the prior for code with no history).")
-@click.option("--runs", type=click.IntRange(min=noise.MIN_EARLIER_RUNS, max=200), metavar="N",
+@click.option("--runs", type=click.IntRange(min=noise.MIN_EARLIER_RUNS, max=noise.MAX_EARLIER_RUNS), metavar="N",
               help=f"Separate runs of the reference kernels (default {calibration.DEFAULT_RUNS}).")
 @click.option("--processes", "-N", type=click.IntRange(min=2, max=100), metavar="N",
               help=f"Processes per run (default {calibration.DEFAULT_PROCESSES}).")
