@@ -56,7 +56,8 @@
    --------
    Besides time: --counters=time,cycles,instructions,cache-misses,r01c2,task-clock,
    page-faults,rusage,allocs,alloc-bytes,jemalloc-allocated,<BL_COUNTER name>, or
-   BL_MAIN_COUNTERS("...") in code. Each kind of counter is measured in a pass of its
+   BL_MAIN_COUNTERS("...") in code. B63's names work too: lpe:cycles (perf's
+   cpu-cycles), lpe:<perf event or r<hex>>, jemalloc_thread_allocated. Each kind of counter is measured in a pass of its
    own, after the time pass, so instrumentation never inflates the time figures. A
    counter the machine cannot count (no hardware PMU in a VM, perf_event_paranoid) says
    so in its record ("supported": false, "reason") and its table row; the rest run.
@@ -1144,6 +1145,26 @@ static const bl__name_code *bl__find_name(const bl__name_code *table, const char
     return NULL;
 }
 
+/* B63's counter names, accepted as aliases of ours (a B63 user's -c list or
+   B63_RUN_WITH string works as --counters or bl_set_counters): its perf events are
+   "lpe:" and perf's name or raw code, its jemalloc counter one name. The record is
+   named as ours, so "cpu-cycles,lpe:cycles" is one counter. */
+typedef struct bl__alias { const char *theirs, *ours; } bl__alias;
+static const bl__alias bl__b63_names[] = {
+    {"jemalloc_thread_allocated", "jemalloc-allocated"}, {"lpe:cycles", "cpu-cycles"}, {NULL, NULL}};
+
+static int bl__parse_counter(const char *spec, bl__counter *c);
+
+/* An alias of B63 (bl__b63_names, or "lpe:" and a perf event): 1 with c filled in as
+   the counter it names, 0 for any other name. */
+static int bl__parse_b63_counter(const char *spec, bl__counter *c) {
+    const bl__alias *a;
+    for (a = bl__b63_names; a->theirs; a++)
+        if (strcmp(a->theirs, spec) == 0) return bl__parse_counter(a->ours, c);
+    if (strncmp(spec, "lpe:", 4) != 0 || strchr(spec + 4, ':')) return 0;
+    return bl__parse_counter(spec + 4, c) && (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW);
+}
+
 /* Parse one counter name into c. Returns 0 for a name we do not know. */
 static int bl__parse_counter(const char *spec, bl__counter *c) {
     char name[64];
@@ -1151,6 +1172,7 @@ static int bl__parse_counter(const char *spec, bl__counter *c) {
     size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
     const bl__name_code *nc;
     size_t i;
+    if (!strncmp(spec, "lpe:", 4) || !strcmp(spec, "jemalloc_thread_allocated")) return bl__parse_b63_counter(spec, c);
     if (len == 0 || len >= sizeof name) return 0;
     memcpy(name, spec, len);
     name[len] = 0;
