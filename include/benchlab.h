@@ -135,7 +135,7 @@
    ----------------------------
    --list  --filter=SUBSTRING (repeatable)  --precision=PCT  --samples=N
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
-   --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  --help.
+   --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  -h/--help.
    Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
    --size= --opK=), --latency-every=K. CSB's spellings (-t= ...) make csb the default
    format, as CSB's runner expects; the long ones keep table/jsonl. Formats: docs/formats.md.
@@ -3157,7 +3157,7 @@ static const char *const bl__usage =
     "  -opK=F, --opK=F        operation K runs F times in 1024 (all given must sum to 1024;\n"
     "                         default: an equal share each)\n"
     "  --latency-every=K      time one operation in K (default 1: all; 0: none)\n"
-    "  --help                 show this help\n"
+    "  -h, --help             show this help\n"
     "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
 
 static int bl__flag_error(const char *flag, const char *rule, const char *value) {
@@ -3370,7 +3370,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
         if (len >= sizeof flag) len = sizeof flag - 1;
         memcpy(flag, arg, len);
         flag[len] = 0;
-        if (strcmp(flag, "--help") == 0) {
+        if (strcmp(flag, "--help") == 0 || strcmp(arg, "-h") == 0) {
             printf(bl__usage, argc > 0 ? argv[0] : "benchmark");
             return -1;
         }

@@ -121,9 +121,24 @@ checks=$((checks + 1))
 [ "$(grep -c '"subtracted":false' "$work/raw")" -eq "$n_all" ] || fail "records do not say subtracted:false"
 "$prog" --format=table --no-subtract --samples=5 | grep -q 'raw figures (--no-subtract)' || fail "table does not say raw"
 
-# --help: usage on stdout, status 0.
+# --help and -h: usage on stdout, status 0, nothing on stderr, nothing run; the same text.
 checks=$((checks + 1))
 "$prog" --help | grep -q -- '--time-limit=SECONDS' || fail "--help lacks --time-limit"
+for flag in -h --help; do
+    checks=$((checks + 1))
+    "$prog" $flag >"$work/help$flag" 2>"$work/err"
+    status=$?
+    [ "$status" -eq 0 ] || fail "$flag exited $status, want 0: $(head -c 200 "$work/err")"
+    [ ! -s "$work/err" ] || fail "$flag printed on stderr: $(head -c 200 "$work/err")"
+    head -1 "$work/help$flag" | grep -q '^usage: ' || fail "$flag: stdout does not start with usage: $(head -c 200 "$work/help$flag")"
+    grep -q '"type"' "$work/help$flag" && fail "$flag ran the benchmarks"
+    grep -q -- '-h, --help' "$work/help$flag" || fail "$flag: the usage does not name -h"
+done
+cmp -s "$work/help-h" "$work/help--help" || fail "-h and --help print different text"
+# after other flags too, and -h=1 is not help
+checks=$((checks + 1))
+"$prog" --samples=5 -h | head -1 | grep -q '^usage: ' || fail "--samples=5 -h does not print the usage"
+expect_error 'benchlab: unknown flag "-h" (see --help)' -h=1
 
 echo "cli_test: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]
