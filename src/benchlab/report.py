@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 from typing import Any
 
 from benchlab.buildable import not_built
@@ -154,23 +155,25 @@ class Report:
         if not self.rows:
             self.rows = build_rows(self.platforms, self.records, self.faults, self.history)
 
-    @property
+    # Properties of the whole report, asked once per row by the exporters: computed once
+    # (a report is not changed after it is made), or `show` is quadratic in its rows.
+    @functools.cached_property
     def sweep_flag(self) -> str | None:
         for item in (*self.records, *self.faults):
             if item.sweep:
                 return item.sweep["flag"]
         return None
 
-    @property
+    @functools.cached_property
     def show_counter(self) -> bool:
         return any(row.counter != "time" for row in self.rows if not row.failed)
 
-    @property
+    @functools.cached_property
     def common_unit(self) -> str | None:
         units = {row.unit for row in self.rows if not row.failed}
         return units.pop() if len(units) == 1 else None
 
-    @property
+    @functools.cached_property
     def marks_used(self) -> list[str]:
         used = {mark for row in self.rows for cell in row.cells.values() for mark in cell.marks}
         return [mark for mark in LEGEND if mark in used]

@@ -219,3 +219,31 @@ def test_a_failed_process_counts_against_its_own_sweep_value_only():
     assert cells["2"].text.endswith("[1 of 2 processes]")
     # every process at 4 threads failed: a FAILED row, although process 0 and 1 ran at 1 thread
     assert cells["4"].text == "FAILED: exit status 1"
+
+
+def row_reads(rows: int, exporter: str, monkeypatch) -> int:
+    """How many attributes of the report's rows `exporter` reads for a report of `rows` rows:
+    a count of operations, not a time, so that the test does not depend on the machine."""
+    from benchlab import report as report_module
+    records = [Record(bench=f"b{i}", param=None, samples=[1.0 + i % 7, 2.0, 3.0], platform="native", binary="x")
+               for i in range(rows)]
+    report = Report(platforms=["native"], records=records, faults=[])
+    reads = [0]
+    original = report_module.Row.__getattribute__
+
+    def counting(self, name):
+        reads[0] += 1
+        return original(self, name)
+
+    monkeypatch.setattr(report_module.Row, "__getattribute__", counting)
+    EXPORTERS[exporter](report)
+    monkeypatch.setattr(report_module.Row, "__getattribute__", original)
+    return reads[0]
+
+
+def test_every_format_reads_each_row_a_fixed_number_of_times(monkeypatch):
+    # Each row's cells asked whole-report questions (is there a sweep? a binary column?) that
+    # read every row again: 12,500 rows took show 59 s. Linear: 4x the rows, 4x the reads.
+    for exporter in EXPORTERS:
+        small, large = row_reads(200, exporter, monkeypatch), row_reads(800, exporter, monkeypatch)
+        assert large <= 4.2 * small, (exporter, small, large)

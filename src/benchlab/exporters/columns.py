@@ -14,7 +14,16 @@ MAX_NOTE_CHARS = 24
 
 
 def _shows_binary(report: Report) -> bool:
-    return any(row.binary for row in report.rows)
+    return _once(report, "shows_binary", lambda: any(row.binary for row in report.rows))
+
+
+def _once(report: Report, name: str, compute):
+    """A fact of the whole report, computed on the first of its rows' cells and kept: asked
+    per row, it would make the table quadratic in its rows (12,500 rows took a minute)."""
+    facts = report.__dict__.setdefault("_column_facts", {})
+    if name not in facts:
+        facts[name] = compute()
+    return facts[name]
 
 
 def _param_text(report: Report, row: Row) -> str:
@@ -27,7 +36,8 @@ def _param_text(report: Report, row: Row) -> str:
 
 
 def _shows_param(report: Report) -> bool:
-    return not report.sweep_flag or any(_param_text(report, row) for row in report.rows)
+    return _once(report, "shows_param",
+                 lambda: not report.sweep_flag or any(_param_text(report, row) for row in report.rows))
 
 
 def footnotes(report: Report) -> dict[str, int]:
