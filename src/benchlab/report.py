@@ -93,7 +93,10 @@ def _spread(summary: dict[str, Any]) -> str:
     one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
     if not median or not ci or one_process_alone:
         return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
-    text = f" +-{percent_text(relative_half_width(median, ci))}"
+    half = relative_half_width(median, ci)
+    text = f" +-{percent_text(half)}"
+    if half >= UNINFORMATIVE:
+        text += f" {UNINFORMATIVE_WORD}"
     if summary.get("between_cv") is not None:
         text += f" cv{percent_text(summary['between_cv'])}"
     return text
@@ -104,10 +107,27 @@ def relative_half_width(median: float, interval) -> float:
     return max(interval[1] - median, median - interval[0]) / abs(median)
 
 
+#: Percents are shown between these: below, "<0.01%" (the digits of 9e-05% are the noise of
+#: the noise), above, ">1000%" (3.1e+04% says only that the interval bounds nothing).
+MIN_PERCENT_SHOWN = 0.01
+MAX_PERCENT_SHOWN = 1000
+#: An interval whose half-width is the figure itself or more (+-100%: from 0 to twice the
+#: figure) bounds nothing worth a number: the cell says so in words.
+UNINFORMATIVE = 1.0
+UNINFORMATIVE_WORD = "uninformative"
+
+
 def percent_text(fraction: float) -> str:
-    """Two significant digits: 0.04%, 0.5%, 2.1%, 44%; whole percents from 100 up."""
+    """Two significant digits: 0.04%, 0.5%, 2.1%, 44%; whole percents from 100 up; <0.01%
+    and >1000% beyond what a reader can use."""
     percent = 100 * fraction
-    return f"{percent:.0f}%" if percent >= 99.5 else f"{percent:.2g}%"
+    if percent == 0:
+        return "0%"
+    if abs(percent) < MIN_PERCENT_SHOWN:
+        return f"<{MIN_PERCENT_SHOWN:g}%"
+    if abs(percent) > MAX_PERCENT_SHOWN:
+        return f">{MAX_PERCENT_SHOWN:g}%"
+    return f"{percent:.0f}%" if abs(percent) >= 99.5 else f"{percent:.2g}%"
 
 
 @dataclasses.dataclass

@@ -247,3 +247,16 @@ def test_every_format_reads_each_row_a_fixed_number_of_times(monkeypatch):
     for exporter in EXPORTERS:
         small, large = row_reads(200, exporter, monkeypatch), row_reads(800, exporter, monkeypatch)
         assert large <= 4.2 * small, (exporter, small, large)
+
+
+def test_percents_are_capped_and_an_interval_wider_than_its_figure_is_called_uninformative():
+    from benchlab.report import percent_text
+    assert [percent_text(f) for f in (0, 9e-7, 1e-4, 0.021, 0.44, 1.0, 9.99, 310.0)] == [
+        "0%", "<0.01%", "0.01%", "2.1%", "44%", "100%", "999%", ">1000%"]
+    summary = {"median": 10.0, "median_ci": [0.0, 3100.0], "processes": 5, "n": 100}
+    wide = Record(bench="wide", param=None, samples=[1.0], platform="native", summary=summary)
+    tight = Record(bench="tight", param=None, samples=[1.0], platform="native",
+                   summary={**summary, "median_ci": [9.99999, 10.00001]})
+    table = EXPORTERS["table"](Report(platforms=["native"], records=[wide, tight], faults=[]))
+    assert "10 +->1000% uninformative?" in table and "10 +-<0.01%" in table and "e+0" not in table
+    assert "uninformative  the interval is as wide as the figure or wider (+-100% or more" in table

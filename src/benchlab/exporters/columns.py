@@ -6,7 +6,8 @@ from benchlab.combine import RERUN_WITH_PRIOR
 from benchlab.instances import INSTANCES
 from benchlab.records import printable
 from benchlab.report import (
-    LEGEND, NOISE_THRESHOLD, SWEEP_ALIASES_OF_THREADS, WORKLOAD_FORMAT, Cell, Report, Row, format_value, scaling)
+    LEGEND, NOISE_THRESHOLD, SWEEP_ALIASES_OF_THREADS, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, Cell, Report, Row,
+    format_value, scaling)
 
 #: A cell's note longer than this ("not supported: <the binary's reason>") becomes a
 #: numbered footnote under the table, so one reason cannot widen a table to 180 columns.
@@ -121,6 +122,10 @@ def legend_lines(report: Report) -> list[str]:
         if any(cell.record is not None and cell.record.summary.get("earlier_runs")
                and cell.record.summary.get("processes", 1) < 2 for row in report.rows for cell in row.cells.values()):
             lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")
+    if any(UNINFORMATIVE_WORD in cell.text for row in report.rows for cell in row.cells.values()
+           if cell.record is not None):
+        lines.append(f"{UNINFORMATIVE_WORD}  the interval is as wide as the figure or wider (+-100% or more: from 0 "
+                     "to twice the figure), so it bounds nothing; measure more (--processes, --samples, --time)")
     if any(row.kind == WORKLOAD_FORMAT and not row.failed for row in report.rows):
         lines.append(f"[a–b]  a workload's fastest and slowest measured run; ? when half of that range is over "
                      f"{NOISE_THRESHOLD:.0%} of the median, ~ when it overlaps the first platform's")
