@@ -9,6 +9,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
+from benchlab import __version__ as benchlab_version
 from benchlab import migrations
 from benchlab.errors import UserError
 from benchlab.records import Fault
@@ -285,7 +286,7 @@ def test_a_database_of_a_newer_revision_is_one_error_and_nothing_is_written(db_u
     (project / "suite" / "one.sh").chmod(0o755)
     shown = db_url.replace(":" + (sa.make_url(db_url).password or "-") + "@", ":***@")
     expected = (f"error: database {shown!r} has schema revision '0042', which "
-                "benchlab 0.1.0 does not know: a newer benchlab has upgraded it (upgrade benchlab on this machine "
+                f"benchlab {benchlab_version} does not know: a newer benchlab has upgraded it (upgrade benchlab on this machine "
                 "(pip install -U benchlab, or git pull and bash scripts/setup.sh), or give another --db)\n")
     for command in (["run", "suite"], ["runs"], ["show"], ["baseline", "save", "nightly"], ["baseline", "list"]):
         result = benchlab(*command, "--db", db_url)

@@ -214,16 +214,6 @@ def test_a_target_that_exits_early_is_an_error(project, benchlab, costs, buckets
     assert_error_and_nothing_stored(project, result, result.stderr[len("error: "):-1])
 
 
-def test_a_stripped_program_is_refused_before_it_runs(project, benchlab, costs, buckets_file):
-    subprocess.run(["strip", "-o", str(project / "stripped"), str(costs)], check=True)
-    result = benchlab("profile", "--buckets", "b.toml", "--", "./stripped", "20000", "3", "ran.txt")
-    assert_error_and_nothing_stored(
-        project, result, "./stripped (" + str(project / "stripped") + ") has no symbols (it is stripped): its profile "
-        "would be addresses only (build it with symbols (no -s, no strip; -g helps), or install its debug symbols "
-        "(Debian: the PACKAGE-dbgsym package from the debian-debug archive))")
-    assert not (project / "ran.txt").exists()
-
-
 def test_an_out_path_in_a_missing_directory_is_refused_before_anything_runs(project, benchlab, costs, buckets_file):
     result = benchlab("profile", "--buckets", "b.toml", "--out", "nowhere/p.json", "--", "./costs", "20000", "3",
                       "ran.txt")
