@@ -12,7 +12,7 @@ from alembic.script import ScriptDirectory
 from benchlab import __version__ as benchlab_version
 from benchlab import migrations
 from benchlab.errors import UserError
-from benchlab.records import Fault
+from benchlab.records import Fault, Record
 from benchlab.store import Store, metadata
 
 # -- the tables as benchlab created them before revisions (store.py of commit 3028a9c, frozen) --
@@ -231,6 +231,9 @@ def test_imported_runs_of_an_older_database_are_found_by_their_sha256_after_the_
         connection.execute(frozen_runs.insert(), [dict(
             started_at="2026-11-22T09:00:00Z", status="complete", argv=["benchlab", "import", "x.json"],
             platforms=["native"], context={"imported": {"path": "/x.json", "sha256": digest, "format": "gbench"}})])
+        # A whole import has its records (an empty one would not refuse the file again: imported_as).
+        connection.execute(frozen_records.insert(), [dict(
+            run_id=3, platform="native", binary="x.json", bench="BM_x", counter="time", unit="ns", samples=[10.0])])
     engine.dispose()
     before = dump(db_url)
     store = Store(db_url)
@@ -238,7 +241,9 @@ def test_imported_runs_of_an_older_database_are_found_by_their_sha256_after_the_
     assert store.imported_as(digest) == 3
     assert store.imported_as(hashlib.sha256(b"other").hexdigest()) is None
     # A run imported after the upgrade is found too, and the newest import wins.
-    again = store.begin_run(["benchlab", "import", "x.json"], ["native"], {"imported": {"sha256": digest}})
+    again = store.import_run(["benchlab", "import", "x.json"], ["native"], {"imported": {"sha256": digest}},
+                             [Record(bench="BM_x", param=None, samples=[10.0], platform="native", binary="x.json")],
+                             [], [], "complete", 0)
     assert again == 4 and store.imported_as(digest) == 4
     assert store.imported_as("") is None and store.begin_run(["benchlab", "run"], ["native"], {}) == 5
     store.close()
