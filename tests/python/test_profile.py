@@ -291,6 +291,19 @@ def test_no_pattern_can_hang_or_crash_the_folding(tmp_path):
     assert time.monotonic() - started < 5  # re: over 90 s for the 34-character symbol alone
     # RE2 reads a repeat count it cannot hold as literal text; an undecodable byte matches nothing
     assert folded == {"hang": 2, "deep": 1, "huge": 3, OTHER: 4}
+    # found by the fuzzer: with its 5,000 groups captured, the deep pattern took 0.1 s a symbol
+    many = Counter({("b" * 1000 + str(index), "p"): 1 for index in range(200)})
+    started = time.process_time()
+    fold_self(many, buckets)
+    assert time.process_time() - started < 1
+
+
+def test_a_bucket_name_with_a_newline_is_one_line_of_error(tmp_path):
+    path = write_buckets(tmp_path, '[buckets]\n"a\\nb\\u001b[2J" = []\n')
+    with pytest.raises(UserError) as error:
+        load_buckets(path)
+    assert str(error.value) == (f"{path}: buckets.a\\nb\\x1b[2J must be a non-empty list of regular expressions "
+                                "(got a list) (write a\\nb\\x1b[2J = [\"regex\", ...])")
 
 
 def test_a_long_bad_pattern_is_shown_cut(tmp_path):

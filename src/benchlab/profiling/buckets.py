@@ -110,7 +110,7 @@ def load_buckets(path: str | Path) -> Buckets:
         raise UserError(f"{path} is not valid TOML: {exc}", "fix the file (see docs/cli.md, Buckets)") from None
     unknown = sorted(set(document) - {"buckets"})
     if unknown:
-        raise UserError(f"{path}: unknown key '{unknown[0]}'",
+        raise UserError(f"{path}: unknown key '{printable(unknown[0])}'",
                         "a buckets file has one table, [buckets]: NAME = [\"regex\", ...]")
     table = document.get("buckets")
     if not isinstance(table, dict) or not table:
@@ -121,7 +121,7 @@ def load_buckets(path: str | Path) -> Buckets:
 
 
 def _bucket(path: Path, name: str, value: Any) -> Bucket:
-    where = f"{path}: buckets.{name}"
+    where = printable(f"{path}: buckets.{name}")  # a name with a newline or ESC: one line, shown escaped
     if name == OTHER:
         raise UserError(f"{where}: '{OTHER}' is the bucket of what no pattern matches",
                         "give this bucket another name")
@@ -129,7 +129,7 @@ def _bucket(path: Path, name: str, value: Any) -> Bucket:
         raise UserError(f"{where}: a bucket's name must be 1 to 255 characters, not blank", "rename it")
     if not isinstance(value, list) or not value:
         raise UserError(f"{where} must be a non-empty list of regular expressions (got {_type(value)})",
-                        f'write {name} = ["regex", ...]')
+                        f'write {printable(name)} = ["regex", ...]')
     return Bucket(name, tuple(_pattern(f"{where}[{index}]", item) for index, item in enumerate(value)))
 
 
@@ -139,7 +139,7 @@ def _pattern(where: str, item: Any) -> Pattern:
     if isinstance(item, dict):
         unknown = sorted(set(item) - set(PATTERN_KEYS))
         if unknown or not item:
-            shown = f"unknown key '{unknown[0]}'" if unknown else "an empty table"
+            shown = f"unknown key '{printable(unknown[0])}'" if unknown else "an empty table"
             raise UserError(f"{where}: {shown}", "a pattern table has symbol and/or dso: { dso = \"libc\\\\.so\" }")
         for key in item:
             if not isinstance(item[key], str):
@@ -152,6 +152,7 @@ def _pattern(where: str, item: Any) -> Pattern:
 def _regex(where: str, text: str) -> Any:
     options = re2.Options()
     options.log_errors = False  # RE2 would print its own line to stderr besides our error
+    options.never_capture = True  # a bucket needs whether it matches, not groups: 5,000 of them cost seconds
     try:
         return re2.compile(_utf8(text), options)
     except re2.error as exc:
