@@ -15,6 +15,7 @@ from typing import Any
 from benchlab.errors import UserError
 from benchlab import percent
 from benchlab.limits import limit
+from benchlab.records import printable
 
 CONFIG_NAME = "benchlab.toml"
 BUILD_TARGETS = ("native", "wasm32-wasi")
@@ -191,9 +192,10 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         path = Path(path).resolve()
         found = path.is_file()
     except OSError as exc:  # a name too long (ENAMETOOLONG), a loop of links (ELOOP)
-        raise UserError(f"--config {path}: {exc.strerror}", "give the path of an existing benchlab.toml") from None
+        raise UserError(f"--config {printable(str(path))}: {exc.strerror}",
+                        "give the path of an existing benchlab.toml") from None
     if not found:
-        raise UserError(f"config file {path} does not exist", "give an existing file to --config")
+        raise UserError(f"config file {printable(str(path))} does not exist", "give an existing file to --config")
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:

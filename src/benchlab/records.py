@@ -57,7 +57,13 @@ def printable(text: Any) -> str:
     return "".join(char if char.isprintable() else _char_escape(char) for char in text)
 
 
+#: The escapes everyone reads at sight, as repr writes them.
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _char_escape(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
     code = ord(char)
     if code < 0x100:
         return f"\\x{code:02x}"

@@ -109,7 +109,8 @@ def check_output_file(option: str, out_path: str, example: str, allow_stdout: bo
         raise UserError(f"{option} {shown_path(out_path)}: the directory {shown_path(parent)} does not exist",
                         "create it first, or give another path")
     if not parent.is_dir():
-        raise UserError(f"{option} {shown_path(out_path)}: {shown_path(parent)} is not a directory", "give another path")
+        raise UserError(f"{option} {shown_path(out_path)}: {shown_path(parent)} is not a directory",
+                        "give another path")
     # Probed by creating (and removing) a temporary file where the output will go: os.access
     # says yes to root everywhere, even where the kernel says no (/sys, a read-only mount).
     try:
@@ -151,7 +152,7 @@ def output_formats(output_format: str | None, out_path: str | None) -> tuple[str
         return output_format or "table", None
     file_format = output_format or FORMAT_BY_SUFFIX.get(Path(out_path).suffix.lower())
     if file_format is None:
-        raise UserError(f"cannot tell the format of --out {out_path} from its suffix",
+        raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
                         "add --format json|csv|markdown|table, or name the file .json, .csv or .md")
     return "table", file_format
 

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import click
 
-from benchlab.cli.common import STDOUT, check_output_file, check_path_length, config_of, db_option, open_store
+from benchlab.cli.common import (
+    STDOUT, check_output_file, check_path_length, config_of, db_option, open_store, shown_path)
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
-from benchlab.records import Record
+from benchlab.records import Record, printable
 from benchlab.report import Report
 
 #: What --dir writes in the dated folder, each file in the format named.
@@ -61,15 +62,21 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
             click.echo(text, nl=False)
         else:
             _write(Path(out_path), text, "--out")
-            click.echo(f"wrote run {run['id']} to {out_path} ({export_format}, {len(report.records)} records)",
+            click.echo(f"wrote run {run['id']} to {printable(out_path)} ({export_format}, "
+                       f"{len(report.records)} records)",
                        err=True)
     else:
         folder = _write_folder(Path(dir_path), report)
-        click.echo(f"wrote run {run['id']} to {folder}/ ({', '.join(DIR_FILES)}, README.txt)", err=True)
+        click.echo(f"wrote run {run['id']} to {printable(os.fspath(folder))}/ ({', '.join(DIR_FILES)}, README.txt)",
+                   err=True)
     if run["status"] in ("killed", "interrupted", "running") or run["missing"]:
         click.echo(f"warning: run {run['id']} is {run['status']} and not every unit finished: "
                    "the export holds what it stored", err=True)
     return ExitCode.OK
+
+
+#: Characters of a file's name kept in the temporary name it is written under (NAME_MAX is in bytes).
+TEMPORARY_NAME_CHARS = 48
 
 
 def _format_of(out_path: str | None) -> str:
@@ -77,7 +84,7 @@ def _format_of(out_path: str | None) -> str:
         return "jsonl"
     suffix = Path(out_path).suffix.lower()
     if suffix not in RUN_FORMAT_BY_SUFFIX:
-        raise UserError(f"cannot tell the format of --out {out_path} from its suffix",
+        raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
                         f"add --format {'|'.join(RUN_FORMATS)}, or name the file .jsonl or .csv")
     return RUN_FORMAT_BY_SUFFIX[suffix]
 
@@ -92,11 +99,12 @@ def _check_directory(directory: Path, option: str) -> None:
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise UserError(f"{option} {directory}: {existing} is not a directory", "give a directory")
+        raise UserError(f"{option} {shown_path(directory)}: {shown_path(existing)} is not a directory",
+                        "give a directory")
     try:
         os.rmdir(tempfile.mkdtemp(prefix=".benchlab-probe-", dir=existing))
     except OSError as exc:
-        raise UserError(f"{option} {directory} is not writable ({exc.strerror})",
+        raise UserError(f"{option} {shown_path(directory)} is not writable ({exc.strerror})",
                         "give a directory you can write") from None
 
 
@@ -123,7 +131,8 @@ def _write(path: Path, text: str, option: str) -> None:
     """The whole file or nothing: written beside `path`, then renamed over it; never over
     a device or FIFO (the rename would replace /dev/null itself with a regular file)."""
     check_output_file(option, str(path), path.name)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    # the temporary name is cut: a 255-byte name and its affixes would be over the limit
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name[:TEMPORARY_NAME_CHARS]}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w") as stream:
             stream.write(text)
@@ -131,7 +140,7 @@ def _write(path: Path, text: str, option: str) -> None:
         os.replace(temporary, path)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)
-        raise UserError(f"cannot write {option} {path}: {exc.strerror}", "give a writable path") from None
+        raise UserError(f"cannot write {option} {shown_path(path)}: {exc.strerror}", "give a writable path") from None
 
 
 def _folder_name(run: dict) -> str:
@@ -147,16 +156,18 @@ def _write_folder(directory: Path, report: Report) -> Path:
     run = report.run
     folder = directory / _folder_name(run)
     if folder.exists() and not folder.is_dir():
-        raise UserError(f"--dir {directory}: {folder} exists and is not a directory", "move it, or give another --dir")
+        raise UserError(f"--dir {shown_path(directory)}: {shown_path(folder)} exists and is not a directory",
+                        "move it, or give another --dir")
     texts = {name: RUN_FORMATS[fmt](report) for name, fmt in DIR_FILES.items()}  # every check before any write
     texts["README.txt"] = _readme(report, directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create --dir {directory}: {exc.strerror}", "give a directory you can write") from None
+        raise UserError(f"cannot create --dir {shown_path(directory)}: {exc.strerror}",
+                        "give a directory you can write") from None
     if not folder.exists():
         # A new folder appears whole: built under a temporary name, then renamed.
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=directory))
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name[:TEMPORARY_NAME_CHARS]}.", dir=directory))
         try:
             staging.chmod(0o777 & ~_umask())  # mkdtemp's 0700 is for the temporary name only
             for name, text in texts.items():
@@ -165,7 +176,8 @@ def _write_folder(directory: Path, report: Report) -> Path:
             staging.rename(folder)
         except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
-            raise UserError(f"cannot write --dir {directory}: {exc.strerror}", "give a directory you can write") from None
+            raise UserError(f"cannot write --dir {shown_path(directory)}: {exc.strerror}",
+                            "give a directory you can write") from None
         return folder
     for name, text in texts.items():  # exported before: each file replaced whole
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
@@ -180,7 +192,7 @@ def _readme(report: Report, directory: Path) -> str:
     commit = (git.get("commit") or "unknown") + (" (uncommitted changes)" if git.get("dirty") else "")
     imported = context.get("imported")
     lines = [
-        f"benchlab run {run['id']}, written by `benchlab export {run['id']} --dir {directory}`.",
+        f"benchlab run {run['id']}, written by `benchlab export {run['id']} --dir {printable(os.fspath(directory))}`.",
         "",
         f"date:       {context.get('date') or run.get('started_at')}",
         f"status:     {run.get('status')}",

@@ -140,7 +140,7 @@ def _write_whole(out: Path, context: dict[str, Any]) -> Path:
     """Write into a new directory beside `out`, then rename it to `out` (an earlier report
     there is moved aside first and removed after): no half-written report, ever."""
     parent = out.absolute().parent
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name[:48]}.", dir=parent))  # cut: a 255-byte name stays under the limit
     try:
         # mkdtemp's 0700 would make the report private: give it the mode of any new directory.
         umask = os.umask(0)

@@ -56,3 +56,24 @@ def test_a_bad_path_of_a_command_that_reads_is_one_error(suite, benchlab, args, 
     store_example_run(suite)
     result = benchlab(*args)
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
+
+
+def test_a_name_of_255_bytes_is_written(suite, benchlab):
+    # The file is written under a temporary name beside it first: that name must stay within 255 bytes too.
+    store_example_run(suite)
+    name = "r" * 249 + ".jsonl"
+    assert benchlab("export", "1", "--out", name).exit_code == 0 and (suite / name).is_file()
+    report = benchlab("report", "--out", "p" * 255)
+    assert report.exit_code == 0, report.stderr
+    assert (suite / ("p" * 255) / "index.html").is_file()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["export", "1", "--out", "a\x1e\x1b[2J"], "error: cannot tell the format of --out a\\x1e\\x1b[2J from its suffix "
+                                              "(add --format jsonl|csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
+    (["--config", "\x85", "runs"], "error: config file {root}/\\x85 does not exist (give an existing file to --config)\n"),
+])
+def test_a_path_in_an_error_is_shown_escaped(suite, benchlab, args, message):
+    store_example_run(suite)
+    result = benchlab(*args)
+    assert (result.exit_code, result.stderr) == (2, message.format(root=suite))
