@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import seeds as corpus  # noqa: E402
 import fuzz_targets as targets  # noqa: E402
+import fuzz_names  # noqa: E402
 
 #: Longest CPU time one input may take (issue 11): beyond it, a failure.
 DEADLINE_MS = 2000
@@ -118,6 +119,16 @@ REGRESSIONS.update({
                     "gzip", True, None)],
     "import-b63csv": [("basic,time,16777215,233781738\nbasic,time,16777215,2289", None, True, None)],
     "import-gbench": [(" " * 70_000, "gzip", False, "64K")],
+})
+
+#: Issue 18's other surfaces (fuzz_names.py): names through every printer and the store, and
+#: through the report page; buckets files; output and config paths.
+TARGETS.update({
+    "names": Target("names", lambda seeds: fuzz_names.named_runs(), lambda seeds, d: fuzz_names.names_target(d)),
+    "report-names": Target("report-names", lambda seeds: fuzz_names.named_runs(),
+                           lambda seeds, d: fuzz_names.report_target(d)),
+    "buckets": Target("buckets", lambda seeds: fuzz_names.buckets_files(), lambda seeds, d: fuzz_names.buckets_target(d)),
+    "paths": Target("paths", lambda seeds: fuzz_names.output_paths(), lambda seeds, d: fuzz_names.paths_target(d)),
 })
 
 

@@ -14,7 +14,9 @@ import seeds as corpus
 #: Inputs per target: the whole fuzz part of pytest stays about a minute (the import targets, 20 s).
 BUDGET = {"config": 200, "run": 200,
           # each input a whole `benchlab import` (a database opened, a run written): 3 s a format
-          **{name: 100 for name in fuzzing.TARGETS if name.startswith("import-")}}
+          **{name: 100 for name in fuzzing.TARGETS if name.startswith("import-")},
+          # issue 18's surfaces (fuzz_names.py), a few seconds each: a page written per report input
+          "names": 100, "report-names": 20, "buckets": 100, "paths": 100}
 DEFAULT_BUDGET = 300
 
 
