@@ -20,6 +20,7 @@ from benchlab.errors import UserError
 from benchlab.htmlreport import page, sections
 from benchlab.htmlreport.history import history_runs
 from benchlab.htmlreport.runs import DEFAULT_HISTORY_RUNS, StoredRun, check_not_empty, load, load_reference
+from benchlab.records import printable
 
 __all__ = ["build", "check_out", "DEFAULT_HISTORY_RUNS"]
 
@@ -29,17 +30,20 @@ def check_out(out: Path) -> None:
     from benchlab.cli.common import check_path_length
     check_path_length("--out", out)  # a name over 255 bytes: one error, not an OSError on the first stat
     parent = out.absolute().parent
+    shown, shown_parent = printable(str(out)), printable(str(parent))  # a path's controls escaped, one line
     if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file", "give a directory: the report is DIR/index.html and its scripts")
+        raise UserError(f"--out {shown} is a file", "give a directory: the report is DIR/index.html and its scripts")
     if not parent.is_dir():
-        raise UserError(f"--out {out}: the directory {parent} does not exist", "create it first, or give another path")
+        raise UserError(f"--out {shown}: the directory {shown_parent} does not exist",
+                        "create it first, or give another path")
     if out.is_dir() and any(out.iterdir()) and not (out / page.STAMP).exists():
-        raise UserError(f"--out {out} holds files that are not an earlier benchlab report",
+        raise UserError(f"--out {shown} holds files that are not an earlier benchlab report",
                         "give a new or empty directory (an earlier report's directory is replaced)")
     try:
         tempfile.TemporaryDirectory(dir=parent).cleanup()
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot write in {parent}: {exc.strerror}", "give a directory you can write") from None
+        raise UserError(f"--out {shown}: cannot write in {shown_parent}: {exc.strerror}",
+                        "give a directory you can write") from None
 
 
 def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floors: dict[str, float],
@@ -160,7 +164,7 @@ def _write_whole(out: Path, context: dict[str, Any]) -> Path:
             os.rename(staging, out)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise UserError(f"cannot write the report into {out}: {exc.strerror or exc}",
+        raise UserError(f"cannot write the report into {printable(str(out))}: {exc.strerror or exc}",
                         "free some space or give another --out; nothing was changed there") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
