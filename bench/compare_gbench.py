@@ -14,6 +14,9 @@ The flow, in the order of the table:
     comparisons()  COMPARISONS processes of bl_compare.c: A/A (an identical copy of the
                    baseline) and 1% slower (K=101 against K=100), within one process
     table()        the figures on standard output; progress goes to standard error
+    quick_table()  with --quick (scripts/test's last step), which only checks that all of
+                   it runs: the figures in under 100 columns, coverage as hits/pairs, each
+                   beside the full mode's target
 
 A benchmark, not a test: it prints figures and exits 0 whatever they are.
 """
@@ -46,6 +49,8 @@ LABELS = {
     "empty": "empty body", "call": "call through a pointer", "chain10": "chain K=10", "chain100": "chain K=100",
     "chain1000": "chain K=1000", "getpid": "getpid (syscall)", "clock_gettime": "clock_gettime", "memcpy64": "memcpy 64 B",
 }
+#: The same in the quick mode's narrow table.
+SHORT_LABELS = {**LABELS, "call": "call via pointer", "getpid": "getpid"}
 CHAINS = ["chain10", "chain100", "chain1000"]
 # Fresh processes of each tool: 20 gives the coverage figures 380 ordered pairs each.
 PROCESSES = 20
@@ -321,6 +326,58 @@ def table(p: Processes, r: Runs, c: Comparisons, gb_default_wall: list[float]) -
     return t, figures
 
 
+def quick_table(p: Processes, r: Runs, c: Comparisons, gb_default_wall: list[float]) -> list[str]:
+    """The quick mode's figures in at most 100 columns, each with what it should be. The
+    quick mode checks that everything builds and runs; its few processes and runs cannot
+    measure coverage (a single miss among 3 runs reads 67%), so coverage is shown as
+    hits/pairs, beside the full mode's target, and never as a verdict."""
+    def hits(intervals, figures) -> str:
+        pairs = len(figures) - 1
+        return f"{sum(intervals[i][0] <= figures[i + 1] <= intervals[i][1] for i in range(pairs))}/{pairs}" if pairs > 0 else "-"
+
+    widths = (16, 10, 8, 7, 10, 7, 6, 6, 6, 6)
+
+    def line(*cells) -> str:
+        return "".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(cells, widths)))
+
+    lines = [f"{'':16}{'median (ns)':>18}{'':7}{'CV, processes':>17}{'rerun in 99% interval':>24}",
+             line("kernel", "benchlab", "GB", "bl/GB", "benchlab", "GB", "run", "proc", "-N 1", "GB")]
+    for k in KERNELS:
+        if k == "empty":
+            continue
+        med = [proc[k]["median"] for proc in p.bl]
+        gb = [statistics.median(proc[k]) for proc in p.gb]
+        m, g = statistics.median(med), statistics.median(gb)
+        lines.append(line(
+            SHORT_LABELS[k], f"{m:.4g}", f"{g:.4g}", f"{m / g:.2f}", percent(cv(med)), percent(cv(gb)),
+            hits([iv[k] for iv in r.intervals], [f[k] for f in r.figures]),
+            hits([tuple(proc[k]["median_ci"]) for proc in p.bl], med),
+            hits([iv[k] for iv in r.single_intervals], [f[k] for f in r.single_figures]),
+            hits([t_interval(proc[k]) for proc in p.gb], [statistics.mean(proc[k]) for proc in p.gb])))
+    empty = [proc["empty"]["median"] for proc in p.bl]
+    inside = sum(0 <= e <= EMPTY_TOLERANCE_NS for e in empty)
+    lines += [
+        "",
+        "what each should be (the full mode's targets; the quick mode checks that it all runs):",
+        "  median: benchlab's after subtracting its empty loop, GB's with its loop in it: the",
+        "    chains read bl/GB about 1.0, the 1-2 ns kernels lower; CV: chains under 1%",
+        "  next rerun inside the 99% interval, as hits/pairs: run and -N 1 (`benchlab run`'s",
+        f"    interval across processes): >= 95% of pairs in the full mode ({RUNS} runs); proc (one",
+        "    process's interval, \"within this run\") and GB (its repetitions' t interval) are not",
+        "    meant to cover a rerun: about half. Here "
+        f"{len(r.figures)} runs, {len(p.bl)} processes: one miss reads 1/2 or 2/3.",
+        f"  empty body within [0, {EMPTY_TOLERANCE_NS}] ns: {inside}/{len(empty)} processes (target: all)",
+        f"  A/A significant within one process: {sum(c.aa)}/{len(c.aa)} (target: at most 1 in 100)",
+        f"  1% slower flagged within one process: {sum(c.slow)}/{len(c.slow)}, median ratio "
+        f"{statistics.median(c.slow_ratio):.4f} (target: all, 1.01)",
+        f"  one process at its defaults: benchlab {statistics.median(p.bl_wall):.2f} s, GB "
+        + (f"{statistics.median(gb_default_wall):.2f} s" if gb_default_wall else "-"),
+        f"  default `benchlab run` ({r.processes} processes, build cached): "
+        + (f"{statistics.median(r.wall):.2f} s" if r.wall else "-"),
+    ]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", required=True)
@@ -343,14 +400,19 @@ def main() -> None:
                        for _ in range(1 if args.quick else 3)]
     t, figures = table(p, r, c, gb_default_wall)
     took = time.perf_counter() - started
-    console = Console(width=250)
+    console = Console(width=100 if args.quick else 250)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     cpu = p.bl_context.get("cpu", platform.processor())
     console.print(f"{now}  {cpu}, {os.cpu_count()} cores, Linux {platform.release()}; {'quick' if args.quick else 'full'}")
     console.print(f"benchlab {p.bl_context.get('benchlab')} at {args.benchlab_rev} (timer {p.bl_context.get('timer')}), "
-                  f"Google Benchmark {args.gb_version}; {args.compilers}; flags {args.cflags}")
+                  f"Google Benchmark {args.gb_version}; flags {args.cflags}")
+    console.print(f"compilers: {args.compilers}")
     console.print(f"load average at start {load0[0]:.2f}, at end {os.getloadavg()[0]:.2f}; took {took:.0f} s")
-    console.print(t)
+    if args.quick:
+        for line in quick_table(p, r, c, gb_default_wall):
+            console.print(line, highlight=False)
+    else:
+        console.print(t)
     if args.raw:
         with open(args.raw, "w") as f:
             json.dump({"figures": figures, "bl_processes": p.bl, "gb_processes": p.gb, "runs": r.__dict__,
