@@ -301,7 +301,7 @@ def table(p: Processes, r: Runs, c: Comparisons, gb_default_wall: list[float]) -
         if k == "empty":
             continue
         # The runs share one store, whose first (unmeasured) run builds: run i has i + 1
-        # earlier runs, and from the third on their spread is in the interval (runlevel.py).
+        # earlier runs, and from the third on their spread is in the interval (noise.py).
         run_iv, run_fig = [iv[k] for iv in r.intervals][HISTORY_FROM:], [f[k] for f in r.figures][HISTORY_FROM:]
         hits = sum(run_iv[i][0] <= run_fig[i + 1] <= run_iv[i][1] for i in range(len(run_fig) - 1))
         row(f"4b. {LABELS[k]}: `benchlab run` with history contains the next run's figure",
