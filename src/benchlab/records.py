@@ -19,11 +19,11 @@ _warned: set[str] = set()
 
 def _escape(match: re.Match) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return "\\0" if code == 0 else f"\\u{code:04x}"  # \0 as the store writes a failure's NUL
 
 
 def storable(text: str) -> str:
-    """`text` with what a database cannot store written as an escape (\\ud800, \\x00).
+    """`text` with what a database cannot store written as an escape (\\ud800, \\0).
 
     An escape rather than U+FFFD keeps two such names apart (\\ud800 and \\udc00 are
     different benchmarks); every other character is kept exactly."""
@@ -166,7 +166,8 @@ class Fault:
 
     def __post_init__(self) -> None:
         _storable_fields(self)
-        self.reason = storable_name("reason", self.reason)
+        # a compiler's quote of a broken source (a NUL): stored as \0 without a warning, as before
+        self.reason = storable(self.reason) if isinstance(self.reason, str) else self.reason
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
