@@ -39,7 +39,7 @@ from typing import Iterable
 
 from benchlab import noise, stats
 from benchlab.combine import history_key, knows_process_spread
-from benchlab.records import Record
+from benchlab.records import Record, printable
 from benchlab.report import figures
 
 #: Below this relative change a difference is called "no change" even when significant:
@@ -196,7 +196,7 @@ def attribute_causes(comparisons: list[Comparison]) -> None:
 def row_name(key: tuple) -> str:
     """A comparison's row as `compare` prints it: bench/param [counter] @sweep."""
     bench, param, counter, sweep = key[:4]
-    name = bench if param is None else f"{bench}/{param}"
+    name = printable(bench) if param is None else f"{printable(bench)}/{param}"
     if counter != "time":
         name += f" [{counter}]"
     if sweep is not None:

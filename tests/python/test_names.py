@@ -106,3 +106,27 @@ def test_runs_lists_a_command_line_escaped(project, benchlab, tmp_path):
     result = benchlab("runs", "--db", f"sqlite:///{project / 'r.db'}")
     assert only_printable(result.stdout)
     assert f"benchlab run [bold]x {NASTY_SHOWN}" in result.stdout
+
+
+def test_compare_stats_history_and_errors_print_names_escaped(project, db_url, monkeypatch, benchlab):
+    """The commands that print stored names beside `show`: compare's rows, stats' and
+    history's headings, and an error that quotes a name."""
+    from benchlab.records import Record
+    from benchlab.store import Store
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
+    store = Store(db_url)
+    name = "evil\x1b[31m\u202e"
+    for level in (100.0, 110.0):
+        run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box"})
+        store.add_unit(run_id, [Record(bench=name, param=None, samples=[level + d for d in (-1, 0, 1)] * 4,
+                                       platform="native", binary="x", reported={"process": p}) for p in range(3)], [])
+        store.finish_run(run_id, "complete", 0)
+    store.close()
+    outputs = [benchlab("compare", "1", "2"), benchlab("stats", "latest"), benchlab("history", name),
+               benchlab("history", "evil\x1b")]
+    for result in outputs:
+        text = result.stdout + result.stderr
+        assert "\x1b" not in text and "\u202e" not in text, text
+    assert "evil\\x1b[31m\\u202e" in outputs[0].stdout and "evil\\x1b[31m\\u202e" in outputs[1].stdout
+    assert "evil\\x1b[31m\\u202e" in outputs[2].stdout
+    assert outputs[3].exit_code == 2 and "\\x1b" in outputs[3].stderr

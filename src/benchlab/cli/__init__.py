@@ -12,6 +12,7 @@ import click
 
 from benchlab import __version__
 from benchlab.errors import ExitCode, Interrupted, UserError
+from benchlab.records import printable
 
 #: Set to 1 to get Python tracebacks for user errors too.
 DEBUG_VARIABLE = "BENCHLAB_DEBUG"
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         if os.environ.get(DEBUG_VARIABLE):
             raise
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {printable(error)}", err=True)  # a name in it cannot drive the terminal
         return ExitCode.USAGE_ERROR
     except _NO_ARGS_IS_HELP as error:
         # `benchlab` or `benchlab baseline` alone: the help is the answer, not an error to quote.

@@ -25,8 +25,8 @@ from benchlab import changepoints, noise
 from benchlab.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
-from benchlab.records import Record
-from benchlab.report import figures, format_value
+from benchlab.records import Record, printable
+from benchlab.report import figures, format_value, percent_text
 
 FORMATS = ("table", "json", "markdown")
 
@@ -241,7 +241,7 @@ def _interval_text(point: Point) -> str:
     ci, median = point.interval, point.record.median
     if not ci or not median:
         return ""
-    return f"+-{(ci[1] - ci[0]) / 2 / median * 100:.2g}%"
+    return f"+-{percent_text((ci[1] - ci[0]) / 2 / median)}"
 
 
 def _shift_text(cp: changepoints.ChangePoint) -> str:
@@ -251,8 +251,8 @@ def _shift_text(cp: changepoints.ChangePoint) -> str:
 def _title(points: list[Point]) -> str:
     record = points[-1].record
     param = f" {record.param_name or 'param'}={record.param}" if record.param is not None else ""
-    return (f"{record.bench}{param}: {record.counter} ({record.unit}) on {record.platform}, "
-            f"host {Fingerprint.of_run(points[-1].run).label()}")
+    return printable(f"{record.bench}{param}: {record.counter} ({record.unit}) on {record.platform}, "
+                     f"host {Fingerprint.of_run(points[-1].run).label()}")
 
 
 def _summary(points: list[Point], found: list[changepoints.ChangePoint]) -> str:

@@ -13,7 +13,7 @@ from benchlab import noise
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
-from benchlab.records import Record
+from benchlab.records import Record, printable
 from benchlab.report import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value,
                              percent_text, relative_half_width)
 
@@ -138,7 +138,7 @@ def _name(record: Record) -> str:
     param = f"/{record.param_name or 'param'}={record.param}" if record.param is not None else ""
     counter = f" [{record.counter}]" if record.counter != "time" else ""
     sweep = f" {record.sweep['flag']}={record.sweep['value']}" if record.sweep else ""
-    return f"{record.bench}{param}{counter}{sweep} on {record.platform} ({record.binary})"
+    return printable(f"{record.bench}{param}{counter}{sweep} on {record.platform} ({record.binary})")
 
 
 def _count(number: int, noun: str) -> str:

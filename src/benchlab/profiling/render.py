@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from benchlab.profiling import perf
+from benchlab.records import printable
 
 
 def profile_rows(rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, list[dict[str, Any]]]]:
@@ -42,10 +43,10 @@ def profile_table(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int 
         table = [("BUCKET", "SELF", info.get("unit", "samples").upper(), "INCLUSIVE" if inclusive else "")]
         for row in kinds["self"]:
             incl = inclusive.get(row["bucket"])
-            table.append((row["bucket"], f"{row['share']:.2f}%", str(row["samples"]),
+            table.append((printable(row["bucket"]), f"{row['share']:.2f}%", str(row["samples"]),
                           f"{incl['share']:.2f}%" if incl else ""))
             for symbol in row["top_symbols"] or []:
-                table.append((f"  {symbol['symbol']}", f"{symbol['share']:.2f}%", str(symbol["samples"]),
+                table.append((f"  {printable(symbol['symbol'])}", f"{symbol['share']:.2f}%", str(symbol["samples"]),
                               _short_dso(symbol["dso"])))
         lines += _columns(table)
     if any(row["kind"] == "inclusive" for row in rows):
@@ -105,7 +106,7 @@ def bucket_moves(a_rows: list[dict[str, Any]], b_rows: list[dict[str, Any]]) -> 
 
 def moves_text(moves: list[dict[str, Any]], a_label: str, b_label: str, markdown: bool = False) -> str:
     heads = ("BUCKET", "PLATFORM", "KIND", f"A ({a_label})", f"B ({b_label})", "CHANGE")
-    rows = [(m["bucket"], m["platform"], m["kind"], f"{m['a']:.2f}%", f"{m['b']:.2f}%", f"{m['change_pp']:+.2f} pp")
+    rows = [(printable(m["bucket"]), m["platform"], m["kind"], f"{m['a']:.2f}%", f"{m['b']:.2f}%", f"{m['change_pp']:+.2f} pp")
             for m in moves]
     lines = ["profile buckets: share of samples, and its change in percentage points (B - A)"]
     if markdown:
