@@ -2918,13 +2918,20 @@ static void bl__table_context(FILE *f, const bl__options *o, const bl__context *
             bl__schedule_names[o->schedule], (unsigned long long)bl__run_seed);
     fprintf(f, "%s; +-%% is the half-width of the median's 99%% interval within this run (another run may differ "
                "more: benchlab run --processes)\n",
-            o->subtract ? "empty loop's cost subtracted (--no-subtract shows raw figures)" : "raw figures (--no-subtract)");
+            o->subtract ? "empty loop's cost subtracted (--no-subtract shows raw figures); lowest: the lowest raw "
+                          "sample less the empty loop's median"
+                        : "raw figures (--no-subtract)");
 }
 
 static void bl__table_ratio(char *out, size_t size, const bl__result *r) {
     if (!r->compared_to) out[0] = 0;
     else if (r->ratio != r->ratio) snprintf(out, size, "no ratio: baseline is ~0");
     else snprintf(out, size, "%.3fx [%.3f, %.3f]%s", r->ratio, r->ratio_low, r->ratio_high, bl__significant(r) ? " *" : "");
+}
+
+static double bl__lowest_less_loop(const bl__result *r) {
+    double low = r->raw.min - r->overhead_ns;
+    return low > 0 ? low : 0;
 }
 
 static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r) {
@@ -2954,8 +2961,11 @@ static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r)
         char m[32];
         snprintf(med, sizeof med, "%s +-%.2g%%", bl__human_time(m, sizeof m, s->median), 100 * hw / s->median);
     }
+    /* The lowest raw sample less the empty loop's median (the context line says so): the
+       lowest after round-by-round subtraction is the sample whose round's empty loop
+       happened to run slowest, and read 0.00ns on every row of suites/calls. */
     fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s\n", name, med,
-            bl__human_time(low, sizeof low, s->min), bl__human_time(p75, sizeof p75, s->p75),
+            bl__human_time(low, sizeof low, bl__lowest_less_loop(r)), bl__human_time(p75, sizeof p75, s->p75),
             bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp);
 }
 
