@@ -42,6 +42,8 @@ FULL = {"reps": 3, "pairs": 10, "stores": 20, "history": 40}
 QUICK = {"reps": 1, "pairs": 2, "stores": 3, "history": 8}
 #: The work of the hash loop: 100 steps, 103 (3% slower), 110 (10% slower).
 HASH_STEPS = {"unchanged": 100, "3%": 103, "10%": 110}
+#: The probe build of calls_slowdown.c whose slowdown sizes the 3% and 10% builds (about 1.5%).
+PROBE_PPM = 300000
 #: The alternating history of issue 17.
 ALTERNATION = ["unchanged", "3%", "unchanged", "10%"] * 3
 
@@ -121,18 +123,20 @@ def calls_source(ppm: int) -> str:
 
 
 def calls_ppm(root: Path) -> dict[str, int]:
-    """The knob of calls_slowdown.c for 3% and 10% on args/0, from a probe of 50,000 ppm
-    measured beside the unslowed build in 6 interleaved processes."""
+    """The knob of calls_slowdown.c for 3% and 10% on args/0, from a probe of PROBE_PPM
+    measured against the unslowed build by `benchlab ab` (paired rounds, 20 s): separate
+    runs read it 3 times too high here (probe at 50,000 ppm: 0.82% in 6 processes each,
+    0.25% paired)."""
     probe = root / "probe"
-    for name, ppm in (("base", 0), ("probe", 50000)):
-        (probe / name).mkdir(parents=True)
-        (probe / name / f"calls_{name}.c").write_text(calls_source(ppm))
+    probe.mkdir()
+    for name, ppm in (("base", 0), ("probe", PROBE_PPM)):
+        (probe / f"calls_{name}.c").write_text(calls_source(ppm))
     shutil.copytree(REPO / "include", probe / "include")
-    done, _ = call([BENCHLAB, "run", "base", "probe", "-N", "6", "--no-store", "--format", "json"], probe)
-    args0 = {r["binary"]: r["cells"]["native"]["median"] for r in json.loads(done.stdout)["rows"]
-             if r["test"] == "args" and r["param"] == 0}
-    per_pct = 50000 / (100 * (args0["calls_probe"] / args0["calls_base"] - 1))
-    log(f"calls: {per_pct:.0f} ppm make 1% of args/0")
+    done, _ = call([BENCHLAB, "ab", "calls_base.c", "calls_probe.c", "--time-limit", "20", "--format", "json"], probe,
+                   ok=(0, 3))
+    [args0] = [c for c in json.loads(done.stdout)["comparisons"] if c["test"] == "args" and c["param"] == 0]
+    per_pct = PROBE_PPM / (100 * (args0["ratio"] - 1))
+    log(f"calls: {per_pct:.0f} ppm make 1% of args/0 (probe {args0['ratio']:.4f} at {PROBE_PPM} ppm)")
     return {"unchanged": 0, "3%": round(3 * per_pct), "10%": round(10 * per_pct)}
 
 
@@ -144,7 +148,7 @@ def fresh_store(template: Path, directory: Path, name: str) -> str:
 
 def alternating(project: Project, template: Path, reps: int) -> dict:
     caught = {"3%": [0, 0], "10%": [0, 0]}
-    flagged, walls, methods = [0, 0], [], set()
+    flagged, walls, methods, gates = [0, 0], [], set(), []
     for rep in range(reps):
         db = fresh_store(template, project.root, f"alternating{rep}")
         project.run(db, project.variant("unchanged"))
@@ -154,6 +158,7 @@ def alternating(project: Project, template: Path, reps: int) -> dict:
             code, wall, doc = project.gate(db)
             walls.append(wall)
             methods.update(c["interval"].split(":")[0] for c in doc["comparisons"])
+            gates.append({"variant": name, "exit": code, "wall_s": wall, **widest(doc["comparisons"])})
             if name == "unchanged":
                 flagged[0] += code == 3
                 flagged[1] += 1
@@ -162,7 +167,19 @@ def alternating(project: Project, template: Path, reps: int) -> dict:
                 caught[name][1] += 1
             log(f"alternating {rep + 1}/{reps}: {name}: gate exit {code} in {wall:.1f} s")
     return {"caught": caught, "unchanged_flagged": flagged, "gate_wall_median_s": statistics.median(walls),
-            "gate_wall_max_s": max(walls), "methods": sorted(methods)}
+            "gate_wall_max_s": max(walls), "methods": sorted(methods), "gates": gates}
+
+
+def widest(comparisons: list[dict]) -> dict:
+    """The row with the widest interval of a gate (the one that kept it running), and the
+    slowed rows' ratios (args/0 of calls, fnv1a of the hash loop)."""
+    def half(c: dict) -> float:
+        return (c["ratio_ci"][1] - c["ratio_ci"][0]) / 2 / c["ratio"]
+    wide = max(comparisons, key=half)
+    slowed = {f"{c['test']}/{c['param']}" if c["param"] is not None else c["test"]: round(c["ratio"], 4)
+              for c in comparisons if (c["test"], c["param"]) in (("args", 0), ("fnv1a", None))}
+    return {"widest": wide["test"] + ("" if wide["param"] is None else f"/{wide['param']}"),
+            "widest_half": half(wide), "rounds": wide["interval"], "slowed": slowed}
 
 
 def mixed(project: Project, template: Path, pairs: int, history: int) -> dict:

@@ -37,6 +37,13 @@ from benchlab.targets import Target
 
 #: Seconds the gate re-measures at most, by default (gate --time-limit).
 DEFAULT_TIME_LIMIT_S = 30.0
+#: Each benchmark's sampling time in a re-measuring process (the header's --time-limit;
+#: it still takes 10 samples). Short processes, many rounds: the paired ratio's spread is
+#: the processes' host states, not their samples, so rounds buy precision and samples do
+#: not. Measured on suites/calls A/A, 10 s each (2026-11-24, this VM, Intel host): at the
+#: header's 0.01 s, 44 rounds, half-widths 6-16%; at 0.002 s, 127 rounds, 0.9-5%; at
+#: 0.001 s, 0.6-3.4%.
+PROCESS_TIME_LIMIT_S = 0.001
 #: What a re-measured row's interval rests on (Comparison.scope), with its rounds.
 REMEASURED = "re-measured: {rounds} paired rounds of baseline and candidate"
 
@@ -144,8 +151,8 @@ def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], floa
     names the method), the pairs that failed to run here (label -> why), and the rounds."""
     seed = seed if seed is not None else random.randrange(2**31)
     platforms = list({id(p.a.platform): p.a.platform for p in pairs}.values())
-    runner = Runner(config, platforms, RunOptions(timeout=config.timeout, seed=seed, processes=2),
-                    Builder(config), lambda m: None)
+    options = RunOptions(timeout=config.timeout, seed=seed, processes=2, time_limit=PROCESS_TIME_LIMIT_S)
+    runner = Runner(config, platforms, options, Builder(config), lambda m: None)
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
                    floor=floor, progress=progress, decided=decider(threshold_of), drop_failing=True).run()
     for comparison in result.comparisons:
