@@ -31,6 +31,11 @@ REFERENCE_SOURCE = Path(__file__).with_name("reference_kernels.c")
 #: Runs of a calibration, and processes per run (docs/noise.md has the figures behind them).
 DEFAULT_RUNS = 10
 DEFAULT_PROCESSES = 5
+#: Seconds a calibration's runs are spread over at least: the host's states last seconds,
+#: and 10 runs back to back took 4 s here, all in one state: their run level (0.06% for
+#: the chain) missed the +0.5% of a run in the other state, and the first runs of a new
+#: program in a fresh store held each other's figures 87% of the time (bench/README.md).
+DEFAULT_SPAN_S = 20.0
 #: A 1-minute load average above this share of the CPUs is a loaded machine: the prior
 #: then holds the load's noise too, and calibrate says so.
 LOADED_SHARE = 0.5
@@ -72,9 +77,11 @@ def loaded(load: float) -> bool:
 
 
 def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, processes: int = DEFAULT_PROCESSES,
-              seed: int | None = None, progress: Callable[[str], None] = lambda _: None,
+              span: float | None = None, seed: int | None = None, progress: Callable[[str], None] = lambda _: None,
               warn: Callable[[str], None] = lambda _: None) -> Calibration:
-    """Run the A/A and estimate each kind's run level and process spread."""
+    """Run the A/A, its runs spread over `span` seconds at least (DEFAULT_SPAN_S), and
+    estimate each kind's run level and process spread."""
+    span = DEFAULT_SPAN_S if span is None else span
     started, load = time.monotonic(), load_average()
     [platform] = resolve_platforms(["native"], config)
     seed = seed if seed is not None else random.randrange(2**31)
@@ -87,6 +94,7 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
                         "check build.cc and build.cflags in benchlab.toml")
     medians: dict[str, list[list[float]]] = {kernel: [] for kernel in noise.KINDS.values()}
     for run in range(runs):
+        _wait_for(started + span * run / runs)  # a run every span/runs seconds: they meet the host's states
         progress(f"calibration run {run + 1}/{runs}")
         by_kernel: dict[str, list[float]] = {kernel: [] for kernel in medians}
         for process in range(processes):
@@ -113,6 +121,12 @@ def aa_level(runs: list[list[float]]) -> noise.RunLevel:
         raise UserError("the calibration has too few runs with figures to estimate the machine's noise",
                         f"give --runs {noise.MIN_EARLIER_RUNS} or more")
     return dataclasses.replace(level, source=noise.MACHINE_PRIOR)
+
+
+def _wait_for(moment: float) -> None:
+    pause = moment - time.monotonic()
+    if pause > 0:
+        time.sleep(pause)
 
 
 def _mean(values: list[float]) -> float:

@@ -9,7 +9,7 @@ import click
 
 from benchlab import calibration, noise
 from benchlab import context as run_context
-from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
 from benchlab.report import percent_text
 
 
@@ -18,10 +18,13 @@ from benchlab.report import percent_text
               help=f"Separate runs of the reference kernels (default {calibration.DEFAULT_RUNS}).")
 @click.option("--processes", "-N", type=click.IntRange(min=2, max=100), metavar="N",
               help=f"Processes per run (default {calibration.DEFAULT_PROCESSES}).")
+@click.option("--span", type=FiniteFloatRange(min=0, max=3600), metavar="S",
+              help=f"Seconds to spread the runs over at least (default {calibration.DEFAULT_SPAN_S:g}): the host's "
+                   "states last seconds.")
 @click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), metavar="N", help="Seed of the layouts.")
 @db_option
 @click.pass_context
-def command(context: click.Context, runs: int | None, processes: int | None, seed: int | None,
+def command(context: click.Context, runs: int | None, processes: int | None, span: float | None, seed: int | None,
             db_url: str | None) -> int:
     """Run benchlab's reference kernels (a loop-bound copy, a latency-bound chain, a system
     call) as an A/A of RUNS separate runs and store, per kind, how much whole runs and single
@@ -30,13 +33,13 @@ def command(context: click.Context, runs: int | None, processes: int | None, see
     it meets a machine."""
     config = config_of(context)
     store = open_store(config, db_url)  # a bad --db is an error before, not after, the runs
-    result = run_and_store(config, store, runs=runs, processes=processes, seed=seed)
+    result = run_and_store(config, store, runs=runs, processes=processes, span=span, seed=seed)
     click.echo(summary(result))
     return 0
 
 
 def run_and_store(config, store, *, runs: int | None = None, processes: int | None = None,
-                  seed: int | None = None) -> calibration.Calibration:
+                  span: float | None = None, seed: int | None = None) -> calibration.Calibration:
     """Calibrate and store the machine's priors, saying on stderr what it does (and the load)."""
     runs, processes = runs or calibration.DEFAULT_RUNS, processes or calibration.DEFAULT_PROCESSES
     context = run_context.machine()
@@ -47,7 +50,8 @@ def run_and_store(config, store, *, runs: int | None = None, processes: int | No
     click.echo(f"calibrating {noise.Machine.of(context).label()}: {runs} runs of {processes} processes of "
                "benchlab's reference kernels", err=True)
     progress = (lambda m: None) if sys.stderr.isatty() else (lambda m: click.echo(m, err=True))
-    result = calibration.calibrate(config, context, runs=runs, processes=processes, seed=seed, progress=progress,
+    result = calibration.calibrate(config, context, runs=runs, processes=processes, span=span, seed=seed,
+                                   progress=progress,
                                    warn=lambda m: click.echo(f"warning: {m}", err=True))
     store.save_machine_priors(result.machine, result.rows())
     return result

@@ -8,6 +8,13 @@ from benchlab import calibration, noise
 from benchlab.store import Store
 
 
+@pytest.fixture(autouse=True)
+def calibrate_at_once(monkeypatch):
+    """Calibrations here run back to back, not spread over DEFAULT_SPAN_S: the tests check
+    what is stored and said, not the machine."""
+    monkeypatch.setattr(calibration, "DEFAULT_SPAN_S", 0.0)
+
+
 def test_the_a_a_level_is_the_mean_rule_over_every_difference():
     # Four runs of 3 processes: the run level is half the mean squared log difference of
     # their means less what their processes explain; every difference is a degree of freedom.
@@ -60,3 +67,13 @@ def test_bad_flags_are_refused_before_anything_runs(project, benchlab):
     for args in (["--runs", "2"], ["-N", "1"], ["--runs", "x"]):
         result = benchlab("calibrate", *args, "--db", "sqlite:///cal.db")
         assert result.exit_code == 2 and result.stderr.startswith("error:"), args
+
+
+def test_the_runs_are_spread_over_the_span(project, benchlab, monkeypatch):
+    # Run k starts span * k / runs seconds after the first (the pauses, not their length, are checked).
+    slept = []
+    monkeypatch.setattr(calibration.time, "sleep", slept.append)
+    result = benchlab("calibrate", "--runs", "4", "-N", "2", "--span", "40", "--db", "sqlite:///cal.db")
+    assert result.exit_code == 0, result.stderr
+    assert len(slept) == 3 and all(0 < pause <= 10 for pause in slept)
+    assert benchlab("calibrate", "--span", "-1", "--db", "sqlite:///cal.db").exit_code == 2

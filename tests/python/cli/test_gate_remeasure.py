@@ -1,6 +1,7 @@
 """`benchlab gate` re-measures: the baseline's kept binaries against the candidate's, in
 interleaved processes (remeasure.py), and falls back to stored figures, saying why, where
 it cannot. Real programs built by benchlab run, compared the way a CI job would."""
+import pytest
 import sqlalchemy as sa
 
 from benchlab import calibration
@@ -17,6 +18,13 @@ BL_BENCH(hash, n) {
 BL_MAIN()
 """
 DB = "sqlite:///gate.db"
+
+
+@pytest.fixture(autouse=True)
+def calibrate_at_once(monkeypatch):
+    """Calibrations here run back to back, not spread over DEFAULT_SPAN_S: the tests check
+    what is stored and said, not the machine."""
+    monkeypatch.setattr(calibration, "DEFAULT_SPAN_S", 0.0)
 
 
 def run_loop(project, benchlab, work: int) -> None:
