@@ -70,10 +70,11 @@ def test_bad_flags_are_refused_before_anything_runs(project, benchlab):
 
 
 def test_the_runs_are_spread_over_the_span(project, benchlab, monkeypatch):
-    # Run k starts span * k / runs seconds after the first (the pauses, not their length, are checked).
+    # Run k starts span * k / runs seconds after the first: with sleep not sleeping, each pause
+    # is what is left until run k's start (10, 20, 30 s less the time the runs took).
     slept = []
     monkeypatch.setattr(calibration.time, "sleep", slept.append)
     result = benchlab("calibrate", "--runs", "4", "-N", "2", "--span", "40", "--db", "sqlite:///cal.db")
     assert result.exit_code == 0, result.stderr
-    assert len(slept) == 3 and all(0 < pause <= 10 for pause in slept)
+    assert len(slept) == 3 and 0 < slept[0] <= 10 < slept[1] <= 20 < slept[2] <= 30
     assert benchlab("calibrate", "--span", "-1", "--db", "sqlite:///cal.db").exit_code == 2
