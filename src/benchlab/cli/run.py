@@ -26,7 +26,7 @@ from benchlab.targets import resolve_targets
 DEFAULT_PLATFORMS = ["native"]
 #: Said after a run whose figures have no identical-code history on a machine never calibrated.
 NO_PRIOR_NOTE = ("note: figures with no earlier runs of identical code have intervals from this run's processes "
-                 "only: this machine has no prior (benchlab calibrate measures it, in about 15 s)")
+                 "only: this machine has no prior (benchlab calibrate measures it, in about 20 s)")
 
 
 def _limit_range(low: str, high: str) -> click.IntRange:
