@@ -369,7 +369,12 @@ def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None, p
     fitting = [r for r in by_width if process_cv is not None
                and process_cv <= math.sqrt(r["process_cv2"] * chi2_ratio_99(processes - 1))]
     row = fitting[0] if fitting else max(priors, key=lambda r: r["variance"] + r["process_cv2"])
-    return RunLevel(variance=row["variance"], earlier_runs=row["runs"], df=max(1, row["df"]),
+    # A run's figure may move as far as one process's: the processes of a run can share the
+    # host's state of those seconds, and the calibration's A/A cannot tell how often a new
+    # program's runs do (a chain's runs moved +0.5% together where the A/A's level read 0;
+    # fresh stores held 87-92% of the other runs' figures before this rule).
+    variance = max(row["variance"], row["process_cv2"])
+    return RunLevel(variance=variance, earlier_runs=row["runs"], df=max(1, row["df"]),
                     process_cv2=row["process_cv2"], process_df=max(1, row["process_df"]),
                     source=MACHINE_PRIOR, kind=row["kind"])
 

@@ -292,5 +292,5 @@ def test_one_odd_process_does_not_give_a_new_programs_figure_the_widest_prior(db
     assert figure.summary["outlier_processes"] == [4]
     assert figure.median == pytest.approx(np.mean(medians[:4]))
     low, high = figure.summary["median_ci"]
-    assert (high - low) / 2 / figure.median < 0.01
+    assert (high - low) / 2 / figure.median < 0.02  # the copy loop's prior gave +-32%
     store.close()
