@@ -9,7 +9,7 @@ runs before it (at most 20, as `benchlab run` does):
     processes only      this run's spread between processes (no history)
     mean                + the run level from the mean of consecutive squared differences
     mean + pooled       + the larger of this run's and the pooled process spread
-    median + pooled     the estimator benchlab uses (src/benchlab/noise.py)
+    winsorized + pooled the estimator benchlab uses (src/benchlab/noise.py)
 
     .venv/bin/python bench/runlevel_replay.py [DB]     (a second; it times nothing)
 """
@@ -21,7 +21,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-from benchlab import runlevel  # noqa: E402
+from benchlab import noise  # noqa: E402
 from benchlab.combine import combine  # noqa: E402
 from benchlab.stats import t_quantile_99  # noqa: E402
 from benchlab.store import Store  # noqa: E402
@@ -43,7 +43,7 @@ VERSIONS = {
     "processes only": lambda history: None,
     "mean": lambda history: mean_level(history, pooled=False),
     "mean + pooled": lambda history: mean_level(history, pooled=True),
-    "median + pooled": lambda history: noise.estimate(history),
+    "winsorized + pooled": lambda history: noise.estimate(history),
 }
 
 

@@ -114,7 +114,8 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
 
 def aa_level(runs: list[list[float]]) -> noise.RunLevel:
     """The run level and pooled process spread of an A/A's runs (their process medians):
-    the mean rule over every consecutive difference, the robust pooled process spread."""
+    the plain means over every consecutive difference and every run's CV^2: an A/A holds
+    no change of code, and a state its runs meet once in ten is the machine's."""
     history = [f for f in (noise.run_figure(values) for values in runs) if f is not None]
     level = noise.estimate(history, robust=False)
     if level is None:

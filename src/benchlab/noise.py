@@ -31,17 +31,22 @@ d_j = log m_{j+1} - log m_j has
     E[d_j^2] = 2 s_run^2 + p_j + p_{j+1}
 
 so s_run^2 = max(0, (mean_j d_j^2 - mean_j(p_j + p_{j+1})) / 2). Consecutive differences
-(von Neumann's mean square successive difference), and from 5 differences on their median
-over the median of chi-square(1), so that one odd run is one large difference and counts
-for nothing. The median is noisier: it counts as 0.37 of as many degrees of freedom.
+(von Neumann's mean square successive difference), **winsorized** from 5 differences on:
+the largest tenth of them (at least 2: one odd run makes two large differences) each
+count as the next largest, and the mean is scaled back by what that clipping takes from
+a chi-square(1) variable's mean (`winsorized_mean`). One odd run then counts for little;
+a state the machine returns to in one run of ten or more counts in full. (The median,
+used before, ignored a chain's +0.6 to +1.2% runs, 3 of 40 on this VM, and its intervals
+held the next run 34-35 times in 37; bench/runlevel_replay.py.)
 
 The same runs give the spread of one process's figure: each run's CV^2 of its process
-medians, pooled **robustly**: the median over the runs of CV_j^2 / c(k_j), with c(k) the
-median of chi-square(k)/k (Wilson-Hilferty), so that one run holding one outlier process
-(a process of 10 samples whose interval was [1099, 316536]) does not widen every later
-interval, as the mean of CV^2 did. It counts as half of the runs' sum of N_j - 1 degrees
-of freedom. The rerun interval uses the larger of this run's process spread and the pooled
-one: 5 processes that land in one host state agree by chance.
+medians, pooled **robustly**: their mean with the largest tenth winsorized the same way
+(scaled for chi-square(k)/k, k the runs' typical N - 1), so that one run holding one
+outlier process (a process of 10 samples whose interval was [1099, 316536]) does not
+widen every later interval, as the plain mean of CV^2 did. Its degrees of freedom are
+the runs' sum of N_j - 1 times the share of runs left unclipped. The rerun interval
+uses the larger of this run's process spread and the pooled one: 5 processes that land
+in one host state agree by chance.
 
 **The prior** (`benchlab calibrate`): where a figure has no identical-code history, the
 machine's own A/A of benchlab's reference kernels, one figure per kind of kernel
@@ -54,6 +59,7 @@ twice (docs/noise.md).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -65,18 +71,11 @@ from typing import Any, Iterable
 MIN_EARLIER_RUNS = 3
 #: Earlier runs used at most: the machine of months ago says little about today's.
 MAX_EARLIER_RUNS = 20
-#: From this many consecutive differences on, their median rather than their mean.
+#: From this many consecutive differences on, their winsorized mean rather than their mean.
 ROBUST_FROM = 5
-#: The median of chi-square with 1 degree of freedom: a squared normal difference's median
-#: is this times its mean, so median / CHI2_1_MEDIAN estimates the mean square.
-CHI2_1_MEDIAN = 0.454936423119572
-#: That estimate's variance is 2.7 times the mean's (asymptotic variance of a sample
-#: median, 1 / (4 n f(m)^2), f the chi-square(1) density at its median m), so it is worth
-#: 0.37 of as many differences: its degrees of freedom.
-MEDIAN_EFFICIENCY = 0.37
-#: The median of per-run variances is worth about half of their pooled degrees of freedom
-#: (the sample median of chi-square(4)/4 variables against their mean, by simulation: 0.52).
-POOLED_MEDIAN_EFFICIENCY = 0.5
+#: The share of the largest values (squared differences, runs' CV^2) that count only as
+#: much as the next largest: one odd run in ten.
+WINSORIZED_SHARE = 0.1
 #: A process whose median is this many pooled process standard deviations from the run's
 #: median process is an outlier: marked `!`, left out of the figure and its spread.
 OUTLIER_SDS = 5.0
@@ -250,12 +249,6 @@ def chi2_ratio_99(df: int) -> float:
     return (1 - 2 / (9 * df) + 2.3263478740408408 * math.sqrt(2 / (9 * df))) ** 3
 
 
-def chi2_median_ratio(df: int) -> float:
-    """The median of chi-square(df) / df (Wilson-Hilferty): a sample variance's median is
-    this times the variance."""
-    return CHI2_1_MEDIAN if df == 1 else (1 - 2 / (9 * df)) ** 3
-
-
 def estimate(history: list[RunFigure], *, robust: bool = True) -> RunLevel | None:
     """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS.
     `robust=False`: the mean of every squared difference, for a history that cannot hold a
@@ -266,23 +259,51 @@ def estimate(history: list[RunFigure], *, robust: bool = True) -> RunLevel | Non
     squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
     explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
     if robust and len(squares) >= ROBUST_FROM:
-        mean_square, df = statistics.median(squares) / CHI2_1_MEDIAN, max(1, int(MEDIAN_EFFICIENCY * len(squares)))
+        # One odd run makes two large differences: clip at least two.
+        clipped = max(2, math.ceil(WINSORIZED_SHARE * len(squares)))
+        mean_square = winsorized_mean(squares, clipped, df=1)
+        df = len(squares) - clipped
     else:
         mean_square, df = sum(squares) / len(squares), len(squares)
-    process_cv2, process_df = pooled_process_spread(history)
+    process_cv2, process_df = pooled_process_spread(history, robust=robust)
     return RunLevel(variance=max(0.0, (mean_square - explained) / 2), earlier_runs=len(history), df=df,
                     process_cv2=process_cv2, process_df=process_df)
 
 
-def pooled_process_spread(history: list[RunFigure]) -> tuple[float, int]:
-    """One process's CV^2 pooled robustly over runs (the module's docstring), and its
-    degrees of freedom; (0, 0) when no run had 2 processes."""
+def pooled_process_spread(history: list[RunFigure], *, robust: bool = True) -> tuple[float, int]:
+    """One process's CV^2 pooled over runs (the module's docstring: from 3 runs on, their
+    winsorized mean), and its degrees of freedom; (0, 0) when no run had 2 processes."""
     runs = [f for f in history if f.processes > 1]
     if not runs:
         return 0.0, 0
-    scaled = [f.process_variance * f.processes / chi2_median_ratio(f.processes - 1) for f in runs]
-    df = max(1, int(POOLED_MEDIAN_EFFICIENCY * sum(f.processes - 1 for f in runs)))
-    return statistics.median(scaled), df
+    cv2s = [f.process_variance * f.processes for f in runs]
+    df = sum(f.processes - 1 for f in runs)
+    clipped = math.ceil(WINSORIZED_SHARE * len(runs)) if robust and len(runs) >= MIN_EARLIER_RUNS else 0
+    typical_df = int(statistics.median(f.processes - 1 for f in runs))
+    return winsorized_mean(cv2s, clipped, df=typical_df), max(1, df * (len(runs) - clipped) // len(runs))
+
+
+def winsorized_mean(values: list[float], clipped: int, *, df: int) -> float:
+    """The mean of `values`, each a variance estimate distributed as sigma^2 chi-square(df)/df,
+    with its `clipped` largest counted as the next largest, scaled so that its expectation
+    is sigma^2 again. For chi-square(k) clipped at c, E[min(X, c)] = k P(chi-square(k+2) < c)
+    + c P(X > c) (x f_k(x) = k f_{k+2}(x)); c is taken at the quantile 1 - clipped/n."""
+    if clipped <= 0 or len(values) <= clipped:
+        return sum(values) / len(values)
+    ordered = sorted(values)
+    cap = ordered[-clipped - 1]
+    mean = sum(min(v, cap) for v in ordered) / len(ordered)
+    return mean / _winsorized_share_of_mean(df, clipped / len(values))
+
+
+@functools.lru_cache(maxsize=None)
+def _winsorized_share_of_mean(df: int, share: float) -> float:
+    """E[min(X, c)] / E[X] for X ~ chi-square(df), c its 1 - share quantile."""
+    from scipy.stats import chi2  # only where a history is long enough to clip
+
+    df = max(1, df)
+    cap = chi2.ppf(1 - share, df)
+    return float(chi2.cdf(cap, df + 2) + share * cap / df)
 
 
 def process_spread(figure: float, between_sd: float, processes: int,

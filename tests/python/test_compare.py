@@ -66,15 +66,17 @@ def test_single_processes_take_the_machines_pooled_process_spread_when_earlier_r
                        platform="native", binary="x")]
     earlier = [noise.run_figure([100.0, 101.0, 99.0, 100.5, 99.5]) for _ in range(6)]
     level = noise.estimate(earlier)
-    assert level.process_df == 12 and level.variance == 0  # no spread between whole runs here (df: half of 6 x 4)
+    assert level.process_df == 20 and level.variance == 0  # no spread between whole runs here (df: 5 of 6 runs x 4)
     [alone] = compare(one(100.0), one(102.0))
     assert alone.scope == WITHIN_ONE_PROCESS and alone.verdict == SLOWER
     [pooled] = compare(one(100.0), one(102.0), levels={history_key(one(102.0)[0]): level})
     assert pooled.scope == BETWEEN_RUNS and pooled.verdict == NO_CHANGE
-    # By hand: each side varies by the pooled CV^2 of one process's figure (each run's CV^2 over
-    # chi-square(4)'s median / 4, Wilson-Hilferty), df 12 each.
-    cv2 = np.var([100.0, 101.0, 99.0, 100.5, 99.5], ddof=1) / 100.0 ** 2 / (1 - 2 / 36) ** 3
-    half = scipy_stats.t.ppf(0.995, int((2 * cv2) ** 2 / (2 * cv2 ** 2 / 12))) * math.sqrt(2 * cv2)
+    # By hand: each side varies by the pooled CV^2 of one process's figure (the runs' CV^2,
+    # the largest of 6 clipped at the next: all equal here, then scaled for chi-square(4)
+    # clipped at its 5/6 quantile), df 20 each.
+    cap = scipy_stats.chi2.ppf(5 / 6, 4)
+    cv2 = np.var([100.0, 101.0, 99.0, 100.5, 99.5], ddof=1) / 100.0 ** 2 / (scipy_stats.chi2.cdf(cap, 6) + cap / 6 / 4)
+    half = scipy_stats.t.ppf(0.995, int((2 * cv2) ** 2 / (2 * cv2 ** 2 / 20))) * math.sqrt(2 * cv2)
     assert (pooled.low, pooled.high) == pytest.approx((1.02 * math.exp(-half), 1.02 * math.exp(half)), rel=1e-9)
 
 

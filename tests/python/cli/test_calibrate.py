@@ -25,7 +25,9 @@ def test_the_a_a_level_is_the_mean_rule_over_every_difference():
     explained = sum(1 / a ** 2 / 3 + 1 / b ** 2 / 3 for a, b in zip(means, means[1:])) / 3
     assert level.variance == pytest.approx((sum(squares) / 3 - explained) / 2)
     assert (level.df, level.earlier_runs, level.source) == (3, 4, noise.MACHINE_PRIOR)
-    assert level.process_df == 4  # half of 4 runs x 2
+    # An A/A's process spread is the plain mean of its runs' CV^2 (nothing clipped), 4 x 2 df.
+    cv2 = sum((1 / m) ** 2 for m in means) / 4
+    assert level.process_cv2 == pytest.approx(cv2) and level.process_df == 8
 
 
 def test_calibrate_stores_one_prior_per_kind_and_stats_shows_it(project, benchlab):
@@ -42,7 +44,7 @@ def test_calibrate_stores_one_prior_per_kind_and_stats_shows_it(project, benchla
     priors = store.machine_priors(noise.Machine.of(context.machine()))
     store.close()
     assert sorted(row["kind"] for row in priors) == sorted(noise.KINDS)
-    assert all(row["runs"] == 3 and row["df"] == 2 and row["process_df"] == 1 for row in priors)
+    assert all(row["runs"] == 3 and row["df"] == 2 and row["process_df"] == 3 for row in priors)
     assert all(row["process_cv2"] > 0 for row in priors)  # two processes never agree exactly in ns
     # A run of new code in that store: its figure's noise is the prior's, and stats says so.
     (project / "one.c").write_text('#include "benchlab.h"\nBL_BENCH(spin, n) { for (uint64_t i = 0; i < n; i++) '

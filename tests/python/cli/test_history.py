@@ -103,18 +103,22 @@ def test_json_and_last(store, benchlab):
         scipy_stats.t.ppf(0.995, 2) * math.sqrt(2 / 3), rel=1e-6)
     # Run 10 has runs 7-9 of code b before it, by hand (noise.py): the mean of their 2 squared
     # log differences, less what their processes explain; the pooled process spread is the
-    # median of each run's CV^2 over chi-square(2)'s median / 2 (Wilson-Hilferty), 3 df (half
-    # of 3 runs x 2), larger than run 10's own 1 ns; Welch-Satterthwaite joins the two.
+    # mean of each run's CV^2 with the largest of 3 clipped at the next, scaled for
+    # chi-square(2) clipped at its 2/3 quantile, 4 df (2 of 3 runs x 2), larger than run
+    # 10's own 1 ns; Welch-Satterthwaite joins the two.
     same = GETPID[6:9]
     squares = [math.log(b / a) ** 2 for a, b in zip(same, same[1:])]
     explained = sum(1 / a ** 2 / 3 + 1 / b ** 2 / 3 for a, b in zip(same, same[1:])) / 2
     # Their differences are no larger than their processes explain: no run level (0), so the
-    # interval rests on the pooled process spread alone, with its 3 degrees of freedom.
+    # interval rests on the pooled process spread alone, with its 4 degrees of freedom.
     assert (sum(squares) / 2 - explained) / 2 < 0
-    pooled_sd = GETPID[9] * (sorted(1 / m ** 2 for m in same)[1] / (1 - 2 / 18) ** 3) ** 0.5
+    cv2s = sorted(1 / m ** 2 for m in same)
+    cap = scipy_stats.chi2.ppf(2 / 3, 2)
+    share = scipy_stats.chi2.cdf(cap, 4) + cap / 3 / 2
+    pooled_sd = GETPID[9] * ((cv2s[0] + 2 * cv2s[1]) / 3 / share) ** 0.5
     assert pooled_sd > 1
     assert (tenth["interval"][1] - tenth["interval"][0]) / 2 == pytest.approx(
-        scipy_stats.t.ppf(0.995, 3) * pooled_sd * math.sqrt(2 / 3), rel=1e-6)
+        scipy_stats.t.ppf(0.995, 4) * pooled_sd * math.sqrt(2 / 3), rel=1e-6)
     markdown = benchlab("history", "getpid", "--format", "markdown").stdout
     assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-7.4% | shift +10.1% (100 -> 110) |" in markdown
 
