@@ -3,6 +3,11 @@ scenarios of issue 17, by the commands a user runs, on a hash loop (FNV-1a) and 
 suites/calls (bench/calls_slowdown.c's knob), each with variants 3% and 10% slower.
 
     .venv/bin/python bench/gate_scenarios.py [--quick] [--sections LIST] [--reps N] [--pairs N] [--stores N]
+                                             [--lock FILE]
+
+--lock FILE takes an exclusive lock on FILE (flock) around each repetition, pair and
+store, not the whole hour: another benchmark on the machine that takes the same lock
+runs between them and never during a measurement.
 
 Sections, in the order of the tables (bench/README.md, "Gate scenarios"):
     alternating  a fresh store; the unchanged build saved as baseline `base`; 12 runs
@@ -25,6 +30,8 @@ it prints figures and exits 0 whatever they are (non-zero when something cannot 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -69,6 +76,24 @@ BL_BENCH(chain100, n) {
 }
 BL_MAIN()
 """
+
+
+#: The lock file of --lock (None: no lock).
+LOCK: str | None = None
+
+
+@contextlib.contextmanager
+def measuring():
+    """Holds --lock's file for one repetition, pair or store."""
+    if LOCK is None:
+        yield
+        return
+    with open(LOCK, "a") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(file, fcntl.LOCK_UN)
 
 
 def log(message: str) -> None:
@@ -150,22 +175,20 @@ def alternating(project: Project, template: Path, reps: int) -> dict:
     caught = {"3%": [0, 0], "10%": [0, 0]}
     flagged, walls, methods, gates = [0, 0], [], set(), []
     for rep in range(reps):
-        db = fresh_store(template, project.root, f"alternating{rep}")
-        project.run(db, project.variant("unchanged"))
-        call([BENCHLAB, "baseline", "save", "base", "--db", db], project.root)
-        for name in ALTERNATION:
-            project.run(db, project.variant(name))
-            code, wall, doc = project.gate(db)
-            walls.append(wall)
-            methods.update(c["interval"].split(":")[0] for c in doc["comparisons"])
-            gates.append({"variant": name, "exit": code, "wall_s": wall, **widest(doc["comparisons"])})
-            if name == "unchanged":
-                flagged[0] += code == 3
-                flagged[1] += 1
-            else:
-                caught[name][0] += code == 3
-                caught[name][1] += 1
-            log(f"alternating {rep + 1}/{reps}: {name}: gate exit {code} in {wall:.1f} s")
+        with measuring():
+            db = fresh_store(template, project.root, f"alternating{rep}")
+            project.run(db, project.variant("unchanged"))
+            call([BENCHLAB, "baseline", "save", "base", "--db", db], project.root)
+            for name in ALTERNATION:
+                project.run(db, project.variant(name))
+                code, wall, doc = project.gate(db)
+                walls.append(wall)
+                methods.update(c["interval"].split(":")[0] for c in doc["comparisons"])
+                gates.append({"variant": name, "exit": code, "wall_s": wall, **widest(doc["comparisons"])})
+                tally = flagged if name == "unchanged" else caught[name]
+                tally[0] += code == 3
+                tally[1] += 1
+                log(f"alternating {rep + 1}/{reps}: {name}: gate exit {code} in {wall:.1f} s")
     return {"caught": caught, "unchanged_flagged": flagged, "gate_wall_median_s": statistics.median(walls),
             "gate_wall_max_s": max(walls), "methods": sorted(methods), "gates": gates}
 
@@ -184,19 +207,21 @@ def widest(comparisons: list[dict]) -> dict:
 
 def mixed(project: Project, template: Path, pairs: int, history: int) -> dict:
     db = fresh_store(template, project.root, "mixed")
-    project.run(db, project.variant("unchanged"))
-    call([BENCHLAB, "baseline", "save", "base", "--db", db], project.root)
-    for j in range(history):
-        project.run(db, project.variant(["3%", "10%", "unchanged"][j % 3]))
+    with measuring():
+        project.run(db, project.variant("unchanged"))
+        call([BENCHLAB, "baseline", "save", "base", "--db", db], project.root)
+        for j in range(history):
+            project.run(db, project.variant(["3%", "10%", "unchanged"][j % 3]))
     aa, slow, walls, stored_aa, stored_slow = [0, 0], [0, 0], [], [0, 0], [0, 0]
     for pair in range(pairs):
         for name, tally, stored in (("unchanged", aa, stored_aa), ("3%", slow, stored_slow)):
-            project.run(db, project.variant(name))
-            code, wall, _ = project.gate(db)
+            with measuring():
+                project.run(db, project.variant(name))
+                code, wall, _ = project.gate(db)
+                stored_code, _, _ = project.gate(db, "--no-remeasure")
             walls.append(wall)
             tally[0] += code == 3
             tally[1] += 1
-            stored_code, _, _ = project.gate(db, "--no-remeasure")
             stored[0] += stored_code == 3
             stored[1] += 1
         log(f"mixed {pair + 1}/{pairs}: A/A flagged {aa[0]}/{aa[1]}, 3% caught {slow[0]}/{slow[1]}")
@@ -209,22 +234,23 @@ def widths(project: Project, template: Path) -> dict:
         run_id = project.run(db, str(project.root / "chain"))
         median, (low, high) = project.intervals(db, run_id)["chain100"]
         return (high - low) / 2 / median
-    fresh = half(fresh_store(template, project.root, "widths-fresh"))
-    db = fresh_store(template, project.root, "widths-history")
-    for j in range(20):
-        project.run(db, project.variant(["3%", "10%"][j % 2]))
-    after = half(db)
+    with measuring():
+        fresh = half(fresh_store(template, project.root, "widths-fresh"))
+        db = fresh_store(template, project.root, "widths-history")
+        for j in range(20):
+            project.run(db, project.variant(["3%", "10%"][j % 2]))
+        after = half(db)
     return {"fresh_half_width": fresh, "after_20_other_half_width": after, "ratio": after / fresh if fresh else None}
 
 
 def fresh(project: Project, template: Path, stores: int) -> dict:
-    held, checks, widths_seen = 0, 0, []
+    held, checks, widths_seen, runs = 0, 0, [], []
     for s in range(stores):
         db = fresh_store(template, project.root, f"fresh{s}")
-        figures = []
-        for _ in range(3):
-            run_id = project.run(db, str(project.root / "chain"))
-            figures.append(project.intervals(db, run_id)["chain100"])
+        with measuring():
+            figures = [project.intervals(db, project.run(db, str(project.root / "chain")))["chain100"]
+                       for _ in range(3)]
+        runs.append(figures)
         for i, (_, (low, high)) in enumerate(figures):
             widths_seen.append((high - low) / 2 / figures[i][0])
             for j, (other, _) in enumerate(figures):
@@ -233,25 +259,29 @@ def fresh(project: Project, template: Path, stores: int) -> dict:
                     checks += 1
         log(f"fresh {s + 1}/{stores}: held {held}/{checks}")
     return {"held": held, "checks": checks, "coverage": held / checks,
-            "half_width_median": statistics.median(widths_seen)}
+            "half_width_median": statistics.median(widths_seen), "runs": runs}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sections", default=",".join(SECTIONS))
+    parser.add_argument("--lock", help="a file to flock around each repetition, pair and store")
     for key in FULL:
         parser.add_argument(f"--{key}", type=int)
     args = parser.parse_args()
     counts = {key: getattr(args, key) or (QUICK if args.quick else FULL)[key] for key in FULL}
     sections = args.sections.split(",")
+    global LOCK
+    LOCK = args.lock
     results: dict = {"counts": counts, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with tempfile.TemporaryDirectory(prefix="benchlab-gate-scenarios-") as scratch:
         root = Path(scratch)
-        project = Project(root / "project", calls_ppm(root))
         template = root / "template.db"
-        log("calibrating the template store (benchlab calibrate)")
-        done, wall = call([BENCHLAB, "calibrate", "--db", f"sqlite:///{template}"], project.root)
+        with measuring():
+            project = Project(root / "project", calls_ppm(root))
+            log("calibrating the template store (benchlab calibrate)")
+            done, wall = call([BENCHLAB, "calibrate", "--db", f"sqlite:///{template}"], project.root)
         results["calibration"] = done.stdout.strip().splitlines()
         started = time.perf_counter()
         if "alternating" in sections:

@@ -446,6 +446,12 @@ class Store:
                 raise UserError(f"no run with id {text} in {self.url}", "list runs with: benchlab runs")
             return int(row.id)
 
+    def run_row(self, run_id: int) -> dict[str, Any]:
+        """The run's row (context, host, status) without its records: for a caller that needs
+        the context alone, as the gate does before it loads the sides it compares."""
+        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+            return dict(connection.execute(sa.select(runs).where(runs.c.id == run_id)).one()._mapping)
+
     def load_run(self, run_id: int) -> tuple[dict[str, Any], list[Record], list[Fault]]:
         """The run (with `missing`: planned units that never finished), its records and faults."""
         with self._errors("read", self._READ_FIX), self.engine.connect() as connection:

@@ -130,10 +130,10 @@ def error_term_lines(comparisons: list[Comparison]) -> list[str]:
 
 
 def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str | None,
-                   floor: float | None):
-    """(comparisons, side A, side B, config)."""
+                   floor: float | None, opened=None):
+    """(comparisons, side A, side B, config); `opened`: a store the caller has open already."""
     config = config_of(context)
-    store = []
+    store = [opened] if opened is not None else []
 
     def opener():
         if not store:
@@ -260,7 +260,7 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
         plan = _remeasure_plan(config, store, baseline, run, directory) if remeasure_on and store else None
         if plan is None or plan.fallbacks or not plan.pairs:
             _calibrate_first_time(config, store, run)
-        comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor)
+        comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor, store)
         if plan is not None and plan.pairs:
             comparisons = _with_remeasured(config, comparisons, plan, threshold_of, floor, time_limit)
     if plan is not None:
@@ -289,8 +289,12 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> 
         click.echo(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
                    "its binaries for the gate to run again)", err=True)
         return None
-    base_context = store.load_run(store.baseline(baseline)["run_id"])[0].get("context")
-    candidate_context = store.load_run(store.resolve_run_id(run))[0].get("context")
+    if Path(run).is_file():
+        click.echo(f"stored figures only: {run} is a result file (a stored run of `benchlab run` records "
+                   "the binaries the gate runs again)", err=True)
+        return None
+    base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")
+    candidate_context = store.run_row(store.resolve_run_id(run)).get("context")
     return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory)
 
 
@@ -313,10 +317,10 @@ def _with_remeasured(config, comparisons: list[Comparison], plan: remeasure.Plan
 def _calibrate_first_time(config, store, run: str) -> None:
     """`benchlab calibrate`, once, the first time the gate judges stored figures of this machine's
     runs: the prior that figures with no identical-code history rest on (noise.py)."""
-    if store is None or not config.gate_calibrates:
+    if store is None or not config.gate_calibrates or Path(run).is_file():
         return
     here = noise.Machine.of(run_context.machine())
-    candidate = store.load_run(store.resolve_run_id(run))[0]
+    candidate = store.run_row(store.resolve_run_id(run))
     if noise.Machine.of(candidate.get("context"), candidate.get("host")) != here or store.machine_priors(here):
         return
     click.echo("first gate on this machine: measuring its run-to-run noise (benchlab calibrate)", err=True)

@@ -84,6 +84,16 @@ def test_stored_figures_stand_in_where_the_gate_cannot_run_again_and_say_why(pro
     assert by_id.exit_code == 0 and "stored figures only: 1 is not a baseline" in by_id.stderr
 
 
+def test_a_result_file_candidate_is_judged_on_stored_figures_and_says_so(project, benchlab):
+    setup_gate(project, benchlab, 100)
+    exported = benchlab("export", "latest", "--out", "candidate.jsonl", "--db", DB)
+    assert exported.exit_code == 0, exported.stderr
+    result = benchlab("gate", "candidate.jsonl", "--baseline", "main", "--db", DB)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "stored figures only: candidate.jsonl is a result file" in result.stderr
+    assert "re-measured" not in result.stdout
+
+
 def test_deleting_a_baseline_frees_its_binaries(project, benchlab):
     setup_gate(project, benchlab, 100)
     listed = benchlab("baseline", "list", "--db", DB).stdout
