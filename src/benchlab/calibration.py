@@ -85,7 +85,7 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
     started, load = time.monotonic(), load_average()
     [platform] = resolve_platforms(["native"], config)
     seed = seed if seed is not None else random.randrange(2**31)
-    runner = Runner(config, [platform], RunOptions(timeout=config.timeout, seed=seed, processes=processes),
+    runner = Runner(config, [platform], RunOptions(timeout=config.timeout, seed=seed),
                     Builder(config), warn)
     unit = Unit(Target(name="benchlab-reference", kind="source", path=REFERENCE_SOURCE), platform)
     built = runner.executable(unit)

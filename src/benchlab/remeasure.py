@@ -151,7 +151,7 @@ def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], floa
     names the method), the pairs that failed to run here (label -> why), and the rounds."""
     seed = seed if seed is not None else random.randrange(2**31)
     platforms = list({id(p.a.platform): p.a.platform for p in pairs}.values())
-    options = RunOptions(timeout=config.timeout, seed=seed, processes=2, time_limit=PROCESS_TIME_LIMIT_S)
+    options = RunOptions(timeout=config.timeout, seed=seed, time_limit=PROCESS_TIME_LIMIT_S)
     runner = Runner(config, platforms, options, Builder(config), lambda m: None)
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
                    floor=floor, progress=progress, decided=decider(threshold_of), drop_failing=True).run()

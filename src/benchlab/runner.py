@@ -1,9 +1,9 @@
 """One run: every target on every platform (and every sweep value), as a matrix, in
 several processes each.
 
-A unit is one (target, platform, sweep value). With --processes N every unit runs in
-N fresh processes, in N rounds; each round runs every unit once, in an order shuffled
-from the run's seed (randomized multiple interleaved trials: Abedi and Brecht,
+A unit is one (target, platform, sweep value). The run's session (session.py) runs every
+unit in N fresh processes, in N rounds; each round runs every unit once, in an order
+shuffled from the run's seed (randomized multiple interleaved trials: Abedi and Brecht,
 "Conducting repeatable experiments in highly variable cloud computing environments",
 ICPE 2017), so that load that comes and goes hits every unit alike. Each process gets
 its own environment size and stack offset (layout randomization, see `layout_env`).
@@ -97,7 +97,6 @@ class RunOptions:
     precision: float | None = None
     schedule: str | None = None
     subtract: bool = True
-    processes: int = DEFAULT_PROCESSES
     randomize_layout: bool = True
     spread_cpus: bool = True
 
@@ -126,21 +125,6 @@ class UnitResult:
     process: int | None = None
     #: The binary has no benchmark matching --filter (not a failure; see `no_match`).
     filtered_out: bool = False
-
-
-def interleaved(units: list[Unit], processes: int, seed: int) -> list[tuple[Unit, int]]:
-    """The order of a run's processes: `processes` rounds, each every unit once, shuffled.
-    One process of each keeps the plan's order: with nothing to repeat, there is nothing
-    for a shuffle to balance."""
-    if processes == 1:
-        return [(unit, 0) for unit in units]
-    rng = random.Random(seed)
-    order = []
-    for index in range(processes):
-        round_units = [u for u in units if index == 0 or u.target.kind != "workload"]
-        rng.shuffle(round_units)
-        order.extend((unit, index) for unit in round_units)
-    return order
 
 
 def layout_env(rng: random.Random) -> dict[str, str]:

@@ -91,7 +91,7 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
     if duet and len(os.sched_getaffinity(0)) < 2:
         raise UserError("--duet needs two CPUs to run A and B on", "run without --duet on this machine")
     seed = seed if seed is not None else random.randrange(2**31)
-    options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args, processes=2)
+    options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args)
     runner = Runner(config, [platform], options, Builder(config), lambda m: click.echo(f"warning: {m}", err=True))
     with contextlib.ExitStack() as stack:
         if revs:

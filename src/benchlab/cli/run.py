@@ -5,6 +5,7 @@ import contextlib
 import random
 import signal
 import sys
+import time
 
 import click
 from rich.console import Console
@@ -20,7 +21,8 @@ from benchlab.errors import ExitCode, Interrupted, StoreFailed, UserError
 from benchlab.limits import limit
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
-from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep, interleaved
+from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
+from benchlab.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, stop_note
 from benchlab.targets import resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
@@ -46,13 +48,19 @@ def _limit_range(low: str, high: str) -> click.IntRange:
               help="Samples per benchmark in each process (--samples=N; default: as --precision needs).")
 @click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIME_LIMIT_S), metavar="S",
               help="Sampling time per benchmark in each process, once it has 10 samples (--time-limit=S).")
-@click.option("--precision", type=FiniteFloatRange(min=0, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
-              help="Stop a benchmark once its median's interval is within +-PCT%% (--precision=PCT; 0: off).")
+@click.option("--process-precision", type=FiniteFloatRange(min=0, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
+              help="In each process, stop a benchmark once its median's interval is within +-PCT%% (the header's --precision=PCT; 0: off).")
 @click.option("--schedule", type=click.Choice(["rounds", "sequential"]),
               help="rounds: every benchmark of a program sampled in shuffled rounds (default); sequential: one after another.")
 @click.option("--no-subtract", is_flag=True, help="Report figures as measured, without subtracting the empty loop's cost.")
 @click.option("--processes", "-N", type=click.IntRange(min=1, max=1000), metavar="N",
               help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
+@click.option("--time", "budget_s", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
+              help="Spend S seconds (the whole command) on as many rounds of processes as fit.")
+@click.option("--precision", type=FiniteFloatRange(min=0, min_open=True, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
+              help=f"Add rounds of processes until every figure's rerun interval is within +-PCT%% (or --time, else {PRECISION_BUDGET_S:g} s, is spent).")
+@click.option("--fast", is_flag=True, help=f"Rough figures quickly: {PRESETS['fast']} processes per binary.")
+@click.option("--rigorous", is_flag=True, help=f"Tighter figures: {PRESETS['rigorous']} processes per binary.")
 @click.option("--no-randomize-layout", is_flag=True,
               help="Give every process the same environment size and stack offset.")
 @click.option("--no-spread-cpus", is_flag=True,
@@ -69,14 +77,18 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 @click.pass_context
 def command(context: click.Context, targets: tuple[str, ...], platform_names: tuple[str, ...],
             output_format: str | None, out_path: str | None, timeout: float | None, samples: int | None,
-            time_limit: float | None, precision: float | None, schedule: str | None, no_subtract: bool,
-            processes: int | None, no_randomize_layout: bool, no_spread_cpus: bool, seed: int | None, filters: tuple[str, ...],
+            time_limit: float | None, process_precision: float | None, schedule: str | None, no_subtract: bool,
+            processes: int | None, budget_s: float | None, precision: float | None, fast: bool, rigorous: bool,
+            no_randomize_layout: bool, no_spread_cpus: bool, seed: int | None, filters: tuple[str, ...],
             counters: str | None, sweep: str | None, extra_args: tuple[str, ...], db_url: str | None,
             no_store: bool) -> int:
     """Build and run TARGETs (suite directories, C files, executables, workload names or
     file-name prefixes; default: the suites of benchlab.toml, else suites/) on each platform
     and print one table with a column per platform."""
+    started = time.monotonic()
     config = config_of(context)
+    budget = Budget.from_flags(processes=processes, seconds=budget_s, precision=precision, fast=fast,
+                               rigorous=rigorous, default=config.processes or DEFAULT_PROCESSES)
     parsed_sweep = Sweep.parse(sweep) if sweep else None  # instances=0 is an error before anything runs
     # --platform native,callgrind is --platform native --platform callgrind
     names = [name for given in platform_names for name in given.split(",")]
@@ -91,8 +103,8 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         samples=samples if samples is not None else config.samples,
         time_limit=time_limit if time_limit is not None else config.time_limit,
         filters=filters, counters=counters, extra_args=extra_args, sweep=parsed_sweep,
-        precision=precision, schedule=schedule, subtract=not no_subtract,
-        processes=processes or config.processes or DEFAULT_PROCESSES, randomize_layout=not no_randomize_layout,
+        precision=process_precision, schedule=schedule, subtract=not no_subtract,
+        randomize_layout=not no_randomize_layout,
         spread_cpus=not no_spread_cpus,
     )
     stderr = Console(stderr=True, highlight=False)
@@ -121,42 +133,51 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     _warn_ignored_for_workloads(resolved, {"--samples": samples, "--time-limit": time_limit, "--counters": counters,
                                            "--filter": filters, "--sweep": sweep, "--arg": extra_args}, warn)
     info = run_context.collect(config, platforms, options.seed, argv)
-    order = interleaved(units, options.processes, options.seed)
-    info["plan"] = [unit_key(unit) for unit, _ in order]  # a unit once per process
+    session = Session(runner, units, options.seed, budget, started=started)
+    planned = session.planned()
+    info["plan"] = [unit_key(unit) for unit, _ in planned]  # a unit once per process
     storage = None if no_store else _Storage(open_store(config, db_url), warn)
     run_id = storage.begin(argv, [p.name for p in platforms], info) if storage else None
 
-    records, faults, filtered_out = [], [], 0
-    plain = _PlainProgress(len(order), stderr, enabled=not sys.stderr.isatty())
+    plain = _PlainProgress(len(planned) if budget.fixed else None, stderr, enabled=not sys.stderr.isatty())
     try:
         with _sigterm_as_interrupt(), progress:
-            task = progress.add_task("running", total=len(order))
-            for unit, process in order:
-                if runner.known_build_failure(unit):
-                    if storage:
-                        storage.add([], [], unit_key(unit))  # done: nothing to run
-                    plain.skip()
-                    progress.advance(task)
-                    continue
+            task = progress.add_task("running", total=len(planned) if budget.fixed else None)
+
+            def on_round(order):
+                info["plan"].extend(unit_key(unit) for unit, _ in order)
+
+            def on_start(unit):
                 progress.update(task, description=unit.label)
                 plain.start(unit.label)
-                result = runner.run_unit(unit, process if options.processes > 1 else None)
-                records.extend(result.records)
-                faults.extend(result.faults)
-                filtered_out += result.filtered_out
+
+            def on_result(unit, result):
                 if result.context is not None:
                     info["binaries"][f"{unit.target.name}@{unit.platform.name}"] = result.context
                 _record_code(info, runner, unit)
                 if storage:
                     storage.add(result.records, result.faults, unit_key(unit))
                 progress.advance(task)
+
+            def on_skip(unit):
+                if storage:
+                    storage.add([], [], unit_key(unit))  # done: nothing to run
+                plain.skip()
+                progress.advance(task)
+
+            outcome = session.run(on_round=on_round, on_start=on_start, on_result=on_result, on_skip=on_skip,
+                                  levels=lambda: storage.run_levels(info) if storage else None)
     except KeyboardInterrupt:
         if not storage:
             raise Interrupted("interrupted: nothing stored (--no-store)") from None
         problem = storage.close(info, "interrupted", ExitCode.INTERRUPTED)
-        kept = f"run {run_id} keeps the {len(records) - storage.unsaved_records} records completed so far"
+        kept = f"run {run_id} keeps the {storage.stored_records} records completed so far"
         raise Interrupted(f"interrupted: {kept}" + (f"; {problem}" if problem else "")) from None
-    if filters and filtered_out == len(order):
+    records, faults, filtered_out = outcome.records, outcome.faults, outcome.filtered_out
+    note = stop_note(budget, outcome)
+    if note:
+        stderr.print(note, highlight=False, soft_wrap=True, markup=False)
+    if filters and filtered_out == len(info["plan"]):
         if storage:
             storage.forget()
         shown = ", ".join(repr(f) for f in filters)
@@ -175,13 +196,19 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
         raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
                           f"{problem.fix}; the results are printed above"
                           + (f" and in {out_path}" if out_path else ""))
-    if storage and history is not None and not any(level.source == noise.MACHINE_PRIOR for level in history.values()) \
-            and any(r.counter == "time" and r.median for r in records) and storage.without_prior(info):
+    if storage and history is not None and _without_history(records, history) and storage.without_prior(info):
         stderr.print(NO_PRIOR_NOTE, highlight=False, soft_wrap=True, markup=False)
     if storage:
         stderr.print(f"saved as run {run_id} (benchlab show {run_id}); "
                      f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache", highlight=False)
     return exit_code
+
+
+def _without_history(records, history: dict) -> bool:
+    """Whether a timing figure has neither identical-code history nor a machine prior."""
+    from benchlab.combine import history_key
+
+    return any(r.counter == "time" and r.median and history_key(r) not in history for r in records)
 
 
 def _record_code(info: dict, runner: Runner, unit) -> None:
@@ -210,10 +237,7 @@ class _Storage:
         self.warn = warn
         self.run_id = None
         self.pending: list[tuple] = []
-
-    @property
-    def unsaved_records(self) -> int:
-        return sum(len(records) for records, _, _ in self.pending)
+        self.stored_records = 0
 
     def begin(self, argv, platforms, info) -> int:
         self.run_id = self.store.begin_run(argv, platforms, info)
@@ -222,6 +246,7 @@ class _Storage:
     def add(self, records, faults, key) -> None:
         try:
             self.store.add_unit(self.run_id, records, faults, key)
+            self.stored_records += len(records)
         except StoreFailed as failure:
             if not self.pending:
                 self.warn(f"{failure.what}; the run goes on and keeps its results in memory")
@@ -237,6 +262,7 @@ class _Storage:
             try:
                 self.store.add_unit(self.run_id, *unit)
                 self.pending.remove(unit)
+                self.stored_records += len(unit[0])
             except StoreFailed as failure:
                 problem = failure
         if self.pending and status != "interrupted":
@@ -298,7 +324,7 @@ class _NoBar:
     def __exit__(self, *exc) -> bool:
         return False
 
-    def add_task(self, description: str, total: int) -> int:
+    def add_task(self, description: str, total: int | None) -> int:
         return 0
 
     def update(self, task: int, description: str) -> None:
@@ -312,7 +338,7 @@ class _PlainProgress:
     """Progress as lines on stderr when it is not a terminal (a pipe, a CI log), where rich's
     bar is off: one line as each unit starts, so a long run is never silent."""
 
-    def __init__(self, total: int, console: Console, enabled: bool):
+    def __init__(self, total: int | None, console: Console, enabled: bool):
         self.total = total
         self.console = console
         self.enabled = enabled
@@ -324,7 +350,8 @@ class _PlainProgress:
     def start(self, label: str) -> None:
         self.done += 1
         if self.enabled:
-            self.console.print(f"[{self.done}/{self.total}] {label}", markup=False, highlight=False, soft_wrap=True)
+            counted = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"  # a budget: open-ended
+            self.console.print(f"[{counted}] {label}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _warn_ignored_for_workloads(targets, flags: dict, warn) -> None:

@@ -126,7 +126,27 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
     (["run", "b.sh", "--processes", "0"],
      "error: Invalid value for '--processes' / '-N': 0 is not in the range 1<=x<=1000. (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--precision=-1"],
-     "error: Invalid value for '--precision': -1.0 is not in the range 0<=x<=100.0. (see 'benchlab run --help')\n"),
+     "error: Invalid value for '--precision': -1.0 is not in the range 0<x<=100.0. (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--precision=0"],
+     "error: Invalid value for '--precision': 0.0 is not in the range 0<x<=100.0. (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--process-precision=-1"],
+     "error: Invalid value for '--process-precision': -1.0 is not in the range 0<=x<=100.0. "
+     "(see 'benchlab run --help')\n"),
+    # the time budget (issue 20): checked before anything is built or run
+    (["run", "b.sh", "--time", "0"],
+     "error: Invalid value for '--time': 0.0 is not in the range 0<x<=1000000000.0. (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--time", "-1"],
+     "error: Invalid value for '--time': -1.0 is not in the range 0<x<=1000000000.0. (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--time", "abc"],
+     "error: Invalid value for '--time': 'abc' is not a number (see 'benchlab run --help')\n"),
+    (["run", "b.sh", "--fast", "--rigorous"],
+     "error: --fast and --rigorous are presets of how many processes run: give one of them\n"),
+    (["run", "b.sh", "--rigorous", "-N", "3"],
+     "error: --processes and --rigorous each decide how many processes run: give one of them (--time S and "
+     "--precision PCT go together: rounds until PCT or S seconds)\n"),
+    (["run", "b.sh", "--fast", "--time", "3"],
+     "error: --fast and --time each decide how many processes run: give one of them (--time S and "
+     "--precision PCT go together: rounds until PCT or S seconds)\n"),
     (["run", "b.sh", "--precision=abc"],
      "error: Invalid value for '--precision': 'abc' is not a number (see 'benchlab run --help')\n"),
     (["run", "b.sh", "--precision=nan"],
@@ -360,6 +380,35 @@ def test_processes_run_in_shuffled_rounds_with_a_different_layout_each(project, 
     same = benchlab("run", "suite", "--processes", "3", "--no-randomize-layout", "--format", "json")
     pads = {r["samples"][0] for r in json.loads(same.stdout)["records"] if r["bench"] == "Pad"}
     assert pads == {0.0}
+
+
+def test_a_time_budget_runs_rounds_until_spent_and_the_plan_lists_them(project, benchlab):
+    # Each process of each script logs itself: a budget runs whole rounds, every binary once each.
+    for name in ("a", "b"):
+        write(project / "suite" / f"{name}.sh",
+              f"#!/bin/sh\necho {name} >> {project}/order.log\nprintf 'Read\\t1\\t100\\t24%d\\n' $$\n",
+              executable=True)
+    result = benchlab("run", "suite", "--time", "1.5", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    order = (project / "order.log").read_text().split()
+    rounds = len(order) // 2
+    assert rounds >= 2 and len(order) == 2 * rounds
+    assert all(sorted(order[i:i + 2]) == ["a", "b"] for i in range(0, len(order), 2))
+    document = json.loads(result.stdout)
+    assert len(document["run"]["context"]["plan"]) == len(order)  # the rounds added as they started
+    note = [line for line in result.stderr.splitlines() if "processes of each binary in" in line]
+    assert note and note[0].startswith(f"{rounds} processes of each binary in ")
+    assert note[0].endswith("the --time budget of 1.5 s is spent")
+    shown = json.loads(benchlab("show", "latest", "--format", "json").stdout)
+    assert shown["run"]["status"] == "complete"
+
+
+def test_run_level_precision_stops_once_every_interval_is_narrow_enough(project, benchlab):
+    write(project / "b.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t24%d\\n' $(( $$ % 3 ))\n", executable=True)
+    result = benchlab("run", "b.sh", "--precision", "50", "--no-store")
+    assert result.exit_code == 0, result.stderr
+    assert "3 processes of each binary in " in result.stderr
+    assert "every figure's rerun interval is within +-50% (widest: Read/1 on native, +-" in result.stderr
 
 
 def test_a_failed_process_is_reported_and_the_others_are_combined(project, benchlab):
