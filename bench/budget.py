@@ -1,0 +1,119 @@
+"""Reproducibility per second: `benchlab run --time S` against Google Benchmark's default
+run, which takes about S = 7 s on bench/kernels.h. Rounds alternate one of each (bl gb bl
+gb ...), so both meet the same host states; per kernel it prints the CV between the
+rounds' figures of each tool and how often benchlab's 99% interval held the next round's
+figure (issue 20: CV at most Google Benchmark's on every kernel, coverage >= 95%).
+
+    .venv/bin/python bench/budget.py --build bench/build [--rounds 20] [--time 7] [--quick]
+
+--build holds gb_kernels (bench/run builds it); benchlab builds bench/bl_kernels.c itself,
+in a scratch project whose store keeps every round, as a user's does: from the fourth
+round on, the intervals carry the spread of earlier runs of identical code. --quick (2
+rounds of --time 1, Google Benchmark at --benchmark_min_time=0.01) checks that it runs.
+A benchmark, not a test: it prints figures and exits 0 whatever they are.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+KERNELS = ["call", "chain10", "chain100", "chain1000", "getpid", "clock_gettime", "memcpy64"]
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def timed(argv: list[str], **kwargs) -> tuple[str, float]:
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        raise SystemExit(f"error: {' '.join(argv)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+    return done.stdout, time.perf_counter() - start
+
+
+def benchlab_round(benchlab: str, project: str, seconds: float) -> tuple[dict, dict, float]:
+    """One `benchlab run --time S`: ({kernel: figure}, {kernel: interval}, wall seconds)."""
+    out, wall = timed([benchlab, "run", "bl_kernels.c", "--time", f"{seconds:g}", "--format", "json"],
+                      cwd=project, env={**os.environ, "BL_NO_WARN": "1"})
+    rows = {row["test"]: row["cells"]["native"] for row in json.loads(out)["rows"]}
+    return ({k: rows[k]["median"] for k in KERNELS}, {k: tuple(rows[k]["median_ci"]) for k in KERNELS}, wall)
+
+
+def gbench_round(build: str, min_time: str | None) -> tuple[dict, float]:
+    """One Google Benchmark process at its defaults: ({kernel: real time ns}, wall seconds)."""
+    argv = [f"{build}/gb_kernels", "--benchmark_format=json", f"--benchmark_filter=^({'|'.join(KERNELS)})$"]
+    out, wall = timed(argv + ([f"--benchmark_min_time={min_time}"] if min_time else []))
+    scale = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+    return {b["run_name"]: b["real_time"] * scale[b["time_unit"]] for b in json.loads(out)["benchmarks"]}, wall
+
+
+def cv(values: list[float]) -> float:
+    return statistics.stdev(values) / statistics.mean(values)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--time", type=float, default=7.0)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--benchlab", default=os.path.join(REPO, ".venv", "bin", "benchlab"))
+    parser.add_argument("--raw", help="write every round's figures to this JSON file")
+    args = parser.parse_args()
+    rounds, seconds, min_time = (2, 1.0, "0.01") if args.quick else (args.rounds, args.time, None)
+    project = tempfile.mkdtemp(prefix="bench-budget-")
+    try:
+        shutil.copytree(os.path.join(REPO, "include"), os.path.join(project, "include"))
+        for name in ("bl_kernels.c", "kernels.h"):
+            shutil.copy(os.path.join(REPO, "bench", name), project)
+        timed([args.benchlab, "run", "bl_kernels.c", "-N", "1", "--no-store"], cwd=project)  # builds; not counted
+        bl, bl_iv, bl_wall, gb, gb_wall = [], [], [], [], []
+        for i in range(rounds):
+            figures, intervals, wall = benchlab_round(args.benchlab, project, seconds)
+            bl.append(figures)
+            bl_iv.append(intervals)
+            bl_wall.append(wall)
+            times, wall = gbench_round(args.build, min_time)
+            gb.append(times)
+            gb_wall.append(wall)
+            log(f"round {i + 1}/{rounds}: benchlab run --time {seconds:g} took {bl_wall[-1]:.1f} s, "
+                f"Google Benchmark {wall:.1f} s")
+    finally:
+        shutil.rmtree(project, ignore_errors=True)
+    print(render(bl, bl_iv, bl_wall, gb, gb_wall, seconds, args.quick))
+    if args.raw:
+        with open(args.raw, "w") as file:
+            json.dump({"benchlab": bl, "intervals": bl_iv, "benchlab_wall": bl_wall, "gb": gb, "gb_wall": gb_wall,
+                       "time": seconds}, file)
+    return 0
+
+
+def render(bl, bl_iv, bl_wall, gb, gb_wall, seconds, quick) -> str:
+    lines = [f"`benchlab run --time {seconds:g}` against Google Benchmark's default run, {len(bl)} rounds alternating"
+             + (" (quick: checks that it runs; 2 rounds measure nothing)" if quick else ""),
+             f"{'kernel':<15}{'benchlab (ns)':>14}{'GB (ns)':>10}{'CV benchlab':>13}{'CV GB':>8}{'bl/GB CV':>10}"
+             f"{'next in 99%':>13}"]
+    for k in KERNELS:
+        ours, theirs = [r[k] for r in bl], [r[k] for r in gb]
+        hits = sum(bl_iv[i][k][0] <= ours[i + 1] <= bl_iv[i][k][1] for i in range(len(ours) - 1))
+        ours_cv, theirs_cv = (cv(ours), cv(theirs)) if len(ours) > 1 else (float("nan"), float("nan"))
+        lines.append(f"{k:<15}{statistics.median(ours):>14.4g}{statistics.median(theirs):>10.4g}"
+                     f"{100 * ours_cv:>12.2f}%{100 * theirs_cv:>7.2f}%{ours_cv / theirs_cv:>10.2f}"
+                     f"{f'{hits}/{len(ours) - 1}':>13}")
+    lines.append(f"wall per round (median): benchlab {statistics.median(bl_wall):.2f} s, "
+                 f"Google Benchmark {statistics.median(gb_wall):.2f} s")
+    lines.append("targets: bl/GB CV <= 1.00 on every kernel; next round inside benchlab's 99% interval >= 95%")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
