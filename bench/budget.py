@@ -2,7 +2,10 @@
 run, which takes about S = 7 s on bench/kernels.h. Rounds alternate one of each (bl gb bl
 gb ...), so both meet the same host states; per kernel it prints the CV between the
 rounds' figures of each tool and how often benchlab's 99% interval held the next round's
-figure (issue 20: CV at most Google Benchmark's on every kernel, coverage >= 95%).
+figure (issue 20: CV at most Google Benchmark's on every kernel, coverage >= 95%). Each
+round also times one process of the header alone (bl_kernels) and, when bench/run built
+it (NANOBENCH_INCLUDE), one of nanobench (nb_kernels): the header's process should take
+no longer than nanobench's.
 
     .venv/bin/python bench/budget.py --build bench/build [--rounds 20] [--time 7] [--quick]
 
@@ -56,6 +59,12 @@ def gbench_round(build: str, min_time: str | None) -> tuple[dict, float]:
     return {b["run_name"]: b["real_time"] * scale[b["time_unit"]] for b in json.loads(out)["benchmarks"]}, wall
 
 
+def nanobench_round(build: str) -> tuple[dict, float]:
+    """One nanobench process at its defaults: ({kernel: median ns}, wall seconds)."""
+    out, wall = timed([f"{build}/nb_kernels"])
+    return {name: float(ns) for name, ns in (line.split("\t") for line in out.splitlines() if line)}, wall
+
+
 def cv(values: list[float]) -> float:
     return statistics.stdev(values) / statistics.mean(values)
 
@@ -77,6 +86,8 @@ def main() -> int:
             shutil.copy(os.path.join(REPO, "bench", name), project)
         timed([args.benchlab, "run", "bl_kernels.c", "-N", "1", "--no-store"], cwd=project)  # builds; not counted
         bl, bl_iv, bl_wall, gb, gb_wall = [], [], [], [], []
+        header_wall, nb, nb_wall = [], [], []
+        has_nanobench = os.path.exists(f"{args.build}/nb_kernels")
         for i in range(rounds):
             figures, intervals, wall = benchlab_round(args.benchlab, project, seconds)
             bl.append(figures)
@@ -85,15 +96,27 @@ def main() -> int:
             times, wall = gbench_round(args.build, min_time)
             gb.append(times)
             gb_wall.append(wall)
+            header_wall.append(timed([f"{args.build}/bl_kernels", "--format=jsonl"],
+                                     env={**os.environ, "BL_NO_WARN": "1"})[1])
+            if has_nanobench:
+                times, wall = nanobench_round(args.build)
+                nb.append(times)
+                nb_wall.append(wall)
             log(f"round {i + 1}/{rounds}: benchlab run --time {seconds:g} took {bl_wall[-1]:.1f} s, "
                 f"Google Benchmark {wall:.1f} s")
     finally:
         shutil.rmtree(project, ignore_errors=True)
     print(render(bl, bl_iv, bl_wall, gb, gb_wall, seconds, args.quick))
+    print(f"one process (median wall): the header alone {statistics.median(header_wall):.3f} s"
+          + (f", nanobench {statistics.median(nb_wall):.3f} s (target: the header's at most nanobench's)"
+             if nb_wall else ", nanobench not built (NANOBENCH_INCLUDE=DIR bench/run builds it)"))
+    if nb:
+        print("nanobench, CV between rounds: " + ", ".join(
+            f"{k} {100 * cv([r[k] for r in nb]):.2f}%" for k in KERNELS if len(nb) > 1))
     if args.raw:
         with open(args.raw, "w") as file:
             json.dump({"benchlab": bl, "intervals": bl_iv, "benchlab_wall": bl_wall, "gb": gb, "gb_wall": gb_wall,
-                       "time": seconds}, file)
+                       "header_wall": header_wall, "nanobench": nb, "nanobench_wall": nb_wall, "time": seconds}, file)
     return 0
 
 
