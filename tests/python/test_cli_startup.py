@@ -65,3 +65,18 @@ def test_every_listed_subcommand_resolves_to_a_command_of_that_name(name):
     command = cli.get_command(None, name)
     assert command is not None and command.name == name
     assert cli.get_command(None, "no-such-command") is None
+
+
+def test_a_run_with_history_estimates_its_noise_without_scipy(tmp_path):
+    """The run level of 3 or more earlier runs of identical code (noise.estimate, its
+    winsorized means) uses the chi-square distribution by hand: scipy.stats took half a
+    second to import, and a default run is about a second."""
+    (tmp_path / "include").mkdir()
+    shutil.copy(Path(__file__).parents[2] / "include" / "benchlab.h", tmp_path / "include")
+    (tmp_path / "tiny.c").write_text(TINY)
+    flags = ("run", "tiny.c", "--processes", "2", "--time-limit", "0.01")
+    for _ in range(4):
+        assert imported_by(tmp_path, *flags)[0] == 0
+    status, modules = imported_by(tmp_path, *flags, "--format", "json")
+    assert status == 0 and "benchlab.noise" in modules
+    assert [m for m in modules if m == "scipy.stats" or m.startswith("scipy.stats.")] == []

@@ -38,6 +38,14 @@ def test_from_five_differences_their_winsorized_mean_estimates_the_mean_square()
     assert estimate(history).variance == pytest.approx((1 + 4 + 4 + 4 + 4) / 5 * 1e-4 / clipped_share(1, 0.4) / 2)
 
 
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 9, 20])
+def test_the_chi_square_distribution_by_hand_agrees_with_scipy(df):
+    for x in (0.01, 0.5, 1.0, 3.0, 10.0, 40.0):
+        assert noise.chi2_cdf(x, df) == pytest.approx(scipy_stats.chi2.cdf(x, df), abs=1e-12)
+    for p in (0.5, 0.6, 0.9, 0.95, 2 / 3):
+        assert noise.chi2_quantile(p, df) == pytest.approx(scipy_stats.chi2.ppf(p, df), rel=1e-9)
+
+
 def test_the_winsorized_estimate_is_unbiased_on_a_steady_machine():
     """Runs whose figures move by 1% (normal, on the log): over many 20-run histories the
     estimated run variance averages 1e-4, as the plain mean of the differences does."""
