@@ -28,8 +28,7 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 # ignore_unknown_options: so that `export -2` is the run before the latest, not an unknown option.
-@click.command("export", context_settings={"ignore_unknown_options": True},
-               short_help="Write a stored run as jsonl, csv, Google Benchmark JSON or Lind JSON.")
+@click.command("export", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
 @click.option("--format", "export_format", type=click.Choice(list(RUN_FORMATS)),
               help="Format to write (default: from --out's suffix .jsonl or .csv, else jsonl).")

@@ -9,7 +9,7 @@ from benchlab.report import Report
 
 
 # ignore_unknown_options: so that `show -1` is the latest run, not an unknown option "-1".
-@click.command("show", context_settings={"ignore_unknown_options": True}, short_help="Print a stored run again.")
+@click.command("show", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
 @db_option
 @format_option

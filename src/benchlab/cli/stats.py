@@ -31,8 +31,7 @@ PROCESS_COLUMNS = (
 
 
 # ignore_unknown_options: so that `stats -1` is the latest run, as for show.
-@click.command("stats", context_settings={"ignore_unknown_options": True},
-               short_help="What each figure of a stored run rests on: its processes, samples and interval.")
+@click.command("stats", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @db_option
