@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from benchlab.cli.common import (
-    STDOUT, check_output_file, check_path_length, config_of, db_option, open_store, shown_path)
+    STDOUT, check_output_file, check_path_length, config_of, db_option, open_reader, shown_path)
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.records import Record, printable
@@ -52,7 +52,7 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
     if dir_path is not None:
         check_path_length("--dir", dir_path)
         _check_directory(Path(dir_path), "--dir")
-    store = open_store(config_of(context), db_url)
+    store = open_reader(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
     report = _report(run, records, faults, platform)
     if dir_path is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from benchlab import noise
-from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
@@ -40,7 +40,7 @@ def command(context: click.Context, run_id: str, names: tuple[str, ...], db_url:
     """Per figure of stored run RUN ('latest', an id, -N, a baseline's name), or of those
     whose benchmark name contains a NAME: its processes, their spread, its samples, and
     what its 99% interval covers (as `pyperf stats`)."""
-    store = open_store(config_of(context), db_url)
+    store = open_reader(config_of(context), db_url)
     number = store.resolve_run_id(run_id)
     run, records, _ = store.load_run(number)
     history = store.run_levels(number, run["context"])
