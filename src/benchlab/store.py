@@ -24,7 +24,6 @@ import hashlib
 import os
 import re
 import socket
-from pathlib import Path
 from typing import Any, Iterator
 
 import sqlalchemy as sa
