@@ -6,8 +6,6 @@ import re
 import sys
 from typing import Any
 
-from benchlab import stats
-
 #: What no database text column can hold: a lone surrogate (JSON's "\ud800", a file name's
 #: undecodable byte) is not valid UTF-8, and PostgreSQL's text has no NUL.
 _UNSTORABLE = re.compile(r"[\ud800-\udfff\x00]")
@@ -109,6 +107,7 @@ class Record:
     def __post_init__(self) -> None:
         _storable_fields(self)  # one bad name must not lose a run's every record at the write
         if not self.summary and self.samples:
+            from benchlab import stats  # here: numpy, which `benchlab --help` should not import
             self.summary = stats.summarize(self.samples, self.overhead_samples)
 
     @property

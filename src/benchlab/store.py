@@ -9,7 +9,9 @@ journal rolls back an unfinished transaction when the file is next opened). An i
 is one transaction whole (import_run): nothing of it is visible until all of it is.
 
 The tables below are what the code queries; the schema itself is created and upgraded
-by the Alembic revisions of benchlab.migrations when a store is opened. An SQLite file
+by the Alembic revisions of benchlab.migrations when a store is opened. The reads of one
+run (Store inherits them) are in store_read.py, which reads an SQLite file at the head
+revision without SQLAlchemy for `show`, `stats` and `export`. An SQLite file
 this process cannot write (a read-only file system, file or directory) is opened
 read-only instead, so that `runs`, `show` and the other readers still read it; a write
 to it is then one error.
@@ -22,10 +24,7 @@ import hashlib
 import os
 import re
 import socket
-import sqlite3
-import urllib.parse
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -34,8 +33,9 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQL
 from benchlab import migrations, noise
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import NAME_FIELDS, Fault, Record, storable_name
-
-DB_ENVIRONMENT_VARIABLE = "BENCHLAB_DB"
+from benchlab.store_read import (  # noqa: F401 (database_url, missing_units: imported from here too)
+    DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, StoreReader, cannot_write, database_url,
+    effective_status, missing_units, read_only_connection, row_record)
 
 metadata = sa.MetaData()
 
@@ -175,10 +175,6 @@ baseline_binaries = sa.Table(
 _DRIVER_PACKAGES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary", "pymysql": "pymysql",
                     "MySQLdb": "mysqlclient", "asyncpg": "asyncpg", "pg8000": "pg8000"}
 
-#: Seconds an SQLite writer waits for another's transaction (a unit's records: milliseconds)
-#: before giving up: several runs on one machine, or `baseline save` during a run, take turns.
-SQLITE_BUSY_TIMEOUT_S = 60
-
 #: Seconds to wait for a PostgreSQL server to answer a connection (unless the URL sets
 #: connect_timeout): libpq waits forever for a host that drops packets.
 PG_CONNECT_TIMEOUT_S = 10
@@ -207,19 +203,6 @@ _BASELINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,%d}" % (MAX_BASELI
 
 
 
-def database_url(option: str | None, config_value: str | None, state_dir: Path) -> str:
-    """--db, else $BENCHLAB_DB, else run.db of benchlab.toml, else .benchlab/results.db."""
-    url = option or os.environ.get(DB_ENVIRONMENT_VARIABLE) or config_value
-    if url:
-        return url
-    try:
-        state_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a project on a read-only file system that never had a database
-        raise UserError(f"cannot create {state_dir} for the database: {exc.strerror}",
-                        "give another database with --db or BENCHLAB_DB, e.g. sqlite:////tmp/results.db") from None
-    return f"sqlite:///{state_dir / 'results.db'}"
-
-
 def _imported_sha256(context: dict[str, Any] | None) -> str | None:
     """The sha256 of the file an imported run came from (context["imported"]), else None."""
     imported = context.get("imported") if isinstance(context, dict) else None
@@ -231,7 +214,9 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-class Store:
+class Store(StoreReader):
+    """A store through SQLAlchemy: every write, and every read (those of StoreReader too)."""
+
     def __init__(self, url: str):
         fix = "give --db or BENCHLAB_DB as e.g. sqlite:///results.db or postgresql://user@host/db"
         try:
@@ -242,7 +227,7 @@ class Store:
             #: Why the store is open read-only (an SQLite file this process cannot write), else None.
             self.read_only = _cannot_write(engine_url)
             if self.read_only:
-                self.engine = sa.create_engine(engine_url, creator=_read_only_connection(engine_url.database))
+                self.engine = sa.create_engine(engine_url, creator=read_only_connection(engine_url.database))
             else:
                 self.engine = sa.create_engine(engine_url, connect_args=_connect_args(engine_url))
         except (ArgumentError, NoSuchModuleError, ValueError) as exc:
@@ -291,6 +276,14 @@ class Store:
                 if isinstance(exc, sa.exc.OperationalError) and any(clue in lowered for clue in clues):
                     raise error(f"cannot connect to database {self.url!r}: {first}", connection_fix) from None
             raise error(f"cannot {doing} database {self.url!r}: {first}", fix) from None
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Query]:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
+            def query(sql: str, params: dict[str, Any], json_columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+                statement = sa.text(sql).columns(**{name: sa.JSON for name in json_columns})
+                return [dict(row._mapping) for row in connection.execute(statement, params)]
+            yield query
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sa.Connection]:
@@ -380,16 +373,9 @@ class Store:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def load_profile(self, run_id: int) -> list[dict[str, Any]]:
-        """The run's profile buckets, by platform, kind and position; [] for a run without a profile."""
-        query = (sa.select(profile_buckets).where(profile_buckets.c.run_id == run_id)
-                 .order_by(profile_buckets.c.platform, profile_buckets.c.kind, profile_buckets.c.position))
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            return [dict(row._mapping) for row in connection.execute(query)]
-
     def latest_profiled_run(self) -> int | None:
         """The id of the newest run with a profile, or None."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             return connection.execute(sa.select(sa.func.max(profile_buckets.c.run_id))).scalar()
 
     def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
@@ -398,13 +384,11 @@ class Store:
         query = sa.select(runs, record_count.label("records"), fault_count.label("faults")).order_by(runs.c.id.desc())
         if limit:
             query = query.limit(limit)
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             rows = [dict(row._mapping) for row in connection.execute(query)]
         for row in rows:
-            row["status"] = _effective_status(row)
+            row["status"] = effective_status(row)
         return rows
-
-    _READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
 
     def imported_as(self, sha256: str) -> int | None:
         """The run that an import of a file with this content made, if any (the newest). Only a
@@ -413,91 +397,10 @@ class Store:
         empty, which must not stand in the way of importing the file again."""
         whole = runs.c.status.in_(("complete", "failed")) & (
             sa.exists().where(records.c.run_id == runs.c.id) | sa.exists().where(faults.c.run_id == runs.c.id))
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             found = connection.execute(sa.select(runs.c.id).where(runs.c.imported_sha256 == sha256, whole)
                                        .order_by(runs.c.id.desc()).limit(1)).scalar()
         return None if found is None else int(found)
-
-    def resolve_run_id(self, text: str) -> int:
-        """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name
-        (which is never one of the others: check_baseline_name), so that every command that
-        takes a run takes a baseline too."""
-        # ASCII digits only: str.isdigit() also holds for '²', which int() refuses.
-        number = text.isascii() and text.isdigit()
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            if text == "latest" or (text.startswith("-") and text[1:].isascii() and text[1:].isdigit()
-                                    and len(text) <= 19):
-                offset = 0 if text == "latest" else int(text[1:]) - 1
-                row = connection.execute(sa.select(runs.c.id).order_by(runs.c.id.desc()).offset(offset).limit(1)).first()
-                if row is None:
-                    raise UserError(f"no run {text!r}: the database has fewer runs", "list them with: benchlab runs")
-                return int(row.id)
-            if text.startswith("-") or (number and len(text) > 18):
-                raise UserError(f"run id must be a number, 'latest' or -N, got {text!r}", "list runs with: benchlab runs")
-            if not number:
-                row = connection.execute(sa.select(baselines.c.run_id).where(baselines.c.name == text)).first()
-                if row is None:
-                    raise UserError(f"no run or baseline {text!r} in {self.url}",
-                                    "a run is an id, 'latest' or -N: list runs with: benchlab runs, "
-                                    "baselines with: benchlab baseline list")
-                return int(row.run_id)
-            row = connection.execute(sa.select(runs.c.id).where(runs.c.id == int(text))).first()
-            if row is None:
-                raise UserError(f"no run with id {text} in {self.url}", "list runs with: benchlab runs")
-            return int(row.id)
-
-    def run_row(self, run_id: int) -> dict[str, Any]:
-        """The run's row (context, host, status) without its records: for a caller that needs
-        the context alone, as the gate does before it loads the sides it compares."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            return dict(connection.execute(sa.select(runs).where(runs.c.id == run_id)).one()._mapping)
-
-    def load_run(self, run_id: int) -> tuple[dict[str, Any], list[Record], list[Fault]]:
-        """The run (with `missing`: planned units that never finished), its records and faults."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            run = dict(connection.execute(sa.select(runs).where(runs.c.id == run_id)).one()._mapping)
-            run["status"] = _effective_status(run)
-            done = [dict(row._mapping) for row in connection.execute(
-                sa.select(units.c.binary, units.c.platform, units.c.sweep).where(units.c.run_id == run_id))]
-            run["missing"] = missing_units((run.get("context") or {}).get("plan"), done)
-            loaded = [_row_record(row._mapping) for row in
-                      connection.execute(sa.select(records).where(records.c.run_id == run_id).order_by(records.c.id))]
-            loaded_faults = [
-                Fault(binary=row.binary, platform=row.platform, reason=row.reason,
-                      stderr_tail=row.stderr_tail or [], sweep=row.sweep)
-                for row in connection.execute(sa.select(faults).where(faults.c.run_id == run_id).order_by(faults.c.id))]
-        return run, loaded, loaded_faults
-
-    def run_levels(self, run_id: int, context: dict[str, Any] | None) -> dict[tuple, noise.RunLevel]:
-        """The between-run noise of each figure of run `run_id` (noise.run_levels)."""
-        return noise.run_levels(self, run_id, context)
-
-    #: Runs read at most, looking back for a machine's history of identical code.
-    _HISTORY_PAGE, _HISTORY_SCAN = 100, 1000
-
-    def earlier_runs(self, run_id: int) -> Iterator[tuple[int, dict[str, Any] | None]]:
-        """(id, context) of the complete runs before `run_id`, newest first, page by page,
-        at most _HISTORY_SCAN of them (noise.same_code_window picks its window from them)."""
-        for offset in range(0, self._HISTORY_SCAN, self._HISTORY_PAGE):
-            with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-                page = connection.execute(
-                    sa.select(runs.c.id, runs.c.context)
-                    .where(runs.c.id < run_id, runs.c.status == "complete")
-                    .order_by(runs.c.id.desc()).limit(self._HISTORY_PAGE).offset(offset)).all()
-            yield from ((row.id, row.context) for row in page)
-            if len(page) < self._HISTORY_PAGE:
-                return
-
-    def medians_of_runs(self, run_ids: list[int]) -> list[dict[str, Any]]:
-        """Every stored median of these runs: run_id, platform, binary, bench, param, counter,
-        sweep, median (one row per process)."""
-        if not run_ids:
-            return []
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            return [dict(row._mapping) for row in connection.execute(
-                sa.select(records.c.run_id, records.c.platform, records.c.binary, records.c.bench,
-                          records.c.param, records.c.counter, records.c.sweep, records.c.median)
-                .where(records.c.run_id.in_(run_ids), records.c.median.is_not(None)))]
 
     # -- machine priors -----------------------------------------------------------------------
 
@@ -511,13 +414,6 @@ class Store:
                 {**row, "machine": machine.id, "host": machine.host, "cpu": machine.cpu, "kernel": machine.kernel,
                  "measured_at": measured} for row in rows])
 
-    def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
-        """The newest calibration of `machine`, one row per kind; [] when it was never calibrated."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
-            return [dict(row._mapping) for row in connection.execute(
-                sa.select(machine_priors).where(machine_priors.c.machine == machine.id)
-                .order_by(machine_priors.c.kind))]
-
     def bench_history(self, bench: str) -> list[tuple[dict[str, Any], list[Record]]]:
         """Every run with records of benchmark `bench`, by run id: the run (id, started_at,
         host, status, context) and those records (`benchlab history`)."""
@@ -526,19 +422,19 @@ class Store:
                  .join(runs, runs.c.id == records.c.run_id)
                  .where(records.c.bench == bench).order_by(records.c.run_id, records.c.id))
         found: dict[int, tuple[dict[str, Any], list[Record]]] = {}
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             for row in connection.execute(query):
                 if row.run_id not in found:
                     run = {"id": row.run_id, "started_at": row.started_at, "host": row.run_host,
                            "status": row.status, "pid": row.pid, "context": row.context or {}}
-                    run["status"] = _effective_status(run)
+                    run["status"] = effective_status(run)
                     found[row.run_id] = (run, [])
-                found[row.run_id][1].append(_row_record(row))
+                found[row.run_id][1].append(row_record(row._mapping))
         return list(found.values())
 
     def bench_names(self) -> list[str]:
         """Every benchmark name stored, in any run."""
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             return sorted(row.bench for row in connection.execute(sa.select(records.c.bench).distinct()))
 
     # -- baselines ----------------------------------------------------------------------------
@@ -600,7 +496,7 @@ class Store:
                  .join(baselines, baselines.c.id == baseline_binaries.c.baseline_id)
                  .join(binaries, binaries.c.sha256 == baseline_binaries.c.sha256)
                  .where(baselines.c.name == name).order_by(baseline_binaries.c.id))
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             rows = [dict(row._mapping) for row in connection.execute(query)]
         for row in rows:
             row["intact"] = hashlib.sha256(row["content"]).hexdigest() == row["sha256"]
@@ -626,13 +522,13 @@ class Store:
                            sa.func.sum(binaries.c.bytes).label("binary_bytes"))
                  .join(binaries, binaries.c.sha256 == baseline_binaries.c.sha256)
                  .group_by(baseline_binaries.c.baseline_id))
-        with self._errors("read", self._READ_FIX), self.engine.connect() as connection:
+        with self._errors("read", READ_FIX), self.engine.connect() as connection:
             rows = [dict(row._mapping) for row in connection.execute(query)]
             kept = {row.baseline_id: (row.binaries, int(row.binary_bytes or 0)) for row in connection.execute(sizes)}
         for row in rows:
             row["binaries"], row["binary_bytes"] = kept.get(row.pop("id"), (0, 0))
         for row in rows:
-            row["status"] = _effective_status(row)
+            row["status"] = effective_status(row)
             git = (row.pop("context") or {}).get("git") or {}
             row["commit"], row["dirty"] = git.get("commit"), bool(git.get("dirty"))
         return rows
@@ -657,49 +553,10 @@ def check_baseline_name(name: str) -> None:
 
 
 def _cannot_write(url: sa.URL) -> str | None:
-    """Why this process cannot write the SQLite file of `url` (which exists), else None.
-
-    SQLite writes beside the file too (the WAL and its index, -wal and -shm), so a
-    read-only directory is as read-only as the file. os.access answers for root too
-    on a read-only file system or an immutable file (chattr +i)."""
+    """Why this process cannot write the SQLite file of `url` (store_read.cannot_write), else None."""
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or url.query.get("uri"):
         return None
-    path = Path(url.database)
-    try:
-        if not path.is_file():
-            return None
-        if os.statvfs(path).f_flag & os.ST_RDONLY:
-            return "it is on a read-only file system"
-    except OSError:  # a name too long, a loop of links: SQLite says so in its own words
-        return None
-    if not os.access(path, os.W_OK):
-        return "the file is not writable"
-    if not os.access(path.parent, os.W_OK):
-        return "its directory is not writable"
-    return None
-
-
-def _read_only_connection(path: str) -> Callable[[], sqlite3.Connection]:
-    """Connections that only read the SQLite file at `path`.
-
-    Read-only mode reads the WAL of a writer that did not finish (killed, or still
-    running elsewhere) through its index (-shm), which SQLite creates when it is
-    missing; in a read-only directory it cannot, and then, with no WAL either, the file
-    holds every committed transaction and is read as an immutable one."""
-    uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
-
-    def connect() -> sqlite3.Connection:
-        connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S,
-                                     check_same_thread=False)
-        try:
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opening is lazy
-            return connection
-        except sqlite3.OperationalError:
-            connection.close()
-            if os.path.exists(f"{path}-wal"):
-                raise
-        return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
-    return connect
+    return cannot_write(url.database)
 
 
 def _connect_args(url: sa.URL) -> dict[str, Any]:
@@ -708,21 +565,6 @@ def _connect_args(url: sa.URL) -> dict[str, Any]:
     if url.get_driver_name() == "psycopg" and "connect_timeout" not in url.query:
         return {"connect_timeout": PG_CONNECT_TIMEOUT_S}
     return {}
-
-
-def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The planned units ({binary, platform, sweep}) not among those done; [] for runs without a plan."""
-    if not isinstance(plan, list):
-        return []
-    finished = [(u["binary"], u["platform"], u.get("sweep")) for u in done]
-    missing = []
-    for unit in plan:
-        key = (unit.get("binary"), unit.get("platform"), unit.get("sweep"))
-        if key in finished:
-            finished.remove(key)  # a unit planned twice must be done twice
-        else:
-            missing.append(unit)
-    return missing
 
 
 def _insert_unit(connection: sa.Connection, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
@@ -754,18 +596,6 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-def _effective_status(run: dict[str, Any]) -> str:
-    """'running' for a run whose process is gone means it was killed: say so."""
-    if run["status"] == "running" and run.get("host") == socket.gethostname() and run.get("pid"):
-        try:
-            os.kill(run["pid"], 0)
-        except ProcessLookupError:
-            return "killed"
-        except PermissionError:
-            pass
-    return run["status"]
-
-
 def _record_row(run_id: int, record: Record) -> dict[str, Any]:
     # Fields set after the record was made (a binary's name from an undecodable file name)
     # are made storable here too: one bad name must not fail the write of a whole unit.
@@ -778,13 +608,3 @@ def _record_row(run_id: int, record: Record) -> dict[str, Any]:
         # the empty loop's sample of each round, beside the samples, so the subtraction can be redone
         reported={**record.reported, "overhead_samples": record.overhead_samples}
         if record.overhead_samples else record.reported)
-
-
-def _row_record(row) -> Record:
-    reported = dict(row.reported or {})
-    return Record(
-        overhead_samples=reported.pop("overhead_samples", None),
-        bench=row.bench, param=row.param, param_name=row.param_name, counter=row.counter, unit=row.unit,
-        format=row.format or "", iterations=row.iterations, sweep=row.sweep, samples=row.samples,
-        sample_iterations=row.sample_iterations, summary=row.summary or {}, reported=reported,
-        platform=row.platform, binary=row.binary)

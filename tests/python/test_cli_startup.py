@@ -1,6 +1,8 @@
 """`benchlab` imports a subcommand's modules only when that subcommand runs (cli/__init__.py,
 LazyGroup): a default `benchlab run` is about a second, and the HTML report's, the
-profiler's, ab's and history's imports were a fifth of it."""
+profiler's, ab's and history's imports were a fifth of it. `benchlab --help` imports no
+subcommand, and `benchlab show` reads an SQLite store without SQLAlchemy (store_read.py):
+issue 20's 0.3 s, which bench/startup.py measures (no timing here: machines are noisy)."""
 import json
 import shutil
 import subprocess
@@ -10,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchlab.cli import SUBCOMMANDS, cli
+from benchlab.records import Record
+from benchlab.store import Store
 
 #: Modules only other subcommands need.
 NOT_FOR_RUN = ("benchlab.htmlreport", "benchlab.profiling", "benchlab.ab", "benchlab.cli.ab",
@@ -80,3 +84,59 @@ def test_a_run_with_history_estimates_its_noise_without_scipy(tmp_path):
     status, modules = imported_by(tmp_path, *flags, "--format", "json")
     assert status == 0 and "benchlab.noise" in modules
     assert [m for m in modules if m == "scipy.stats" or m.startswith("scipy.stats.")] == []
+
+
+#: What `--help` and `--version` need none of: numpy (0.15 s), SQLAlchemy (0.35 s), Alembic, rich.
+HEAVY = ("numpy", "sqlalchemy", "alembic", "rich")
+#: What `show` of an SQLite store at the head revision does without.
+NOT_FOR_SHOW = ("sqlalchemy", "alembic", "benchlab.store", "benchlab.parsers")
+
+
+def heavy(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if m in names or m.startswith(tuple(f"{n}." for n in names))]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], []])
+def test_help_and_version_import_no_subcommand_and_nothing_heavy(tmp_path, args):
+    status, modules = imported_by(tmp_path, *args)
+    assert status == (0 if args else 2)
+    assert heavy(modules, HEAVY) == []
+    assert [m for m in modules if m.startswith("benchlab.cli.")] == []
+
+
+def test_help_lists_every_subcommand_with_its_line_of_the_table():
+    from click.testing import CliRunner
+    out = CliRunner().invoke(cli, ["--help"], terminal_width=200).output
+    listed = out[out.index("Commands:"):].splitlines()[1:]
+    assert [line.split(None, 1) for line in listed] == [[name, help] for name, (_, _, help) in SUBCOMMANDS.items()]
+
+
+@pytest.fixture
+def stored(tmp_path):
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    store = Store(url)
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {})
+    store.add_unit(run_id, [Record(bench="nothing", param=None, samples=[3.0, 1.0, 2.0], iterations=10, platform="native",
+                                   binary="tiny")], [])
+    store.finish_run(run_id, "complete", 0)
+    store.close()
+    return url
+
+
+@pytest.mark.parametrize("args", [["show", "latest"], ["show", "1", "--format", "json"], ["stats", "latest"],
+                                  ["export", "latest", "--format", "jsonl"]])
+def test_readers_of_an_sqlite_store_import_no_sqlalchemy(tmp_path, stored, args):
+    status, modules = imported_by(tmp_path, *args, "--db", stored)
+    assert status == 0 and "benchlab.store_read" in modules and "numpy" in modules  # it read and summarised
+    assert heavy(modules, NOT_FOR_SHOW) == []
+
+
+def test_show_of_a_store_with_no_runs_imports_no_sqlalchemy(tmp_path):
+    Store(f"sqlite:///{tmp_path / 'empty.db'}").close()
+    status, modules = imported_by(tmp_path, "show", "latest", "--db", f"sqlite:///{tmp_path / 'empty.db'}")
+    assert status == 2 and heavy(modules, NOT_FOR_SHOW) == []
+
+
+def test_show_of_a_store_to_create_or_upgrade_opens_it_through_sqlalchemy(tmp_path):
+    status, modules = imported_by(tmp_path, "show", "latest", "--db", f"sqlite:///{tmp_path / 'new.db'}")
+    assert status == 2 and "sqlalchemy" in modules and (tmp_path / "new.db").is_file()  # created, as before

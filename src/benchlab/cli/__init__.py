@@ -21,30 +21,37 @@ DEBUG_VARIABLE = "BENCHLAB_DEBUG"
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
-#: The subcommands, in the order `benchlab --help` lists them: name -> (module, attribute).
-#: A subcommand's module is imported only when that subcommand runs (or the help lists
-#: it): `benchlab run` need not pay for the HTML report's, the profiler's or ab's imports.
+#: The subcommands, in the order `benchlab --help` lists them: name -> (module, attribute,
+#: the line the help lists it with). A subcommand's module is imported only when that
+#: subcommand runs: `benchlab run` need not pay for the HTML report's, the profiler's or
+#: ab's imports, and `benchlab --help` lists them all from this table without importing one
+#: (together they import numpy, SQLAlchemy and rich: half a second).
 SUBCOMMANDS = {
-    "run": ("run", "command"),                  # build and run targets on platforms, print the table, store the run
-    "runs": ("runs", "command"),                # list stored runs
-    "show": ("show", "command"),                # print a stored run again
-    "stats": ("stats", "command"),              # what each figure of a stored run rests on (as pyperf stats)
-    "compare": ("compare", "compare_command"),  # what got faster or slower between two runs
-    "gate": ("compare", "gate_command"),        # exit 3 on a regression beyond a threshold
-    "ab": ("ab", "command"),                    # two builds interleaved, paired by round
-    "calibrate": ("calibrate", "command"),      # measure this machine's run-to-run noise (the prior)
-    "import": ("import_", "command"),           # store another tool's results file as a run
-    "export": ("export", "command"),            # write a stored run as jsonl, csv, Google Benchmark or Lind JSON
-    "baseline": ("baseline", "command"),        # name stored runs: save, list, show, delete
-    "profile": ("profile", "command"),          # where the time goes: perf or callgrind, folded into buckets
-    "history": ("history", "command"),          # a benchmark over stored runs, level shifts marked
-    "report": ("report", "command"),            # stored runs as an HTML page with charts
+    "run": ("run", "command", "Build and run benchmarks on platforms; print the table; store the run."),
+    "runs": ("runs", "command", "List stored runs, newest first."),
+    "show": ("show", "command", "Print a stored run again."),
+    "stats": ("stats", "command",
+              "What each figure of a stored run rests on: its processes, samples and interval."),
+    "compare": ("compare", "compare_command", "What got faster or slower between two runs, with 99% intervals."),
+    "gate": ("compare", "gate_command",
+             "Exit 3 when something got slower beyond a threshold, or a profile bucket is past its limit."),
+    "ab": ("ab", "command", "Two builds interleaved, paired by round: the mode to trust on noisy machines."),
+    "calibrate": ("calibrate", "command",
+                  "Measure this machine's run-to-run noise (the prior for code with no history)."),
+    "import": ("import_", "command", "Store a results file (Google Benchmark, hyperfine, pyperf, Lind, CSB, B63, "
+                                     "benchlab jsonl or csv) as a run."),
+    "export": ("export", "command", "Write a stored run as jsonl, csv, Google Benchmark JSON or Lind JSON."),
+    "baseline": ("baseline", "command", "Name stored runs: save, list, show, delete."),
+    "profile": ("profile", "command", "Where a benchmark or a command spends its time, in named buckets."),
+    "history": ("history", "command", "A benchmark over stored runs, level shifts marked."),
+    "report": ("report", "command", "Write stored runs as an HTML page with charts."),
 }
 
 
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use (click's documented
-    pattern: list_commands and get_command instead of add_command)."""
+    pattern: list_commands and get_command instead of add_command), and listed by the
+    help from SUBCOMMANDS."""
 
     def list_commands(self, context: click.Context) -> list[str]:
         return list(SUBCOMMANDS)
@@ -52,8 +59,13 @@ class LazyGroup(click.Group):
     def get_command(self, context: click.Context, name: str) -> click.Command | None:
         if name not in SUBCOMMANDS:
             return None
-        module, attribute = SUBCOMMANDS[name]
+        module, attribute, _ = SUBCOMMANDS[name]
         return getattr(importlib.import_module(f"benchlab.cli.{module}"), attribute)
+
+    def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's own would import every subcommand's module to ask for its short help.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, short_help) for name, (_, _, short_help) in SUBCOMMANDS.items()])
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

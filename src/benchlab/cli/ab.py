@@ -58,7 +58,7 @@ def _single(argument: str, config) -> Target:
     return targets[0]
 
 
-@click.command("ab", short_help="Two builds interleaved, paired by round: the mode to trust on noisy machines.")
+@click.command("ab")
 @click.argument("programs", nargs=-1, metavar="A B | --rev R1 --rev R2 TARGET")
 @click.option("--rev", "revs", multiple=True, metavar="REV", help="A git revision; give two, and one TARGET.")
 @click.option("--platform", "platform_name", default="native", metavar="NAME", help="Where to run (default native).")

@@ -20,7 +20,7 @@ from benchlab.cli.show import print_run
 from benchlab.remeasure import kept_binaries
 
 
-@click.group("baseline", short_help="Name stored runs: save, list, show, delete.")
+@click.group("baseline")
 def command() -> None:
     """Named runs to compare with: save, list, show and delete baselines."""
 

@@ -13,7 +13,7 @@ from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_sto
 from benchlab.report import percent_text
 
 
-@click.command("calibrate", short_help="Measure this machine's run-to-run noise (the prior for code with no history).")
+@click.command("calibrate")
 @click.option("--runs", type=click.IntRange(min=noise.MIN_EARLIER_RUNS, max=noise.MAX_EARLIER_RUNS), metavar="N",
               help=f"Separate runs of the reference kernels (default {calibration.DEFAULT_RUNS}).")
 @click.option("--processes", "-N", type=click.IntRange(min=2, max=100), metavar="N",

@@ -17,6 +17,7 @@ from benchlab.records import printable
 
 if TYPE_CHECKING:
     from benchlab.store import Store
+    from benchlab.store_read import StoreReader
 
 db_option = click.option("--db", "db_url", metavar="URL",
                          help="Database URL (default: $BENCHLAB_DB, else run.db, else sqlite:///.benchlab/results.db).")
@@ -144,6 +145,18 @@ def open_store(config: Config, db_url: str | None) -> "Store":
     # stores nothing (--no-store, --help) should not pay.
     from benchlab.store import Store, database_url
     return Store(database_url(db_url, config.db, config.state_dir))
+
+
+def open_reader(config: Config, db_url: str | None) -> "StoreReader":
+    """A store to read runs from (`show`, `stats`, `export`): an SQLite file at the head
+    revision is read without SQLAlchemy (store_read.py); anything else opens as a Store."""
+    from benchlab.store_read import database_url, open_reader as sqlite_reader
+    url = database_url(db_url, config.db, config.state_dir)
+    reader = sqlite_reader(url)
+    if reader is not None:
+        return reader
+    from benchlab.store import Store  # here: SQLAlchemy (see open_store)
+    return Store(url)
 
 
 def output_formats(output_format: str | None, out_path: str | None) -> tuple[str, str | None]:

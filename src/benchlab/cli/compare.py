@@ -150,8 +150,7 @@ def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str
     return comparisons, a, b, config
 
 
-@click.command("compare", context_settings={"ignore_unknown_options": True},
-               short_help="What got faster or slower between two runs, with 99% intervals.")
+@click.command("compare", context_settings={"ignore_unknown_options": True})
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B", default="latest")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table",
@@ -178,8 +177,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     return ExitCode.OK
 
 
-@click.command("gate", context_settings={"ignore_unknown_options": True},
-               short_help="Exit 3 when something got slower beyond a threshold, or a profile bucket is past its limit.")
+@click.command("gate", context_settings={"ignore_unknown_options": True})
 @click.argument("run", metavar="[RUN]", required=False)
 @click.option("--baseline", "baseline", metavar="RUN",
               help="What RUN is held against: a baseline's name, a run, or a result file.")

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from benchlab.cli.common import (
-    STDOUT, check_output_file, check_path_length, config_of, db_option, open_store, shown_path)
+    STDOUT, check_output_file, check_path_length, config_of, db_option, open_reader, shown_path)
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.records import Record, printable
@@ -28,8 +28,7 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 # ignore_unknown_options: so that `export -2` is the run before the latest, not an unknown option.
-@click.command("export", context_settings={"ignore_unknown_options": True},
-               short_help="Write a stored run as jsonl, csv, Google Benchmark JSON or Lind JSON.")
+@click.command("export", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
 @click.option("--format", "export_format", type=click.Choice(list(RUN_FORMATS)),
               help="Format to write (default: from --out's suffix .jsonl or .csv, else jsonl).")
@@ -53,7 +52,7 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
     if dir_path is not None:
         check_path_length("--dir", dir_path)
         _check_directory(Path(dir_path), "--dir")
-    store = open_store(config_of(context), db_url)
+    store = open_reader(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
     report = _report(run, records, faults, platform)
     if dir_path is None:

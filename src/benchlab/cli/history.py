@@ -60,7 +60,7 @@ class Point:
         return [float(ci[0]), float(ci[1])] if ci else None
 
 
-@click.command("history", short_help="A benchmark over stored runs, level shifts marked.")
+@click.command("history")
 @click.argument("name")
 @click.option("--platform", help="Platform of the series (default: the first platform of the latest run with NAME).")
 @click.option("--counter", default="time", show_default=True, help="Counter of the series.")

@@ -15,8 +15,7 @@ from benchlab.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, FORMAT_NAMES
     read_results
 
 
-@click.command("import", short_help="Store a results file (Google Benchmark, hyperfine, pyperf, Lind, CSB, B63, "
-                                    "benchlab jsonl or csv) as a run.")
+@click.command("import")
 @click.argument("path", metavar="FILE")
 @click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES),
               help="The file's format (default: detected from its content).")

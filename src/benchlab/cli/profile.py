@@ -43,7 +43,7 @@ DEFAULT_CALL_GRAPH = "dwarf"
 PROFILE_CFLAGS = ["-g", "-fno-omit-frame-pointer"]
 
 
-@click.command("profile", short_help="Where a benchmark or a command spends its time, in named buckets.")
+@click.command("profile")
 @click.argument("targets", nargs=-1, metavar="TARGET | -- COMMAND...")
 @click.option("--buckets", "buckets_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="TOML file: [buckets] NAME = [\"regex\", ...] (default: one bucket per DSO).")

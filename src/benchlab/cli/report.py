@@ -14,8 +14,7 @@ from benchlab.htmlreport import DEFAULT_HISTORY_RUNS, build, check_out
 
 
 # ignore_unknown_options: so that `report -2` is the run before the latest, not an unknown option.
-@click.command("report", context_settings={"ignore_unknown_options": True},
-               short_help="Write stored runs as an HTML page with charts.")
+@click.command("report", context_settings={"ignore_unknown_options": True})
 @click.argument("run_ids", metavar="[RUN]...", nargs=-1)
 @click.option("--baseline", metavar="NAME", help="Show each RUN's change against this baseline (or any run).")
 @click.option("--out", "out_dir", metavar="DIR", required=True, type=click.Path(),

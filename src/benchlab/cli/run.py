@@ -36,7 +36,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
     return click.IntRange(min=int(limit(low)), max=int(limit(high)))
 
 
-@click.command("run", short_help="Build and run benchmarks on platforms; print the table; store the run.")
+@click.command("run")
 @click.argument("targets", nargs=-1, metavar="[TARGET]...")
 @click.option("--platform", "-p", "platform_names", multiple=True, metavar="NAME",
               help="Platform to run on; repeat (or NAME,NAME) for several, the first is the reference (default: run.platforms, else native).")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from benchlab import noise
-from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
@@ -31,8 +31,7 @@ PROCESS_COLUMNS = (
 
 
 # ignore_unknown_options: so that `stats -1` is the latest run, as for show.
-@click.command("stats", context_settings={"ignore_unknown_options": True},
-               short_help="What each figure of a stored run rests on: its processes, samples and interval.")
+@click.command("stats", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @db_option
@@ -41,7 +40,7 @@ def command(context: click.Context, run_id: str, names: tuple[str, ...], db_url:
     """Per figure of stored run RUN ('latest', an id, -N, a baseline's name), or of those
     whose benchmark name contains a NAME: its processes, their spread, its samples, and
     what its 99% interval covers (as `pyperf stats`)."""
-    store = open_store(config_of(context), db_url)
+    store = open_reader(config_of(context), db_url)
     number = store.resolve_run_id(run_id)
     run, records, _ = store.load_run(number)
     history = store.run_levels(number, run["context"])

@@ -24,12 +24,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
-
 from benchlab import __version__
 from benchlab.errors import UserError
 
+# SQLAlchemy is imported by the functions that use it: store_read reads HEAD and
+# VERSION_TABLE to open a store without it.
 if TYPE_CHECKING:
+    import sqlalchemy as sa
     from alembic.config import Config
 
 #: The newest revision in versions/ (a test checks that it is Alembic's head): a database
@@ -92,6 +93,7 @@ def upgrade(engine: sa.Engine, shown_url: str) -> None:
 
 def _stored_revision(connection: sa.Connection) -> str | None:
     """The revision in the version table, read without Alembic; None when there is none."""
+    import sqlalchemy as sa
     if not sa.inspect(connection).has_table(VERSION_TABLE):
         return None
     return connection.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
@@ -120,6 +122,7 @@ def _current(connection: sa.Connection, known: set[str], shown_url: str) -> str 
 
 def _lock(connection: sa.Connection) -> None:
     """Begin the transaction of the upgrade, holding the lock that serialises upgrades."""
+    import sqlalchemy as sa
     if connection.dialect.name == "sqlite":
         # IMMEDIATE takes the write lock now (waiting out the busy timeout), not at the first
         # write, so two processes never both decide to create the tables.
@@ -132,6 +135,7 @@ def _lock(connection: sa.Connection) -> None:
 
 def _unversioned_revision(connection: sa.Connection, shown_url: str) -> str | None:
     """The revision of a database made before revisions: None for a new (or unrelated) one."""
+    import sqlalchemy as sa
     names = set(sa.inspect(connection).get_table_names())
     ours = names & {*_UNVERSIONED, "baselines"}
     if not ours:
