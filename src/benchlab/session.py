@@ -7,8 +7,10 @@ and keeps only the outline: flags, plan, output (pyperf's `Manager` and hyperfin
 **The budget** says how many rounds run:
 - a fixed count: `--processes N`, the presets `--fast` (3) and `--rigorous` (20), or the
   default (5);
-- `--time S`: as many rounds as fit in S seconds of the command's wall time: another
-  round starts while the time so far plus the mean round's fits in S. A budget shorter
+- `--time S`: as many rounds as fit in S seconds of the command's wall time, counted
+  from the process's start (`process_started`): another round starts while the time so
+  far plus the mean round's fits in S; the table and the storage after the last round
+  add a fraction of a second. A budget shorter
   than one round runs one, and says so;
 - `--precision PCT`: rounds until every timing figure's rerun interval (the one the
   table prints) is within +-PCT%, judged from 3 processes on, or until the budget is
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import random
 import time
 from typing import Callable, Iterator
@@ -39,6 +42,20 @@ PRECISION_FROM_ROUNDS = 3
 MAX_ROUNDS = 1000
 
 STOP_COUNT, STOP_TIME, STOP_PRECISION, STOP_UNREACHABLE = "processes", "time", "precision", "unreachable"
+
+
+def process_started(clock: Callable[[], float] = time.monotonic) -> float:
+    """When this process started, on `clock`'s scale: on Linux from /proc/self/stat's start
+    time (clock ticks since boot) against the boot clock now, so that a budget counts
+    Python's start-up and imports too (about half a second); elsewhere, now."""
+    try:
+        with open("/proc/self/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+        since_boot = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - since_boot
+    except (OSError, ValueError, IndexError, AttributeError):
+        return clock()
+    return clock() - max(0.0, age)
 
 
 @dataclasses.dataclass(frozen=True)

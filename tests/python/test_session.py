@@ -165,3 +165,13 @@ def test_the_outcome_holds_every_record_in_the_order_measured():
     _, runner, outcome, _ = session(Budget(processes=2))
     assert [(r.bench, r.reported["process"]) for r in outcome.records] == runner.ran
     assert isinstance(outcome, Outcome) and outcome.filtered_out == 0
+
+
+def test_a_budget_counts_from_the_process_start_not_from_the_command():
+    # A process that slept 0.3 s before asking: its start lies at least that far back.
+    import subprocess
+    import sys
+    code = ("import time; time.sleep(0.3); from benchlab.session import process_started; "
+            "print(time.monotonic() - process_started())")
+    age = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert 0.3 <= age < 10

@@ -5,7 +5,6 @@ import contextlib
 import random
 import signal
 import sys
-import time
 
 import click
 from rich.console import Console
@@ -22,7 +21,7 @@ from benchlab.limits import limit
 from benchlab.platforms import resolve_platforms
 from benchlab.report import Report
 from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
-from benchlab.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, stop_note
+from benchlab.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
 from benchlab.targets import resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
@@ -85,7 +84,7 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     """Build and run TARGETs (suite directories, C files, executables, workload names or
     file-name prefixes; default: the suites of benchlab.toml, else suites/) on each platform
     and print one table with a column per platform."""
-    started = time.monotonic()
+    started = process_started()
     config = config_of(context)
     budget = Budget.from_flags(processes=processes, seconds=budget_s, precision=precision, fast=fast,
                                rigorous=rigorous, default=config.processes or DEFAULT_PROCESSES)
