@@ -113,14 +113,14 @@ def run(binaries: dict[str, Path], reps: int, duration: float) -> list[dict]:
 
 def render(results: list[dict], reps: int, duration: float) -> str:
     columns = list(results[0]["figures"])
-    head = f"{'target / mix':<18} {'-t':>3} " + " ".join(f"{c:>15}" for c in columns) + f" {'ratio':>7}"
+    head = f"{'target / mix':<18} {'-t':>3} " + " ".join(f"{c:>16}" for c in columns) + f" {'ratio':>7}"
     lines = [f"ns per operation per thread, median of {reps} run{'s' * (reps > 1)} of {duration:g} s "
              f"(ratio: harness / bare loop, same run)", head, "-" * len(head)]
     for result in results:
         label, _, _, _, threads = result["row"]
         medians = {c: statistics.median(v) for c, v in result["figures"].items()}
         ratio = medians["harness"] / medians["bare loop"]
-        lines.append(f"{label:<18} {threads:>3} " + " ".join(f"{medians[c]:>15.2f}" for c in columns) + f" {ratio:>7.2f}")
+        lines.append(f"{label:<18} {threads:>3} " + " ".join(f"{medians[c]:>16.2f}" for c in columns) + f" {ratio:>7.2f}")
     empty_t1 = statistics.median(results[0]["figures"]["harness"])
     verdict = "met" if empty_t1 <= GOAL_NS else "NOT met"
     lines.append(f"figure to reach: empty at -t 1 at most {GOAL_NS:g} ns/op: {empty_t1:.2f} ns/op ({verdict})")

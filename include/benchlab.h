@@ -2363,6 +2363,7 @@ typedef struct bl__loop {
     const unsigned char *table;
     bl__opstats *stats;
     uint64_t rng, nops;
+    size_t op_count;
     int draw;                      /* a random number per operation: a mix, or nops */
 } bl__loop;
 
@@ -2408,14 +2409,23 @@ static inline void bl__loop_untimed(bl__loop *l, uint64_t n) {
         l->stats[0].succ += succ;
         l->stats[0].skipped += skipped;
     } else {
+        /* One increment per call, in a table on this thread's stack: tally[op][0] failed,
+           [1] succeeded (result > 0), [2] skipped (result < 0); into *stats after. */
         const unsigned char *table = l->table;
-        bl__opstats *stats = l->stats;
-        uint64_t rng = l->rng, nops = l->nops;
+        uint64_t rng = l->rng, nops = l->nops, tally[BL__MAX_OPS][3];
+        size_t k;
+        memset(tally, 0, l->op_count * sizeof tally[0]);
         for (i = 0; i < n; i++) {
             size_t op = bl__pick(table, &rng, nops, 1);
-            bl__opstats_count(&stats[op], dispatch(op, ctx));
+            int result = dispatch(op, ctx);
+            tally[op][(result > 0) + 2 * (result < 0)]++;
         }
         l->rng = rng;
+        for (k = 0; k < l->op_count; k++) {
+            l->stats[k].count += tally[k][0] + tally[k][1] + tally[k][2];
+            l->stats[k].succ += tally[k][1];
+            l->stats[k].skipped += tally[k][2];
+        }
     }
 }
 
@@ -2442,6 +2452,7 @@ static void *bl__worker_main(void *arg) {
     l.stats = w->stats;
     l.rng = w->rng;
     l.nops = w->nops;
+    l.op_count = t->op_count;
     /* One operation and no nops: nothing to draw, so no random number per operation. */
     l.draw = w->nops || t->op_count > 1;
     l.ctx = t->register_thread ? t->register_thread(w->index) : NULL;
