@@ -500,7 +500,8 @@ extern "C" {
    batch's first operation. A batch grows or shrinks to last about this long: short, so
    the stop signal is seen within microseconds and slow operations are all timed (a
    batch of one); long against the two clock reads of its timed operation (about 20 ns
-   on this project's VM), which then cost about 2% of a cheap operation's time. */
+   on this project's VM), which then add 1 to 4% to cheap operations (a batch settles
+   between half and twice this long). */
 #define BL__OP_BATCH_NS 1000
 /* A batch of cheap operations (1 ns) stays under this many, so that the stop signal is
    seen within ~10 us even when the clock steps coarsely. */
@@ -2331,8 +2332,8 @@ typedef struct bl__tp_result {
 } bl__tp_result;
 
 /* --latency-every's default, not a number one can give: time the first operation of each
-   batch (BL__OP_BATCH_NS), so that cheap operations are timed about once per
-   microsecond and operations slower than a batch are all timed. */
+   batch (BL__OP_BATCH_NS), so that cheap operations are timed once per 0.5 to 2 us and
+   operations that take over 0.5 us, a batch each, are all timed. */
 #define BL__LATENCY_PER_BATCH UINT64_MAX
 
 #if BL__HAVE_THREADS
@@ -3281,8 +3282,8 @@ static const char *const bl__usage =
     "  -s=S, --size=S         initial size passed to the target's init (default 0)\n"
     "  -opK=F, --opK=F        operation K runs F times in 1024 (all given must sum to 1024;\n"
     "                         default: an equal share each)\n"
-    "  --latency-every=K      time one operation in K (1: all; 0: none; default: the first of\n"
-    "                         each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
+    "  --latency-every=K      time one operation in K (1: all; 0: none; default: the first\n"
+    "                         of each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
     "  -h, --help             show this help\n"
     "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
 
