@@ -1,6 +1,8 @@
 /* The skeleton alone: an operation that does nothing, so the figures are the harness's
-   own cost per operation (random choice of the operation, two clock reads, one
-   histogram update). Run with -n=0 for the bare cost, -n=N to see the nops' share.
+   own cost per operation (the call through the dispatch pointer, the counts, and spread
+   over a batch of about 1 us, the stop check and one timed call). Run with -n=0 for the
+   bare cost, -n=N to see the nops' share, --latency-every=1 to time every call (two
+   clock reads each). bench/csb_harness.py compares it with a bare loop.
    cc -O2 -pthread -Iinclude suites/concurrency/empty.c -o empty && ./empty -t=1 -d=1 */
 #include "benchlab.h"
 

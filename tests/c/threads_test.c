@@ -6,7 +6,13 @@
    - a run of a two-operation target at -t=2 with -op0=256 -op1=768: the per-op counts,
      successes and skips the harness reports equal what the target's own dispatch
      counted (exactly); op0's share is within 6 standard deviations of 1/4 (binomial);
-     the per-thread counts add up to the total; init saw -s and ran once, destroy once.
+     the per-thread counts add up to the total; init saw -s and ran once, destroy once;
+     throughput is operations over seconds (per thread, their sum, CSB's min and max).
+   - a one-operation target (the loop's path without a draw, counts kept in registers)
+     and the same with nops (the path with a draw): counts, successes and skips exact.
+   - which operations are timed: by default some and at most all (the first of each
+     batch); --latency-every=1 all; --latency-every=3 exactly floor(ops / 3) of each
+     thread's operations; --latency-every=0 none.
    - --format=csb: one key=val; line with CSB's keys.
    usage: threads_test [SCRATCH_PREFIX] */
 #define BENCHLAB_IMPLEMENTATION
@@ -45,6 +51,18 @@ static void deregister_thread(void *ctx) {
 }
 BL_TARGET(two_ops, init, register_thread, dispatch, deregister_thread, destroy, "a", "b")
 
+/* One operation that fails one call in 3 and skips one in 7 (of each thread's calls),
+   so that wrong success or skip counts show. */
+static int one_dispatch(size_t op, void *ctx) {
+    thread_state *t = (thread_state *)ctx;
+    uint64_t c = t->calls[op]++;
+    if (c % 7 == 6) { t->skipped[op]++; return BL_OP_SKIPPED; }
+    if (c % 3 == 2) return BL_OP_FAILED;
+    t->ok[op]++;
+    return BL_OP_OK;
+}
+BL_TARGET(one_op, NULL, register_thread, one_dispatch, deregister_thread, NULL, "only")
+
 static void check_histogram(void) {
     uint64_t rng = 12345, *h;
     unsigned i;
@@ -79,21 +97,24 @@ static void check_histogram(void) {
     free(h);
 }
 
-static int run(const char *out, const char *format) {
-    char flag_out[600], flag_format[64];
-    char *argv[12];
+/* bl_main on `target` at -t=2 for 0.3 s with the extra flags (up to 4, NULL-ended);
+   the target's own counts start from zero. */
+static int run(const char *out, const char *format, const char *target, const char *const *extra) {
+    char flag_out[600], flag_format[64], flag_filter[64];
+    char *argv[16];
     int argc = 0;
+    calls[0] = calls[1] = oks[0] = oks[1] = skips[0] = skips[1] = 0;
     snprintf(flag_out, sizeof flag_out, "--out=%s", out);
     snprintf(flag_format, sizeof flag_format, "--format=%s", format);
+    snprintf(flag_filter, sizeof flag_filter, "--filter=%s", target);
     argv[argc++] = (char *)"threads_test";
     argv[argc++] = (char *)"-t=2";
     argv[argc++] = (char *)"-d=0.3";
-    argv[argc++] = (char *)"-s=77";
-    argv[argc++] = (char *)"-op0=256";
-    argv[argc++] = (char *)"--op1=768";
     argv[argc++] = (char *)"--seed=5";
+    argv[argc++] = flag_filter;
     argv[argc++] = flag_format;
     argv[argc++] = flag_out;
+    while (extra && *extra && argc < 15) argv[argc++] = (char *)*extra++;
     argv[argc] = NULL;
     return bl_main(argc, argv);
 }
@@ -104,51 +125,158 @@ static double field_after(const char *text, const char *anchor, const char *key)
     return tu_number(p, key);
 }
 
+/* The per-operation counts of the record equal what dispatch itself counted: exactly. */
+static void check_counts(const char *text, int ops, const char *run_name) {
+    int k;
+    double total = 0;
+    for (k = 0; k < ops; k++) {
+        char anchor[32];
+        snprintf(anchor, sizeof anchor, "{\"op\":%d,", k);
+        TU_CHECK(field_after(text, anchor, "count") == (double)calls[k], "%s: op%d count %g, dispatch saw %llu", run_name,
+                 k, field_after(text, anchor, "count"), (unsigned long long)calls[k]);
+        TU_CHECK(field_after(text, anchor, "successes") == (double)oks[k], "%s: op%d successes %g, want %llu", run_name, k,
+                 field_after(text, anchor, "successes"), (unsigned long long)oks[k]);
+        TU_CHECK(field_after(text, anchor, "skipped") == (double)skips[k], "%s: op%d skipped %g, want %llu", run_name, k,
+                 field_after(text, anchor, "skipped"), (unsigned long long)skips[k]);
+        total += (double)calls[k];
+    }
+    TU_CHECK(total > 1000, "%s: only %g operations in 0.3 s", run_name, total);
+    TU_CHECK(field_after(text, "\"all\":{", "count") == total, "%s: all.count %g, want %g", run_name,
+             field_after(text, "\"all\":{", "count"), total);
+}
+
+static int near(double a, double b) { return (a > b ? a - b : b - a) <= 1e-6 * (a > b ? a : b); }
+
+/* Each thread's operations and window (per_thread in the record); returns how many. */
+static int per_thread(const char *text, double *ops, double *seconds, double *rate) {
+    const char *p, *end = strstr(text, "\"ops\":[{");
+    int n = 0;
+    for (p = strstr(text, "\"per_thread\":["); p && (p = strstr(p, "{\"ops\":")) != NULL && p < end && n < 2; p++, n++) {
+        ops[n] = tu_number(p, "ops");
+        seconds[n] = tu_number(p, "duration_s");
+        rate[n] = tu_number(p, "throughput");
+    }
+    return n;
+}
+
+/* Throughput is operations over seconds: each thread's own rate, their sum (the
+   headline), and CSB's pair, all operations over the longest window and the shortest. */
+static void check_throughput(const char *text, const char *run_name) {
+    double ops[2], seconds[2], rate[2], total_ops = 0, sum = 0, longest = 0, shortest = 1e300;
+    const char *record = strstr(text, "\"unit\":\"ops/s\"");
+    int i, n = per_thread(text, ops, seconds, rate);
+    TU_CHECK(n == 2 && record, "%s: want 2 threads in per_thread, got %d", run_name, n);
+    if (n != 2 || !record) return;
+    for (i = 0; i < n; i++) {
+        TU_CHECK(seconds[i] > 0 && near(rate[i], ops[i] / seconds[i]), "%s: thread %d: %g ops/s, want %g / %g s", run_name,
+                 i, rate[i], ops[i], seconds[i]);
+        total_ops += ops[i];
+        sum += ops[i] / seconds[i];
+        if (seconds[i] > longest) longest = seconds[i];
+        if (seconds[i] < shortest) shortest = seconds[i];
+    }
+    TU_CHECK(total_ops == field_after(text, "\"all\":{", "count"), "%s: per-thread ops add up to %g, want all.count %g",
+             run_name, total_ops, field_after(text, "\"all\":{", "count"));
+    TU_CHECK(near(tu_number(record, "throughput"), sum), "%s: throughput %g, want the threads' rates' sum %g", run_name,
+             tu_number(record, "throughput"), sum);
+    TU_CHECK(near(tu_number(record, "throughput_min"), total_ops / longest), "%s: throughput_min %g, want %g / %g s",
+             run_name, tu_number(record, "throughput_min"), total_ops, longest);
+    TU_CHECK(near(tu_number(record, "throughput_max"), total_ops / shortest), "%s: throughput_max %g, want %g / %g s",
+             run_name, tu_number(record, "throughput_max"), total_ops, shortest);
+}
+
+/* How many operations were timed (all.timed), against what `every` (--latency-every, or
+   -1 for the default) says: all (1), none (0), exactly floor(ops / K) of each thread's
+   operations (K), or by default one per batch: at least one per BL__MAX_OP_BATCH
+   operations of each thread, at most all. The histogram holds exactly the timed ones. */
+static void check_timed(const char *text, long every, const char *run_name) {
+    double ops[2], seconds[2], rate[2], want_low = 0, want_high = 0, timed = field_after(text, "\"all\":{", "timed");
+    double in_histogram = 0, h[3];
+    const char *p = strstr(text, "\"ops\":[{");
+    int i, n = per_thread(text, ops, seconds, rate);
+    for (i = 0; i < n; i++) {
+        double whole_batches = (double)(uint64_t)(ops[i] / BL__MAX_OP_BATCH);
+        double at_least = whole_batches + (ops[i] > whole_batches * BL__MAX_OP_BATCH ? 1 : 0);
+        want_low += every < 0 ? at_least : every == 0 ? 0 : (double)((uint64_t)ops[i] / (uint64_t)every);
+        want_high += every < 0 ? ops[i] : every == 0 ? 0 : (double)((uint64_t)ops[i] / (uint64_t)every);
+    }
+    TU_CHECK(timed >= want_low && timed <= want_high, "%s: %g operations timed, want %g to %g", run_name, timed, want_low,
+             want_high);
+    /* the per-operation histograms: [low, high, count] triples after each "histogram": */
+    while (p && (p = strstr(p, "\"histogram\":[")) != NULL && p < strstr(text, "\"all\":{")) {
+        p += strlen("\"histogram\":[");
+        while (*p == '[' && sscanf(p, "[%lf,%lf,%lf]", &h[0], &h[1], &h[2]) == 3) {
+            in_histogram += h[2];
+            p = strchr(p, ']') + 1;
+            if (*p == ',') p++;
+        }
+    }
+    TU_CHECK(in_histogram == timed, "%s: the histograms hold %g operations, want the %g timed", run_name, in_histogram,
+             timed);
+}
+
 int main(int argc, char **argv) {
+    static const char *const two_ops_mix[] = {"-s=77", "-op0=256", "--op1=768", NULL};
+    static const char *const every_3[] = {"-op0=256", "--op1=768", "--latency-every=3", NULL};
+    static const char *const nops[] = {"-n=3", NULL};
+    static const char *const every_1[] = {"--latency-every=1", NULL};
+    static const char *const every_0[] = {"--latency-every=0", NULL};
     char path[512];
     char *text;
-    const char *p;
-    double n0, n1, total, per_thread_sum = 0, sd;
-    int k;
+    double n0, total, sd;
     snprintf(path, sizeof path, "%s.jsonl", argc > 1 ? argv[1] : "threads_test");
     check_histogram();
 
-    TU_CHECK(run(path, "jsonl") == 0, "bl_main failed");
+    /* two operations, a 256/768 mix: the loop draws each operation */
+    TU_CHECK(run(path, "jsonl", "two_ops", two_ops_mix) == 0, "bl_main failed");
     text = tu_read_file(path);
     TU_CHECK(strstr(text, "{\"type\":\"throughput\",\"target\":\"two_ops\",\"threads\":2,") != NULL, "no throughput record");
     TU_CHECK(inits == 1 && destroys == 1 && registered == 2, "init %d, destroy %d, registered %d times", inits,
              destroys, registered);
     TU_CHECK(seen_size == 77, "init got size %llu, want 77", (unsigned long long)seen_size);
-    for (k = 0; k < 2; k++) {
-        char anchor[32];
-        snprintf(anchor, sizeof anchor, "{\"op\":%d,", k);
-        TU_CHECK(field_after(text, anchor, "count") == (double)calls[k], "op%d count %g, dispatch saw %llu", k,
-                 field_after(text, anchor, "count"), (unsigned long long)calls[k]);
-        TU_CHECK(field_after(text, anchor, "successes") == (double)oks[k], "op%d successes %g, want %llu", k,
-                 field_after(text, anchor, "successes"), (unsigned long long)oks[k]);
-        TU_CHECK(field_after(text, anchor, "skipped") == (double)skips[k], "op%d skipped %g, want %llu", k,
-                 field_after(text, anchor, "skipped"), (unsigned long long)skips[k]);
-        TU_CHECK(field_after(text, anchor, "timed") == (double)calls[k], "op%d: every operation is timed by default", k);
-        TU_CHECK(field_after(text, anchor, "p50_ns") <= field_after(text, anchor, "p999_ns") &&
-                 field_after(text, anchor, "min_ns") <= field_after(text, anchor, "p50_ns"), "op%d quantiles out of order", k);
-    }
+    check_counts(text, 2, "two_ops");
+    check_throughput(text, "two_ops");
+    check_timed(text, -1, "two_ops");
+    TU_CHECK(field_after(text, "{\"op\":0,", "p50_ns") <= field_after(text, "{\"op\":0,", "p999_ns") &&
+             field_after(text, "{\"op\":0,", "min_ns") <= field_after(text, "{\"op\":0,", "p50_ns"), "op0 quantiles out of order");
     n0 = (double)calls[0];
-    n1 = (double)calls[1];
-    total = n0 + n1;
-    TU_CHECK(total > 1000, "only %g operations in 0.3 s", total);
+    total = n0 + (double)calls[1];
     sd = bl__sqrt(total * 0.25 * 0.75);
     TU_CHECK(n0 > total / 4 - 6 * sd && n0 < total / 4 + 6 * sd, "op0 ran %g of %g times, want 1/4 within 6 sd (%g)", n0,
              total, sd);
-    TU_CHECK(field_after(text, "\"all\":{", "count") == total, "all.count %g, want %g", field_after(text, "\"all\":{", "count"), total);
-    for (p = strstr(text, "\"per_thread\":["); p && (p = strstr(p, "{\"ops\":")) != NULL && p < strstr(text, "\"ops\":[{"); p++)
-        per_thread_sum += tu_number(p, "ops");
-    TU_CHECK(per_thread_sum == total, "per-thread ops add up to %g, want %g", per_thread_sum, total);
-    TU_CHECK(field_after(text, "\"unit\":\"ops/s\"", "throughput_min") <= field_after(text, "\"unit\":\"ops/s\"", "throughput_max"),
-             "throughput_min > throughput_max");
-    TU_CHECK(field_after(text, "\"unit\":\"ops/s\"", "throughput") > 0, "no throughput");
     free(text);
 
-    TU_CHECK(run(path, "csb") == 0, "bl_main --format=csb failed");
+    /* one operation: the loop calls it without a draw, and counts in registers */
+    TU_CHECK(run(path, "jsonl", "one_op", NULL) == 0, "bl_main one_op failed");
+    text = tu_read_file(path);
+    check_counts(text, 1, "one_op");
+    check_throughput(text, "one_op");
+    check_timed(text, -1, "one_op");
+    free(text);
+    /* one operation with nops: a draw per operation again */
+    TU_CHECK(run(path, "jsonl", "one_op", nops) == 0, "bl_main one_op -n=3 failed");
+    text = tu_read_file(path);
+    check_counts(text, 1, "one_op -n=3");
+    check_timed(text, -1, "one_op -n=3");
+    free(text);
+    /* --latency-every: all, one in 3 (counted across batches), none */
+    TU_CHECK(run(path, "jsonl", "one_op", every_1) == 0, "bl_main --latency-every=1 failed");
+    text = tu_read_file(path);
+    check_counts(text, 1, "one_op --latency-every=1");
+    check_timed(text, 1, "one_op --latency-every=1");
+    free(text);
+    TU_CHECK(run(path, "jsonl", "two_ops", every_3) == 0, "bl_main --latency-every=3 failed");
+    text = tu_read_file(path);
+    check_counts(text, 2, "two_ops --latency-every=3");
+    check_timed(text, 3, "two_ops --latency-every=3");
+    free(text);
+    TU_CHECK(run(path, "jsonl", "one_op", every_0) == 0, "bl_main --latency-every=0 failed");
+    text = tu_read_file(path);
+    check_counts(text, 1, "one_op --latency-every=0");
+    check_timed(text, 0, "one_op --latency-every=0");
+    free(text);
+
+    TU_CHECK(run(path, "csb", "two_ops", two_ops_mix) == 0, "bl_main --format=csb failed");
     text = tu_read_file(path);
     {
         const char *keys[] = {"num_threads=2;", "init_sz=77;", "max_noise=0;", "duration=0.3;", "op0_dist=256;",
