@@ -3168,6 +3168,33 @@ static void bl__lind_result(FILE *f, const bl__options *o, const bl__result *r) 
 
 #define BL__CSB_BUCKETS 60 /* CSB's STAT_MAX_NUM_BUCKETS */
 
+/* CSB times every operation, and its readers take sum / count for the mean and the
+   histogram's buckets over count for shares. Ours times a sample (the first operation of
+   each batch, --latency-every): the buckets of the `timed` ones are scaled to `count`,
+   the largest remainders rounded up so that they add up to count exactly, as a
+   sampling profiler scales its samples. --latency-every=1 times every one, as CSB does. */
+static void bl__csb_scale_to_count(uint64_t *h, uint64_t timed, uint64_t count) {
+    double scale, part[BL__CSB_BUCKETS];
+    uint64_t given = 0;
+    unsigned i;
+    if (!timed || timed == count) return;
+    scale = (double)count / (double)timed;
+    for (i = 0; i < BL__CSB_BUCKETS; i++) {
+        double scaled = (double)h[i] * scale;
+        h[i] = (uint64_t)scaled;
+        part[i] = scaled - (double)h[i];
+        given += h[i];
+    }
+    while (given < count) { /* at most BL__CSB_BUCKETS rounds: each remainder is under 1 */
+        unsigned best = 0;
+        for (i = 1; i < BL__CSB_BUCKETS; i++) if (part[i] > part[best]) best = i;
+        if (part[best] <= 0.0) break;
+        h[best]++;
+        part[best] = 0.0;
+        given++;
+    }
+}
+
 /* CSB's bucket i holds latencies up to bound[i] ticks (inclusive): 99, then each bucket
    1.1 times wider than the one before; the last one also holds everything beyond. */
 static void bl__csb_histogram(FILE *f, const bl__opstats *s) {
@@ -3187,14 +3214,18 @@ static void bl__csb_histogram(FILE *f, const bl__opstats *s) {
         for (b = 0; b < BL__CSB_BUCKETS - 1 && ns > (double)bound[b]; b++) continue;
         h[b] += s->hist[i];
     }
+    bl__csb_scale_to_count(h, s->timed, s->count);
     for (i = 0; i < BL__CSB_BUCKETS; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)h[i]);
 }
 
 static void bl__csb_opstats(FILE *f, const char *prefix, const bl__opstats *s, int with_histogram) {
     double c = (double)s->count;
+    /* The sum over every operation, estimated from the timed ones (see above): sum / count
+       is then the timed operations' mean, which _avg prints. */
+    double sum = s->timed ? bl__ns((double)s->sum) * c / (double)s->timed : 0.0;
     fprintf(f, "%s_max=%.0f;%s_min=%.0f;%s_sum=%.0f;%s_count=%llu;%s_succ_count=%llu;%s_skipped_count=%llu;",
             prefix, s->timed ? bl__ns((double)s->max) : 0.0, prefix, s->timed ? bl__ns((double)s->min) : 0.0,
-            prefix, bl__ns((double)s->sum), prefix, (unsigned long long)s->count, prefix,
+            prefix, sum, prefix, (unsigned long long)s->count, prefix,
             (unsigned long long)s->succ, prefix, (unsigned long long)s->skipped);
     fprintf(f, "%s_avg=%.2f;%s_succ_percent=%.2f;", prefix, s->timed ? bl__ns((double)s->sum / (double)s->timed) : 0.0,
             prefix, s->count ? 100.0 * (double)s->succ / c : 0.0);
@@ -3226,8 +3257,12 @@ static void bl__csb_throughput(FILE *f, const bl__options *o, const bl__tp_resul
     fprintf(f, "ticks_to_ms=1000000;duration_max_ms=%.0f;duration_max_clk=%.0f;duration_min_ms=%.0f;duration_min_clk=%.0f;",
             sum.longest_s * 1e6, sum.longest_s * 1e9, sum.shortest_s * 1e6, sum.shortest_s * 1e9);
     fprintf(f, "sys_time=%.0f;usr_time=%.0f;max_rss_kb=%.0f;", r->sys_s * 1e6, r->usr_s * 1e6, r->max_rss_kb);
-    /* ours: the sum of each thread's own rate, and the units said outright */
-    fprintf(f, "throughput_sum_ts=%.8f;latency_unit=ns;\n", sum.total);
+    /* ours: the sum of each thread's own rate, the units said outright, and how many
+       operations of each were timed (the latency keys above are scaled from them) */
+    fprintf(f, "throughput_sum_ts=%.8f;latency_unit=ns;", sum.total);
+    for (k = 0; k < t->op_count; k++)
+        fprintf(f, "op%lu_%s_timed=%llu;", (unsigned long)k, t->ops[k], (unsigned long long)r->ops[k].timed);
+    fputc('\n', f);
 }
 
 typedef struct bl__writer {

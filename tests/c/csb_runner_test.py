@@ -82,15 +82,20 @@ def check_hash_map(record, threads, duration, size, nops, freqs, all_timed=False
     for k, name in enumerate(ops):
         buckets = record[f"op{k}_{name}_histogram"].split(",")
         check(len(buckets) == HISTOGRAM_BUCKETS, f"op{k} histogram has {len(buckets)} buckets, want {HISTOGRAM_BUCKETS}")
-        # The histogram holds the timed operations: by default the first of each batch
-        # (some, at most all); with --latency-every=1 all of them, as CSB times them.
-        timed = sum(int(b) for b in buckets)
+        # A CSB reader's arithmetic holds: the histogram adds up to count and sum / count
+        # is the mean. With --latency-every=1 every operation is timed, as CSB times
+        # them; by default the first of each batch, scaled to count (op*_timed says how many).
+        total = sum(int(b) for b in buckets)
+        check(total == counts[k], f"op{k} histogram sums to {total}, want count {counts[k]}")
+        timed = int(record[f"op{k}_{name}_timed"])
         if all_timed:
-            check(timed == counts[k], f"op{k} histogram sums to {timed}, want {counts[k]} (--latency-every=1)")
+            check(timed == counts[k], f"op{k}_{name}_timed={timed}, want {counts[k]} (--latency-every=1)")
         else:
-            check(0 < timed <= counts[k], f"op{k} histogram sums to {timed}, want 1 to {counts[k]}")
+            check(0 < timed <= counts[k], f"op{k}_{name}_timed={timed}, want 1 to {counts[k]}")
         lo, avg, hi = (float(record[f"op{k}_{name}_{s}"]) for s in ("min", "avg", "max"))
         check(0 < lo <= avg <= hi, f"op{k} latency min {lo} avg {avg} max {hi} (ticks)")
+        mean = float(record[f"op{k}_{name}_sum"]) / counts[k]
+        check(near(mean, avg, 0.01), f"op{k} sum / count = {mean}, _avg = {avg}")
     # Windows: "_ms" keys in microseconds, "_clk" in ticks, ticks_to_ms ticks per ms.
     longest_us, shortest_us = float(record["duration_max_ms"]), float(record["duration_min_ms"])
     ticks_per_ms = float(record["ticks_to_ms"])

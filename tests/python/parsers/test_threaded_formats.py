@@ -98,8 +98,11 @@ def test_a_reader_that_knows_only_csb_reads_our_line_in_csb_units(concurrency_bi
     for op in ("op0_lookup", "op1_insert", "op2_delete"):
         histogram = [int(v) for v in line[f"{op}_histogram"].split(",")]
         assert len(histogram) == 60  # CSB's STAT_MAX_NUM_BUCKETS, empty tail included
-        # the timed operations: by default the first of each batch, so some and at most all
-        assert 0 < sum(histogram) <= int(line[f"{op}_count"])
+        # a CSB reader's arithmetic: the buckets add up to count (the timed operations, by
+        # default the first of each batch, scaled to it), and sum / count is the mean
+        count = int(line[f"{op}_count"])
+        assert sum(histogram) == count and 0 < int(line[f"{op}_timed"]) <= count
+        assert float(line[f"{op}_sum"]) / count == pytest.approx(float(line[f"{op}_avg"]), abs=0.006)
     # benchlab reads the same line to the same throughput, in the unit CSB means
     parsed = parse_output(text, "hash_map")
     assert parsed.warnings == []
