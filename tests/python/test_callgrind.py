@@ -363,12 +363,13 @@ def test_platforms_separated_by_commas(project, benchlab):
 
 
 def test_one_process_of_a_deterministic_count_is_not_marked_uncertain():
-    from benchlab.report import MARK_NOISY, Report
+    from benchlab.figures import MARK_NOISY
+    from benchlab.table import Table
     exact = Record(bench="b", param=None, counter="instructions", unit="instructions", samples=[15.0],
                    iterations=1000, platform="callgrind", binary="x", reported={"deterministic": True})
     guessed = Record(bench="c", param=None, counter="instructions", unit="instructions", samples=[15.0],
                      iterations=1000, platform="callgrind", binary="x")
-    cells = {row.test: row.cells["callgrind"] for row in Report(["callgrind"], [exact, guessed], []).rows}
+    cells = {row.test: row.cells["callgrind"] for row in Table(["callgrind"], [exact, guessed], []).rows}
     assert cells["b"].marks == "" and cells["c"].marks == MARK_NOISY
 
 

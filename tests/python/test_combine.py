@@ -7,7 +7,7 @@ from scipy import stats as scipy_stats
 from benchlab import noise
 from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 from benchlab.stats import WITHIN_RUN
 
 
@@ -94,7 +94,7 @@ def test_one_process_with_the_machines_history_gets_the_interval_a_rerun_of_one_
                                            + (run_part ** 2 / level.df if run_part else 0))
     half = scipy_stats.t.ppf(0.995, int(df)) * math.sqrt(process_part + run_part) * figure
     assert high - figure == pytest.approx(half, rel=1e-3) and figure - low == pytest.approx(half, rel=1e-3)
-    assert "+-" in Report(platforms=["native"], records=[first], faults=[]).rows[0].cells["native"].text
+    assert "+-" in Table(platforms=["native"], records=[first], faults=[]).rows[0].cells["native"].text
 
 
 def test_processes_whose_intervals_do_not_overlap_are_marked_as_disagreeing():
@@ -102,7 +102,7 @@ def test_processes_whose_intervals_do_not_overlap_are_marked_as_disagreeing():
     shifted = steady + [process_record(3, [103.0, 103.1, 102.9] * 4)]
     assert combine(steady)[0].summary["disagree"] is False
     assert combine(shifted)[0].summary["disagree"] is True
-    report = Report(platforms=["native"], records=shifted, faults=[])
+    report = Table(platforms=["native"], records=shifted, faults=[])
     assert report.rows[0].cells["native"].marks.endswith("!")
 
 
@@ -112,7 +112,7 @@ def test_subtracted_figures_near_zero_stay_at_or_above_zero():
     [combined] = combine(records)
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is True
     assert combined.summary["median"] >= 0
-    assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text.startswith("~0 (<")
+    assert Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text.startswith("~0 (<")
 
 
 def test_an_interval_of_zero_to_zero_reads_at_or_below_zero():
@@ -120,7 +120,7 @@ def test_an_interval_of_zero_to_zero_reads_at_or_below_zero():
     records = [process_record(k, [0.27] * 12, overhead_samples=[0.27] * 12) for k in range(3)]
     [combined] = combine(records)
     assert tuple(combined.summary["median_ci"]) == (0.0, 0.0)
-    assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text == "~0 (<=0)"
+    assert Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text == "~0 (<=0)"
 
 
 def test_a_wide_rerun_interval_is_not_read_as_zero():
@@ -130,5 +130,5 @@ def test_a_wide_rerun_interval_is_not_read_as_zero():
                for k, m in enumerate([8000.0, 12000.0, 25000.0, 9000.0, 14000.0])]
     [combined] = combine(records)
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is False
-    text = Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text
+    text = Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text
     assert text.startswith("13600 +-") and not text.startswith("~0")

@@ -18,7 +18,7 @@ import benchlab
 from benchlab.errors import UserError
 from benchlab.htmlreport import build, charts, page
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 from benchlab.store import Store
 from report_data import HOSTILE_NAMES, history, store_run, suite_run
 
@@ -57,7 +57,7 @@ def test_the_page_holds_the_table_of_show_and_its_figures(store, tmp_path):
     run, records, faults = store.load_run(run_id)
     levels = store.run_levels(run_id, run["context"])
     assert levels, "the test needs a run level, as show gives it after enough earlier runs"
-    shown = Report(platforms=run["platforms"], records=records, faults=faults, history=levels)
+    shown = Table(platforms=run["platforms"], records=records, faults=faults, history=levels)
     html = index.read_text()
     for row in shown.rows:
         for cell in row.cells.values():

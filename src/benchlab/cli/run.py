@@ -19,7 +19,7 @@ from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, Interrupted, StoreFailed, UserError
 from benchlab.limits import limit
 from benchlab.platforms import resolve_platforms
-from benchlab.report import Report
+from benchlab.table import Table
 from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
 from benchlab.targets import resolve_targets
@@ -51,7 +51,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
               help="In each process, stop a benchmark once its median's interval is within +-PCT%% (the header's --precision=PCT; 0: off).")
 @click.option("--schedule", type=click.Choice(["rounds", "sequential"]),
               help="rounds: every benchmark of a program sampled in shuffled rounds (default); sequential: one after another.")
-@click.option("--no-subtract", is_flag=True, help="Report figures as measured, without subtracting the empty loop's cost.")
+@click.option("--no-subtract", is_flag=True, help="Table figures as measured, without subtracting the empty loop's cost.")
 @click.option("--processes", "-N", type=click.IntRange(min=1, max=1000), metavar="N",
               help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
 @click.option("--time", "budget_s", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
@@ -188,9 +188,9 @@ def command(context: click.Context, targets: tuple[str, ...], platform_names: tu
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
     problem = storage.close(info, status, exit_code) if storage else None
     history = storage.run_levels(info) if storage else None
-    report = Report(platforms=[p.name for p in platforms], records=records, faults=faults,
+    table = Table(platforms=[p.name for p in platforms], records=records, faults=faults,
                     run={"id": run_id, "status": status, "context": info}, history=history)
-    write_output(report, output_format, out_path)
+    write_output(table, output_format, out_path)
     if problem:
         raise StoreFailed(f"run {run_id} is not completely stored: {problem.what}",
                           f"{problem.fix}; the results are printed above"

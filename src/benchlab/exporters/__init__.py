@@ -1,4 +1,4 @@
-"""Writers of a Report, one module per format, behind one small interface:
+"""Writers of a Table, one module per format, behind one small interface:
 `render(report) -> str`. hyperfine's export/ directory is the model.
 
 EXPORTERS are what `run` and `show` print (the table and its summaries); RUN_FORMATS
@@ -11,9 +11,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from benchlab.report import Report
+    from benchlab.table import Table
 
-Exporter = Callable[["Report"], str]
+Exporter = Callable[["Table"], str]
 
 
 class _Formats(Mapping[str, Exporter]):

@@ -11,7 +11,7 @@ from typing import Any
 from benchlab.combine import combine_group, process_groups
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
-from benchlab.report import Report
+from benchlab.table import Table
 
 #: Runs of a history the trend charts show at most (the latest ones): each run's samples are
 #: loaded whole, and a page of a thousand points per line says no more than one of fifty.
@@ -60,9 +60,9 @@ class StoredRun:
     def label(self) -> str:
         return f"run {self.id}"
 
-    def report(self) -> Report:
+    def report(self) -> Table:
         """The table of `benchlab show` for this run."""
-        return Report(platforms=self.platforms, records=self.records, faults=self.faults,
+        return Table(platforms=self.platforms, records=self.records, faults=self.faults,
                       run={"id": self.id, "status": self.run.get("status"), "started_at": self.run.get("started_at"),
                            "context": self.context, "missing": self.run.get("missing")}, history=self.levels)
 

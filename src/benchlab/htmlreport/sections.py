@@ -14,7 +14,10 @@ from benchlab.htmlreport import charts
 from benchlab.htmlreport.charts import Chart, RatioBar, TrendPoint
 from benchlab.htmlreport.history import series
 from benchlab.htmlreport.runs import StoredRun
-from benchlab.report import LEGEND, WORKLOAD_FORMAT, Report, row_keys, scaling
+from benchlab.figures import LEGEND, WORKLOAD_FORMAT
+from benchlab.scaling import scaling
+from benchlab import table as figure_table
+from benchlab.table import row_keys
 
 
 @dataclasses.dataclass
@@ -47,7 +50,7 @@ class ChartIds:
 
 # -- the table of `benchlab show` ---------------------------------------------------------------
 
-def show_table(report: Report) -> Table:
+def show_table(report: figure_table.Table) -> Table:
     """The run as `benchlab show` prints it: the same cells (report.Cell.text), so the page's
     numbers are the table's."""
     sweep = report.sweep_flag
