@@ -262,3 +262,24 @@ def test_percents_are_capped_and_an_interval_wider_than_its_figure_is_called_uni
     table = EXPORTERS["table"](Table(platforms=["native"], records=[wide, tight], faults=[]))
     assert "10 +->1000% uninformative?" in table and "10 +-<0.01%" in table and "e+0" not in table
     assert "uninformative  the interval is as wide as the figure or wider (+-100% or more" in table
+
+
+def test_one_cell_status_decides_the_text_csv_and_json_alike():
+    # Four cells, one of each status: a figure, an unsupported counter, a failed binary,
+    # and nothing (the benchmark never ran on that platform).
+    unsupported = Record(bench="Read", param=1, samples=[], platform="b", binary="fs_read",
+                         reported={"supported": False, "reason": "no PMU"})
+    table = Table(["a", "b", "c"], [record("a", 200), unsupported], [Fault("crash", "c", "exit status 3")])
+    read, crash = table.rows
+    assert [read.cells[p].status for p in "abc"] == ["ok", "unsupported", "empty"]
+    assert [crash.cells[p].status for p in "abc"] == ["empty", "empty", "failed"]
+    assert (read.cells["b"].text, read.cells["c"].text, crash.cells["c"].text) == (
+        "not supported: no PMU", "-", "FAILED: exit status 3")
+    rows = list(csv.DictReader(io.StringIO(EXPORTERS["csv"](table))))
+    assert [(r["test"], r["platform"], r["status"], r["binary"], r["reason"]) for r in rows] == [
+        ("Read", "a", "ok", "fs_read", ""), ("Read", "b", "unsupported", "fs_read", "no PMU"),
+        ("crash", "c", "failed", "crash", "exit status 3")]
+    cells = [row["cells"] for row in json.loads(EXPORTERS["json"](table))["rows"]]
+    assert cells[0]["b"] == {"status": "unsupported", "reason": "no PMU"} and "c" not in cells[0]
+    assert cells[1] == {"c": {"status": "failed", "reason": "exit status 3"}}
+    assert cells[0]["a"]["status"] == "ok" and cells[0]["a"]["median"] == 200
