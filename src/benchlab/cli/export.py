@@ -15,10 +15,10 @@ from pathlib import Path
 
 import click
 
-from benchlab.cli.common import (
-    STDOUT, check_output_file, check_path_length, config_of, db_option, open_reader, shown_path)
+from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
+from benchlab.paths import STDOUT, check_output_file, check_path_length, shown_path
 from benchlab.records import Record, printable
 from benchlab.table import Table
 

@@ -16,10 +16,10 @@ import click
 
 from benchlab import context as run_context
 from benchlab.build import BuildFailed, Builder
-from benchlab.cli.common import (
-    FiniteFloatRange, check_output_file, config_of, db_option, open_store, write_regular_file)
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
 from benchlab.config import MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, Config
 from benchlab.errors import ExitCode, UserError
+from benchlab.paths import check_output_file, write_regular_file
 from benchlab.limits import limit
 from benchlab.platforms import Platform, resolve_platforms
 from benchlab.process import run_process
