@@ -3,7 +3,7 @@ stats` shows a benchmark: its processes one by one (median, interval within that
 process, samples, why sampling stopped, where it started and with what layout), the
 spread of their medians, the distribution of the samples, the figure before the empty
 loop's cost was subtracted, and what the printed interval covers. The figures and
-intervals are `show`'s (report.figures, with the run level of the machine's earlier runs).
+intervals are `show`'s (figures.figures, with the run level of the machine's earlier runs).
 """
 from __future__ import annotations
 
