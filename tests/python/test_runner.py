@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HEADER, needs_header, write
+from conftest import HEADER, write
 
 from benchlab import noise
 from benchlab.build import Builder, BuildFailed
@@ -298,7 +298,6 @@ def test_without_a_sweep_a_target_is_one_unit_per_platform(lab):
 
 # -- one process of a unit: a source built by the real Builder --------------------------------------
 
-@needs_header
 def test_a_source_is_built_and_run_and_its_records_say_which_unit_they_are(lab):
     runner, _ = make_runner(lab, samples=3, time_limit=0.01, seed=11, schedule="sequential", subtract=False)
     probe, tiny = runner.plan(targets(lab, "bin/probe", "suite/tiny.c"))
@@ -319,7 +318,6 @@ def test_a_source_is_built_and_run_and_its_records_say_which_unit_they_are(lab):
     assert not runner.known_build_failure(tiny)
 
 
-@needs_header
 def test_each_process_has_its_own_layout_drawn_from_the_seed_and_starts_on_the_next_cpu(lab):
     def three_processes(seed):
         runner, _ = make_runner(lab, samples=3, time_limit=0.01, seed=seed)
@@ -342,7 +340,6 @@ def test_each_process_has_its_own_layout_drawn_from_the_seed_and_starts_on_the_n
     assert other != layouts
 
 
-@needs_header
 def test_without_layout_randomization_or_spreading_a_process_runs_as_it_is(lab):
     runner, _ = make_runner(lab, samples=3, time_limit=0.01, randomize_layout=False, spread_cpus=False)
     [tiny] = runner.plan(targets(lab, "suite/tiny.c"))
@@ -352,7 +349,6 @@ def test_without_layout_randomization_or_spreading_a_process_runs_as_it_is(lab):
     assert not {"env_pad", "stack_offset", "start_cpu"} & set(record.reported)
 
 
-@needs_header
 def test_a_binary_without_a_benchmark_matching_the_filter_is_filtered_out_not_failed(lab):
     runner, _ = make_runner(lab, samples=3, time_limit=0.01, filters=("nothing_like_it",))
     [tiny] = runner.plan(targets(lab, "suite/tiny.c"))
@@ -360,7 +356,6 @@ def test_a_binary_without_a_benchmark_matching_the_filter_is_filtered_out_not_fa
     assert (result.filtered_out, result.records, result.faults) == (True, [], [])
 
 
-@needs_header
 def test_a_source_that_does_not_compile_is_a_fault_once_known_for_every_unit_of_it(lab):
     runner, _ = make_runner(lab, sweep=Sweep.parse("threads=1,2"))
     first, second = runner.plan(targets(lab, "broken/broken.c"))
@@ -377,7 +372,6 @@ def test_a_source_that_does_not_compile_is_a_fault_once_known_for_every_unit_of_
     assert runner.builder.compiled == [] and runner.code_identity(first, {}) is None
 
 
-@needs_header
 @pytest.mark.skipif(not (shutil.which("clang") and shutil.which("wasm-ld")), reason="no wasm32-wasi toolchain")
 def test_a_source_with_threads_is_not_built_for_wasm_at_any_swept_value(lab):
     runner, _ = make_runner(lab, platforms=("wasm",), sweep=Sweep.parse("threads=1,2"))
@@ -389,7 +383,6 @@ def test_a_source_with_threads_is_not_built_for_wasm_at_any_swept_value(lab):
     assert runner.known_build_failure(first)
 
 
-@needs_header
 def test_the_code_identity_is_the_binarys_hash_with_the_platform_and_the_flags(lab):
     info = {"command": ["{exe}", "{args}"], "version": None}
     runner, _ = make_runner(lab, extra_args=("--x",), subtract=False)
@@ -411,7 +404,6 @@ def test_the_code_identity_is_the_binarys_hash_with_the_platform_and_the_flags(l
     assert plain_code["flags"] == {"args": [], "subtract": True}
 
 
-@needs_header
 def test_a_changed_source_is_another_binary_and_another_code(lab):
     info = {"command": ["{exe}", "{args}"]}
     source = write(lab / "changed" / "tiny.c", TINY)  # the same text elsewhere: the same cached binary
@@ -576,10 +568,8 @@ def test_a_workload_is_timed_from_outside_without_a_layout_or_a_pinned_cpu(lab):
     assert list((lab / ".benchlab" / "scratch").iterdir()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="runner.run_unit tags records with their unit only for binaries: a "
-                   "workload's have no reported['unit'], so figures.py sorts them as unit 0 and the table lists "
-                   "a workload given last among the first target's rows")
 def test_a_workloads_records_say_which_unit_they_are(lab):
+    # Untagged, figures.py sorted them as unit 0: a workload given last was listed among the first target's rows.
     runner, _ = make_runner(lab)
     _, nap = runner.plan(targets(lab, "bin/probe", "nap"))
     result = runner.run_unit(nap, process=0)
