@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from benchlab import formats
 from benchlab.config import Config, load_config
 from benchlab.errors import UserError
 from benchlab.exporters import EXPORTERS, FORMAT_BY_SUFFIX
@@ -16,10 +17,29 @@ if TYPE_CHECKING:
     from benchlab.store import Store
     from benchlab.store_read import StoreReader
 
+class FormatChoice(click.Choice):
+    """--format: the names of one use of benchlab.formats (formats.SHOW, EXPORT, IMPORT).
+    An alias, an earlier spelling (`csv`), is taken as the name it spells."""
+
+    def __init__(self, use: str):
+        super().__init__(formats.names(use))
+        self.use = use
+
+    def convert(self, value, param, ctx):
+        return super().convert(formats.aliases(self.use).get(value, value), param, ctx)
+
+
+def format_help(text: str, use: str) -> str:
+    """An option's help with its formats' aliases: 'Output format (default: table; csv is table-csv).'"""
+    aliases = formats.alias_text(use)
+    return f"{text[:-2]}; {aliases})." if aliases and text.endswith(").") else text
+
+
 db_option = click.option("--db", "db_url", metavar="URL",
                          help="Database URL (default: $BENCHLAB_DB, else run.db, else sqlite:///.benchlab/results.db).")
-format_option = click.option("--format", "output_format", type=click.Choice(list(EXPORTERS)),
-                             help="Output format (default: table, or guessed from --out's suffix).")
+format_option = click.option("--format", "output_format", type=FormatChoice(formats.SHOW),
+                             help=format_help("Output format (default: table, or guessed from --out's suffix).",
+                                              formats.SHOW))
 out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
                           help="Also write the results to FILE (format from --format or the suffix).")
 
@@ -71,7 +91,8 @@ def output_formats(output_format: str | None, out_path: str | None) -> tuple[str
     file_format = output_format or FORMAT_BY_SUFFIX.get(Path(out_path).suffix.lower())
     if file_format is None:
         raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
-                        "add --format json|csv|markdown|table, or name the file .json, .csv or .md")
+                        f"add --format {formats.choices_text(formats.SHOW)}, "
+                        f"or name the file {formats.suffixes_text(formats.SHOW)}")
     return "table", file_format
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import click
 
-from benchlab.cli.common import config_of, db_option, open_reader
+from benchlab import formats
+from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_reader
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.paths import STDOUT, check_output_file, check_path_length, shown_path
@@ -23,15 +24,16 @@ from benchlab.records import Record, printable
 from benchlab.table import Table
 
 #: What --dir writes in the dated folder, each file in the format named.
-DIR_FILES = {"data/results.csv": "csv", "data/results.jsonl": "jsonl"}
+DIR_FILES = {"data/results.csv": "export-csv", "data/results.jsonl": "jsonl"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 # ignore_unknown_options: so that `export -2` is the run before the latest, not an unknown option.
 @click.command("export", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
-@click.option("--format", "export_format", type=click.Choice(list(RUN_FORMATS)),
-              help="Format to write (default: from --out's suffix .jsonl or .csv, else jsonl).")
+@click.option("--format", "export_format", type=FormatChoice(formats.EXPORT),
+              help=format_help(f"Format to write (default: from --out's suffix {formats.suffixes_text(formats.EXPORT)}, "
+                               "else jsonl).", formats.EXPORT))
 @click.option("--out", "out_path", metavar="FILE",
               help="Write to FILE (a regular file; - is stdout) instead of stdout.")
 @click.option("--dir", "dir_path", metavar="DIR",
@@ -84,7 +86,8 @@ def _format_of(out_path: str | None) -> str:
     suffix = Path(out_path).suffix.lower()
     if suffix not in RUN_FORMAT_BY_SUFFIX:
         raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
-                        f"add --format {'|'.join(RUN_FORMATS)}, or name the file .jsonl or .csv")
+                        f"add --format {formats.choices_text(formats.EXPORT)}, "
+                        f"or name the file {formats.suffixes_text(formats.EXPORT)}")
     return RUN_FORMAT_BY_SUFFIX[suffix]
 
 

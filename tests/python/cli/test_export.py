@@ -121,7 +121,7 @@ def test_google_benchmarks_compare_py_reads_an_export_and_finds_every_repetition
 def test_out_writes_the_file_and_says_so(project, benchlab, run):
     result = benchlab("export", "1", "--out", "run.csv")
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == "wrote run 1 to run.csv (csv, 7 records)\n"
+    assert result.stderr == "wrote run 1 to run.csv (export-csv, 7 records)\n"
     assert (project / "run.csv").read_text() == CSV
 
 
@@ -183,7 +183,7 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
     (["7"], "error: no run with id 7 in sqlite:///{db} (list runs with: benchlab runs)\n"),
     (["abc"], "error: no run or baseline 'abc' in sqlite:///{db} (a run is an id, 'latest' or -N: list runs with: "
               "benchlab runs, baselines with: benchlab baseline list)\n"),
-    (["1", "--format", "xml"], "error: Invalid value for '--format': 'xml' is not one of 'jsonl', 'csv', 'gbench', "
+    (["1", "--format", "xml"], "error: Invalid value for '--format': 'xml' is not one of 'jsonl', 'export-csv', 'gbench', "
                                "'lind-json'. (see 'benchlab export --help')\n"),
     (["1", "--out", "missing/run.jsonl"], "error: --out missing/run.jsonl: the directory missing does not exist "
                                           "(create it first, or give another path)\n"),
@@ -191,7 +191,7 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
     (["1", "--out", "adir"], "error: --out adir is a directory (give a file name, e.g. --out run.jsonl)\n"),
     (["1", "--out", "/sys/run.jsonl"], unwritable("--out", "/sys/run.jsonl", "a path")),
     (["1", "--out", "run.json"], "error: cannot tell the format of --out run.json from its suffix "
-                                 "(add --format jsonl|csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
+                                 "(add --format jsonl|export-csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
     (["1", "--dir", "/sys/baselines"], unwritable("--dir", "/sys/baselines", "a directory")),
     (["1", "--dir", "afile/baselines"], "error: --dir afile/baselines: afile is not a directory (give a directory)\n"),
     (["1", "--out", LONG + ".jsonl"], f"error: --out {LONG_SHOWN}: the name {LONG_SHOWN} is 306 bytes long, over the "

@@ -113,11 +113,11 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
      "error: unknown platform 'jvm' (from --platform) (use one of: native, wasm, qemu, valgrind, callgrind, "
      "or define [platforms.jvm] in benchlab.toml)\n"),
     (["run", "b.sh", "--format", "xml"],
-     "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'csv', 'markdown'. "
+     "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'table-csv', 'markdown'. "
      "(see 'benchlab run --help')\n"),
     (["run", "b.sh", "--out", "result.xyz"],
      "error: cannot tell the format of --out result.xyz from its suffix "
-     "(add --format json|csv|markdown|table, or name the file .json, .csv or .md)\n"),
+     "(add --format table|json|table-csv|markdown, or name the file .txt, .json, .csv, .md or .markdown)\n"),
     (["run", "b.sh", "--sweep", "threads"],
      "error: --sweep 'threads' is not FLAG=V1,V2,... (write e.g. --sweep threads=1,2,4)\n"),
     (["show", "7"], None),
