@@ -27,7 +27,7 @@ SUPPORTED_SCHEMAS = (1, 2)
 _REPORTED_FIELDS = (
     "median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "median_ci",
     "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "subtracted", "stopped",
-    "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
+    "outliers_low", "outliers_high", "overhead", "loop_share", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
     # counter records (formats.md, "Counter records")
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
@@ -37,8 +37,8 @@ _REPORTED_FIELDS = (
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
 _REPORTED_NUMBERS = ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "ci_level",
-                     "outliers_low", "outliers_high", "overhead", "ratio", "ratio_of_medians", "running_fraction",
-                     "raw_median")
+                     "outliers_low", "outliers_high", "overhead", "loop_share", "ratio", "ratio_of_medians",
+                     "running_fraction", "raw_median")
 _REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci")
 
 #: Statistics of one operation of a throughput record that a latency Record keeps
