@@ -1,3 +1,4 @@
+import json
 import math
 
 import numpy as np
@@ -6,6 +7,7 @@ from scipy import stats as scipy_stats
 
 from benchlab import noise
 from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
+from benchlab.exporters import EXPORTERS
 from benchlab.records import Record
 from benchlab.table import Table
 from benchlab.stats import WITHIN_RUN
@@ -132,3 +134,23 @@ def test_a_wide_rerun_interval_is_not_read_as_zero():
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is False
     text = Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text
     assert text.startswith("13600 +-") and not text.startswith("~0")
+
+
+def test_the_combined_figure_keeps_the_raw_one_beside_it():
+    # Issue 20: raw beside subtracted through run's combination (stats, --format json and the
+    # report read it here). 3.1 to 3.8 empty loops: the whole loop comes off every process.
+    records = [process_record(k, [0.8 + 0.01 * i + 0.1 * k for i in range(20)], overhead_samples=[0.287] * 20)
+               for k in range(3)]
+    raws = [r.summary["raw_median"] for r in records]
+    assert raws == pytest.approx([0.895, 0.995, 1.095])
+    [figure] = combine(records)
+    assert figure.summary["raw_median"] == pytest.approx(np.mean(raws))
+    assert figure.summary["overhead"] == pytest.approx(0.287) and figure.summary["loop_share"] == 1.0
+    assert figure.summary["raw_median"] - figure.median == pytest.approx(0.287)
+    assert [p["raw_median"] for p in figure.reported["processes"]] == raws
+    cell = json.loads(EXPORTERS["json"](Table(platforms=["native"], records=records, faults=[])))["rows"][0]["cells"]
+    assert cell["native"]["raw_median"] == pytest.approx(np.mean(raws)) and cell["native"]["loop_share"] == 1.0
+    assert cell["native"]["median"] == pytest.approx(np.mean(raws) - 0.287)
+    # Without an empty loop there is nothing beside the figure, and the cell says so with null.
+    [plain] = combine([process_record(k, [5.0, 5.1, 4.9]) for k in range(2)])
+    assert "raw_median" not in plain.summary

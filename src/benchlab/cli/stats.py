@@ -20,6 +20,7 @@ from benchlab.figures import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interv
 PROCESS_COLUMNS = (
     ("process", lambda r: "-" if r.process is None else str(r.process)),
     ("median", lambda r: format_value(r.median)),
+    ("raw", lambda r: "-" if r.summary.get("raw_median") is None else format_value(r.summary["raw_median"])),
     ("99% within its run", lambda r: "-" if r.format == WORKLOAD_FORMAT else _interval_text(figure_interval(r))),
     ("samples", lambda r: str(len(r.samples))),
     ("stopped at", lambda r: str(r.reported.get("stopped", "-"))),
@@ -108,6 +109,10 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
     if outliers:
         spread += (f"; outlier (!, left out of the figure): process "
                    + ", ".join(str(measured[i].process) if i < len(measured) else str(i) for i in outliers))
+    if summary.get("raw_median") is not None:
+        lines.append(f"  raw           {format_value(summary['raw_median'])} {unit}, before subtracting a share of "
+                     f"{format_value(summary.get('loop_share', 1.0))} of the empty loop (quote it for a "
+                     f"throughput-bound body of a few cycles: docs/formats.md, \"Which figure to quote\")")
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
     lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]

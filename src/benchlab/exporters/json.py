@@ -31,6 +31,9 @@ def render(table: Table) -> str:
                 continue
             cells[platform] = {"status": cell.status, "reason": cell.reason} if cell.status != OK else {
                 "status": OK, "median": cell.record.median, "median_ci": cell.record.summary.get("median_ci"),
+                # before the empty loop was subtracted, and what was (null: nothing was)
+                "raw_median": cell.record.summary.get("raw_median"), "overhead": cell.record.summary.get("overhead"),
+                "loop_share": cell.record.summary.get("loop_share"),
                 "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
         rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
                      "sweep": row.sweep_value, "binary": row.binary, "cells": cells})

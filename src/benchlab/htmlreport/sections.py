@@ -90,11 +90,13 @@ def benchmarks(stored: StoredRun, new_id: ChartIds) -> Section:
         f"run-{stored.id}", f"Run {stored.id}: every benchmark",
         "The table as benchlab show prints it, then per benchmark and platform the samples of each process "
         "(box: quartiles; whiskers: the furthest samples within 1.5 IQR of the box, those beyond as circles, "
-        "those beyond 3 IQR, such as preemptions, counted under the chart instead; after the empty loop is "
-        "subtracted; a log scale when a panel spans over 100x) and the "
+        "those beyond 3 IQR, such as preemptions, counted under the chart instead; after the body's share of the "
+        "empty loop is subtracted; a log scale when a panel spans over 100x) and the "
         "figure (diamond: the mean of the process medians) with its 99% interval, the interval a rerun lands in "
         "(also the grey band, to hold each process against it; of a run of one process, its median and the "
-        "interval within that process).",
+        "interval within that process). Beside it, where the empty loop was measured, the raw figure (open "
+        "diamond: the same mean before subtracting): quote it for a throughput-bound body of a few cycles, whose "
+        "work overlaps the loop (docs/formats.md, \"Which figure to quote\").",
         chart_list, [show_table(stored.report())])
 
 
