@@ -115,7 +115,8 @@ def _median_ci(x: np.ndarray, s: np.ndarray, level: float = CI_LEVEL) -> tuple[f
 
 
 @functools.cache
-def _loop_share_limits() -> tuple[float, float]:
+def loop_share_limits() -> tuple[float, float]:
+    """BL__LOOP_SHARE_FULL and BL__LOOP_SHARE_NONE, read from the header."""
     from benchlab import limits  # reads the header: only once a record is summarised
     return limits.limit("LOOP_SHARE_FULL"), limits.limit("LOOP_SHARE_NONE")
 
@@ -126,7 +127,7 @@ def loop_share(raw_median: float, loop_median: float) -> float:
     none from one over BL__LOOP_SHARE_NONE (8) times, falling linearly between. A long
     body's time does not follow the empty loop's, so taking it off would only add the
     empty loop's jumps between host states to the figure (formats.md, *Subtraction*)."""
-    full, none = _loop_share_limits()
+    full, none = loop_share_limits()
     if not loop_median > 0:
         return 1.0
     times = raw_median / loop_median

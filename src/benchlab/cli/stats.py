@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from benchlab import noise
+from benchlab import noise, stats
 from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
@@ -110,14 +110,24 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
         spread += (f"; outlier (!, left out of the figure): process "
                    + ", ".join(str(measured[i].process) if i < len(measured) else str(i) for i in outliers))
     if summary.get("raw_median") is not None:
-        lines.append(f"  raw           {format_value(summary['raw_median'])} {unit}, before subtracting a share of "
-                     f"{format_value(summary.get('loop_share', 1.0))} of the empty loop (quote it for a "
-                     f"throughput-bound body of a few cycles: docs/formats.md, \"Which figure to quote\")")
+        lines.append(f"  raw           {format_value(summary['raw_median'])} {unit}{_raw_note(summary)}")
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
     lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]
                                + [[cell(r) for _, cell in PROCESS_COLUMNS] for r in measured]).replace("\n", "\n  "))
     return lines
+
+
+def _raw_note(summary: dict) -> str:
+    """What the raw figure is beside the figure: the same for a long body, whose share of the
+    empty loop is 0 (stats.loop_share), else the one to quote for a throughput-bound body."""
+    share = summary.get("loop_share", 1.0)
+    if share == 0:
+        return (f", the same: none of the empty loop is subtracted from a body over "
+                f"{format_value(stats.loop_share_limits()[1])} times its cost")
+    part = "the empty loop" if share == 1 else f"{format_value(share)} of the empty loop"
+    return (f" before subtracting {part} (quote it for a throughput-bound body of a few cycles: "
+            f"docs/formats.md, \"Which figure to quote\")")
 
 
 def _sample_lines(measured: list[Record], unit: str) -> list[str]:

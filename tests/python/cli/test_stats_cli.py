@@ -55,8 +55,7 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
     write = lines[lines.index("write on native (sys)"):]
     assert "  subtracted    the empty loop: 0.3 ns per iteration; before subtracting, medians 500-520 ns" in write
     # Raw beside subtracted (issue 20): a body of 1700 empty loops has none of it taken off.
-    assert write[4] == ("  raw           510 ns, before subtracting a share of 0 of the empty loop (quote it for a "
-                        "throughput-bound body of a few cycles: docs/formats.md, \"Which figure to quote\")")
+    assert write[4] == "  raw           510 ns, the same: none of the empty loop is subtracted from a body over 8 times its cost"
     assert [line.split()[:3] for line in write[9:12]] == [["0", "500", "500"], ["1", "520", "520"], ["2", "510", "510"]]
     assert [line.split()[:3] for line in getpid[7:10]] == [["0", "99", "-"], ["1", "100", "-"], ["2", "101", "-"]]
 
@@ -70,8 +69,8 @@ def test_a_short_body_has_the_loop_taken_off_and_its_raw_figure_beside(project, 
     store.close()
     lines = benchlab("stats", "latest").stdout.splitlines()
     assert lines[4].startswith("  figure        1.2 ns, 99% interval")  # 3 to 3.8 empty loops: all of it off
-    assert lines[7] == ("  raw           1.7 ns, before subtracting a share of 1 of the empty loop (quote it for a "
-                        "throughput-bound body of a few cycles: docs/formats.md, \"Which figure to quote\")")
+    assert lines[7] == ("  raw           1.7 ns before subtracting the empty loop (quote it for a throughput-bound body "
+                        "of a few cycles: docs/formats.md, \"Which figure to quote\")")
     assert [line.split()[:3] for line in lines[-3:]] == [["0", "1", "1.5"], ["1", "1.2", "1.7"], ["2", "1.4", "1.9"]]
 
 
