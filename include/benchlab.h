@@ -265,9 +265,14 @@ uint64_t bl_random(uint64_t *state);
 
 /* ---- 6. Statistics --------------------------------------------------------------------
    The definitions are in docs/formats.md and are shared with the Python side;
-   tests/vectors/ checks both. */
+   tests/vectors/ checks both. BL__STATISTICS is the one list of the figures of a bl_stats,
+   in the order a jsonl record writes them: the fields below (double median, min, max,
+   mean, stddev, p75, p90, p99, mad), the jsonl writer and the C tests are made from it,
+   and src/benchlab/stats.py's STATISTICS must name the same (a test reads both). */
+#define BL__STATISTICS(X) X(median) X(min) X(max) X(mean) X(stddev) X(p75) X(p90) X(p99) X(mad)
+#define BL__STATISTIC_FIELD(name) double name;
 typedef struct bl_stats {
-    double median, min, max, mean, stddev, p75, p90, p99, mad;
+    BL__STATISTICS(BL__STATISTIC_FIELD)
     double median_ci_low, median_ci_high; /* 99%, within the run: order statistics widened
                                              by batch medians (docs/formats.md) */
     size_t outliers_low, outliers_high;   /* outside Tukey's fences; counted, never dropped */
@@ -1716,6 +1721,7 @@ static void bl__json_result_head(FILE *f, const bl__instance *in, const char *co
    are for readers without it and for checking the two implementations agree. A counter
    record adds where its figure came from and, for perf events, the share of the time
    the PMU counted it (below 1: scaled, as perf stat scales). */
+#define BL__JSON_STATISTIC(name) bl__json_field(f, #name, s->name);
 static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r) {
     const bl_stats *s = &r->stats;
     const bl__counter *c = r->counter;
@@ -1727,15 +1733,7 @@ static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r)
     fputc(']', f);
     bl__json_array(f, "samples", r->samples, r->count);
     if (r->baseline_samples) bl__json_array(f, "baseline_samples", r->baseline_samples, r->count);
-    bl__json_field(f, "median", s->median);
-    bl__json_field(f, "min", s->min);
-    bl__json_field(f, "max", s->max);
-    bl__json_field(f, "mean", s->mean);
-    bl__json_field(f, "stddev", s->stddev);
-    bl__json_field(f, "p75", s->p75);
-    bl__json_field(f, "p90", s->p90);
-    bl__json_field(f, "p99", s->p99);
-    bl__json_field(f, "mad", s->mad);
+    BL__STATISTICS(BL__JSON_STATISTIC)
     bl__json_pair(f, "median_ci", s->median_ci_low, s->median_ci_high);
     bl__json_field(f, "ci_level", BL__CI_LEVEL);
     fputs(",\"ci_scope\":\"within this run\"", f);

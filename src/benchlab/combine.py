@@ -35,6 +35,10 @@ from benchlab.records import Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
+#: The statistics a combined record takes from its middle process: every one but the median
+#: (the combined figure itself), min and max (over every process) and mean and stddev
+#: (not combined).
+MIDDLE_PROCESS = tuple(name for name in stats.STATISTICS if name not in ("median", "min", "max", "mean", "stddev"))
 #: ... when earlier runs of identical code on the same machine gave the spread between whole runs too.
 RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
 #: ... when no such runs exist and the machine's prior (benchlab calibrate) stands in.
@@ -140,7 +144,7 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
     if level is not None:
         summary["noise_source"] = noise.describe(level)
     # Figures of the distribution: the middle process's, so one odd process cannot move them.
-    for key in ("p75", "p90", "p99", "mad"):
+    for key in MIDDLE_PROCESS:
         values = [r.summary[key] for r in measured if key in r.summary]
         if values:
             summary[key] = statistics.median(values)  # np.median would import numpy.ma: 12 ms

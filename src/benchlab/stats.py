@@ -26,6 +26,14 @@ TUKEY_FENCE = limit("TUKEY_FENCE")
 #: neighbours nearly independent; at least BL__MIN_BATCHES, else no batch interval.
 BATCHES = int(limit("BATCHES"))
 MIN_BATCHES = int(limit("MIN_BATCHES"))
+#: The statistics of one process's samples, by their names in a jsonl record and in
+#: summarize()'s dict, in the record's order: the header's BL__STATISTICS, which makes
+#: the fields of its bl_stats and its jsonl writer (tests/python/test_statistic_names.py
+#: checks that the two lists agree). Lists of statistics elsewhere are made from this one.
+STATISTICS = ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad")
+#: The statistics of spread, not of location: subtracting the empty loop leaves them as
+#: they are.
+SPREADS = ("stddev", "mad")
 #: What an interval of one process covers (formats.md, `ci_scope`).
 WITHIN_RUN = "within this run"
 
@@ -147,7 +155,7 @@ def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None
 
 
 #: The figures that move when the empty loop's cost is subtracted.
-SHIFTED = ("median", "min", "max", "mean", "p75", "p90", "p99")
+SHIFTED = tuple(name for name in STATISTICS if name not in SPREADS)
 
 
 def _summary(x: np.ndarray) -> dict[str, Any]:
