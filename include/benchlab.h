@@ -1898,27 +1898,66 @@ static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_res
 static void bl__jsonl_throughput(FILE *f, const bl__options *o, const bl__tp_result *r);
 static void bl__csb_throughput(FILE *f, const bl__options *o, const bl__tp_result *r);
 
-/* A format's writers; NULL where the format has no such thing, which the steps of
-   section I14 check: no context line (lind's and csb's readers take only their own
-   lines), no result (csb: the benchmarks are skipped, and said so), no unsupported
-   record (csv and lind: the counter's row is left out), no throughput (csv and lind:
-   the threaded targets are skipped, and said so). */
+/* -- The table of formats -------------------------------------------------------------------
+   One row per format: its name, what --help says of it, and its writers. A NULL writer
+   means the format has no such thing, which the steps of section I14 check: no context
+   line (lind's and csb's readers take only their own lines), no result (csb: the
+   benchmarks are skipped, and said so), no unsupported record (csv and lind: the
+   counter's row is left out), no throughput (csv and lind: the threaded targets are
+   skipped, and said so). The writers also say what a format needs: one without `result`
+   is for threaded targets only. Everything that names formats is made from this table
+   (--format's check and message, the help, the messages that suggest another format),
+   so adding a format is its functions and a row. */
 typedef struct bl__writer {
     const char *name;
+    const char *help; /* after the name in --help; a '\n' continues on the next line */
     void (*context)(FILE *f, const bl__options *o, const bl__context *c);
     void (*result)(FILE *f, const bl__options *o, const bl__result *r);
     void (*unsupported)(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason);
     void (*throughput)(FILE *f, const bl__options *o, const bl__tp_result *r);
 } bl__writer;
 
-enum { BL__FORMAT_TABLE, BL__FORMAT_CSV, BL__FORMAT_JSONL, BL__FORMAT_LIND, BL__FORMAT_CSB, BL__FORMATS };
-static const bl__writer bl__writers[BL__FORMATS] = {
-    {"table", bl__table_context, bl__table_result, bl__table_unsupported, bl__table_throughput},
-    {"csv", bl__csv_context, bl__csv_result, NULL, NULL},
-    {"jsonl", bl__jsonl_context, bl__jsonl_result, bl__jsonl_unsupported, bl__jsonl_throughput},
-    {"lind", NULL, bl__lind_result, NULL, NULL},
-    {"csb", NULL, NULL, NULL, bl__csb_throughput},
+static const bl__writer bl__writers[] = {
+    {"table", " (default on a terminal)", bl__table_context, bl__table_result, bl__table_unsupported,
+     bl__table_throughput},
+    {"csv", "", bl__csv_context, bl__csv_result, NULL, NULL},
+    {"jsonl", " (default otherwise)", bl__jsonl_context, bl__jsonl_result, bl__jsonl_unsupported, bl__jsonl_throughput},
+    {"lind", "", NULL, bl__lind_result, NULL, NULL},
+    {"csb", " for threaded targets (the default when a CSB flag -t= -n= -d=\n-s= -opK= is given, as CSB's runner reads it)",
+     NULL, NULL, NULL, bl__csb_throughput},
 };
+#define BL__FORMATS (sizeof bl__writers / sizeof bl__writers[0])
+
+/* The formats a message lists: all, those that print benchmarks, those that print threaded
+   targets. */
+enum bl__formats_of { BL__ALL_FORMATS, BL__BENCHMARK_FORMATS, BL__TARGET_FORMATS };
+
+static int bl__format_is(const bl__writer *w, enum bl__formats_of which) {
+    return which == BL__ALL_FORMATS || (which == BL__BENCHMARK_FORMATS ? w->result != NULL : w->throughput != NULL);
+}
+
+/* The names of `which` formats in the table's order, "a, b, c" with `last` before the
+   last name (", " or " or "), into out. */
+static const char *bl__format_list(char *out, size_t size, enum bl__formats_of which, const char *last) {
+    size_t i, n = 0, at = 0, count = 0;
+    for (i = 0; i < BL__FORMATS; i++) count += (size_t)bl__format_is(&bl__writers[i], which);
+    out[0] = 0;
+    for (i = 0; i < BL__FORMATS && at < size; i++) {
+        if (!bl__format_is(&bl__writers[i], which)) continue;
+        at += (size_t)snprintf(out + at, size - at, "%s%s", n == 0 ? "" : n + 1 == count ? last : ", ",
+                               bl__writers[i].name);
+        n++;
+    }
+    return out;
+}
+
+/* The index of the format called `name`, or BL__FORMATS when there is none. */
+static size_t bl__format_named(const char *name) {
+    size_t i;
+    for (i = 0; i < BL__FORMATS; i++)
+        if (strcmp(name, bl__writers[i].name) == 0) break;
+    return i;
+}
 
 /* ---- I13. Command line --------------------------------------------------------------------------
    Every flag is a row of bl__flags: its name, whether it takes a value, and the function
@@ -1928,6 +1967,7 @@ static const bl__writer bl__writers[BL__FORMATS] = {
 #define BL__STR2(x) #x
 #define BL__STR(x) BL__STR2(x)
 
+/* The help, around its --format lines, which bl__print_help makes from the table of formats. */
 static const char *const bl__usage =
     "usage: %s [flags]\n"
     "  --list                 list the benchmarks and exit\n"
@@ -1942,10 +1982,8 @@ static const char *const bl__usage =
     "  --schedule=SCHEDULE    rounds (default: one sample of every benchmark per round, shuffled) or\n"
     "                         sequential (one benchmark after another)\n"
     "  --no-subtract          report figures as measured, without subtracting the empty loop's cost\n"
-    "  --seed=N               seed of bl_seed(), of the round order and of the iteration jitter\n"
-    "  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind;\n"
-    "                         csb for threaded targets (the default when a CSB flag -t= -n= -d=\n"
-    "                         -s= -opK= is given, as CSB's runner reads it)\n"
+    "  --seed=N               seed of bl_seed(), of the round order and of the iteration jitter\n";
+static const char *const bl__usage_after_formats =
     "  --out=FILE             write the results to FILE instead of standard output\n"
     "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
     "threaded targets (docs/threads.md):\n"
@@ -1959,6 +1997,32 @@ static const char *const bl__usage =
     "                         of each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
     "  -h, --help             show this help\n"
     "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
+
+#define BL__HELP_INDENT "                         " /* the column where a flag's text starts */
+
+/* --help: the benchmark formats on --format's line, then each format for threaded targets
+   only on lines of its own. */
+static void bl__print_help(const char *program) {
+    size_t i;
+    const char *sep = "", *c;
+    printf(bl__usage, program);
+    fputs("  --format=FORMAT        ", stdout);
+    for (i = 0; i < BL__FORMATS; i++)
+        if (bl__writers[i].result) {
+            printf("%s%s%s", sep, bl__writers[i].name, bl__writers[i].help);
+            sep = ", ";
+        }
+    fputs(";\n", stdout);
+    for (i = 0; i < BL__FORMATS; i++) {
+        if (bl__writers[i].result) continue;
+        printf(BL__HELP_INDENT "%s", bl__writers[i].name);
+        for (c = bl__writers[i].help; *c; c++)
+            if (*c == '\n') fputs("\n" BL__HELP_INDENT, stdout);
+            else putchar(*c);
+        putchar('\n');
+    }
+    fputs(bl__usage_after_formats, stdout);
+}
 
 static int bl__flag_error(const char *flag, const char *rule, const char *value) {
     if (value) fprintf(stderr, "benchlab: %s %s (got \"%s\")\n", flag, rule, value);
@@ -2049,14 +2113,15 @@ static int bl__set_seed(bl__options *o, const char *flag, const char *value) {
 }
 
 static int bl__set_format(bl__options *o, const char *flag, const char *value) {
-    size_t i;
-    for (i = 0; i < BL__FORMATS; i++)
-        if (strcmp(value, bl__writers[i].name) == 0) {
-            o->format = i;
-            o->format_given = 1;
-            return 0;
-        }
-    return bl__flag_error(flag, "must be one of table, csv, jsonl, lind, csb", value);
+    char rule[256] = "must be one of ";
+    size_t format = bl__format_named(value);
+    if (format < BL__FORMATS) {
+        o->format = format;
+        o->format_given = 1;
+        return 0;
+    }
+    bl__format_list(rule + strlen(rule), sizeof rule - strlen(rule), BL__ALL_FORMATS, ", ");
+    return bl__flag_error(flag, rule, value);
 }
 
 static int bl__set_out(bl__options *o, const char *flag, const char *value) {
@@ -2145,7 +2210,7 @@ static void bl__default_options(bl__options *o) {
     o->subtract = 1;
     o->threads = 1;
     o->latency_every = BL__LATENCY_PER_BATCH;
-    o->format = isatty(STDOUT_FILENO) ? BL__FORMAT_TABLE : BL__FORMAT_JSONL;
+    o->format = bl__format_named(isatty(STDOUT_FILENO) ? "table" : "jsonl");
 }
 
 /* Returns 0 to go on, or the exit status to stop with (--help gives 0 through -1). */
@@ -2168,7 +2233,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
         memcpy(flag, arg, len);
         flag[len] = 0;
         if (strcmp(flag, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            printf(bl__usage, argc > 0 ? argv[0] : "benchmark");
+            bl__print_help(argc > 0 ? argv[0] : "benchmark");
             return -1;
         }
         if (!(row = bl__find_flag(flag))) {
@@ -2341,14 +2406,16 @@ static int bl__select(bl__run *run) {
 static int bl__check_selection(bl__run *run) {
     const bl__writer *w;
     size_t i;
-    if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = BL__FORMAT_CSB;
+    if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = bl__format_named("csb");
     w = &bl__writers[run->o.format];
     for (i = 0; i < run->target_count; i++) {
         uint64_t freq[BL__MAX_OPS];
         if (bl__op_freqs(run->targets[i], &run->o, freq)) return 2;
     }
     if (!w->result && run->target_count == 0) {
-        fprintf(stderr, "benchlab: --format=%s is the threaded mode's format and no threaded target is selected (use table, csv, jsonl or lind)\n", w->name);
+        char others[256];
+        fprintf(stderr, "benchlab: --format=%s is the threaded mode's format and no threaded target is selected (use %s)\n",
+                w->name, bl__format_list(others, sizeof others, BL__BENCHMARK_FORMATS, " or "));
         return 2;
     }
     return 0;
@@ -2392,7 +2459,9 @@ static int bl__prepare(bl__run *run) {
         run->instance_count = 0;
     }
     if (!w->throughput && run->target_count) {
-        fprintf(stderr, "benchlab: threaded targets have no %s form and are skipped (use jsonl, table or csb)\n", w->name);
+        char others[256];
+        fprintf(stderr, "benchlab: threaded targets have no %s form and are skipped (use %s)\n", w->name,
+                bl__format_list(others, sizeof others, BL__TARGET_FORMATS, " or "));
         run->target_count = 0;
     }
     if (w->context) w->context(run->out, &run->o, &run->context);
@@ -4374,7 +4443,7 @@ static int bl__callgrind_setup(bl__run *run) {
                 BL__MAX_CALLGRIND_ITERATIONS, text);
         return 2;
     }
-    run->o.format = BL__FORMAT_JSONL;
+    run->o.format = bl__format_named("jsonl");
     run->counters.count = 0;
     if (run->target_count)
         fprintf(stderr, "benchlab: BL_CALLGRIND: threaded targets have no instruction regions; %lu skipped\n",
