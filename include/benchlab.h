@@ -559,10 +559,10 @@ extern "C" {
    disturbances (timer interrupts, frequency steps) do not alias with the sample length. */
 #define BL__JITTER 0.05
 /* Confidence level of every interval we report (bl__t99 is its t quantile). */
+#define BL__CI_LEVEL 0.99
 /* Tukey's fences: a sample more than this many interquartile ranges outside the
    quartiles is an outlier (counted in outliers_low/high, never dropped). */
 #define BL__TUKEY_FENCE 1.5
-#define BL__CI_LEVEL 0.99
 /* Batches of the batch-medians interval (bl__batch_halfwidth): at most 10, so that each
    batch is long and its neighbours nearly independent; at least 4, or no batch interval. */
 #define BL__BATCHES 10
