@@ -1,4 +1,4 @@
-"""Compiling C benchmark sources per build target, with a content-addressed cache.
+"""Compiling C benchmark sources per build target (buildtargets.py), with a content-addressed cache.
 
 The cache key is a hash of everything that can change the binary: the source, every
 header it could include, the compiler (path and full --version), the flags and the
@@ -14,12 +14,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from benchlab.buildtargets import BY_NAME as BUILD_TARGETS
 from benchlab.config import Config
 from benchlab.errors import UserError
 
 #: Bump to invalidate every cached binary when the way we build changes.
 CACHE_VERSION = "1"
-WASM_TARGET = "wasm32-wasi"
 #: The workload launcher's source (see its comment: why max RSS needs it).
 MEASURE_SOURCE = Path(__file__).with_name("measure.c")
 #: The header of the benchlab checkout this command runs from (src/benchlab/ -> include/).
@@ -74,30 +74,24 @@ class Builder:
         return directories
 
     def command(self, source: Path, target: str, output: Path, companions: tuple[Path, ...] = ()) -> list[str]:
-        settings = self.config.build
-        sources = [str(source), *map(str, companions)]
-        includes = [f"-I{d}" for d in self.include_dirs()]
-        if target == WASM_TARGET:
-            flags = settings.wasm_cflags
-            return [settings.wasm_cc, f"--target={WASM_TARGET}", *flags, *includes,
-                    f"-DBL_CFLAGS={_c_string(' '.join(flags))}", *sources, "-o", str(output), "-lm"]
-        flags = settings.cflags
-        return [settings.cc, *flags, *includes, f"-DBL_CFLAGS={_c_string(' '.join(flags))}",
-                *sources, "-o", str(output), *settings.libs]
+        settings, row = self.config.build, BUILD_TARGETS[target]
+        flags = row.flags_of(settings)
+        return [row.compiler_of(settings), *row.target_flags, *flags, *[f"-I{d}" for d in self.include_dirs()],
+                f"-DBL_CFLAGS={_c_string(' '.join(flags))}", str(source), *map(str, companions), "-o", str(output),
+                *row.libs_of(settings)]
 
     def compiler(self, target: str) -> str:
-        return self.config.build.wasm_cc if target == WASM_TARGET else self.config.build.cc
+        return BUILD_TARGETS[target].compiler_of(self.config.build)
 
     def check_toolchain(self, target: str) -> None:
+        row = BUILD_TARGETS[target]
         compiler = self.compiler(target)
         if not shutil.which(compiler):
-            if target == WASM_TARGET:
-                raise UserError(f"the {WASM_TARGET} compiler '{compiler}' is not on PATH",
-                                "apt-get install clang lld wasi-libc, or set build.wasm_cc in benchlab.toml")
-            raise UserError(f"the C compiler '{compiler}' is not on PATH",
-                            "apt-get install gcc, or set build.cc in benchlab.toml")
-        if target == WASM_TARGET and not shutil.which("wasm-ld"):
-            raise UserError("wasm-ld, the WebAssembly linker, is not on PATH", "apt-get install lld")
+            raise UserError(f"{row.compiler_what} '{compiler}' is not on PATH",
+                            f"apt-get install {row.packages}, or set build.{row.compiler} in benchlab.toml")
+        for program, what, fix in row.tools:
+            if not shutil.which(program):
+                raise UserError(f"{program}, {what}, is not on PATH", fix)
 
     def cache_key(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> str:
         digest = hashlib.sha256()
@@ -127,9 +121,8 @@ class Builder:
         return sorted(headers)
 
     def output_path(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
-        suffix = ".wasm" if target == WASM_TARGET else ""
         key = self.cache_key(source, target, companions)[:16]
-        return self.cache_dir / target / f"{source.stem}-{key}{suffix}"
+        return self.cache_dir / target / f"{source.stem}-{key}{BUILD_TARGETS[target].suffix}"
 
     def build(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
         """The binary of `source` (+ `companions`, the other files of its program) for `target`."""
@@ -173,13 +166,9 @@ class Builder:
 
     @staticmethod
     def _explain_toolchain_failure(target: str, stderr: str) -> None:
-        if target != WASM_TARGET:
-            return
-        if "stdio.h' file not found" in stderr or "unable to find library -lc" in stderr:
-            raise UserError("wasi-libc (the C library for wasm32-wasi) is not installed", "apt-get install wasi-libc")
-        if "libclang_rt.builtins-wasm32" in stderr:
-            raise UserError("the compiler-rt builtins for wasm32 are missing",
-                            "apt-get install libclang-rt-dev-wasm32 (or the version matching clang)")
+        for texts, what, fix in BUILD_TARGETS[target].failures:
+            if any(text in stderr for text in texts):
+                raise UserError(what, fix)
 
 
 def _c_string(text: str) -> str:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from benchlab import buildtargets
+
 #: How a "not buildable here" fault's reason starts (then the build target).
 NOT_BUILT = "not built for "
-#: Build targets without threads: wasi-libc has no pthreads (docs/threads.md).
-WITHOUT_THREADS = frozenset({"wasm32-wasi"})
 _THREAD_HEADER = re.compile(r"^\s*#\s*include\s*<(pthread|threads)\.h>", re.MULTILINE)
 _LOCAL_HEADER = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
@@ -32,13 +32,16 @@ def not_built(fault) -> bool:
 
 def unbuildable_reason(sources: list[Path], target: str) -> str | None:
     """Why `sources`, which failed to compile for `target`, cannot be built there at all;
-    None when the failure is the source's own (a fault of the benchmark)."""
-    if target not in WITHOUT_THREADS:
+    None when the failure is the source's own (a fault of the benchmark). A target without
+    threads (buildtargets.py: wasi-libc has no pthreads, docs/threads.md) cannot build a
+    source that includes <pthread.h>."""
+    row = buildtargets.BY_NAME.get(target)
+    if row is None or not row.no_threads:
         return None
     header = _thread_header(sources)
     if header is None:
         return None
-    return f"{NOT_BUILT}{target}: includes <{header}> (wasi-libc has no threads)"
+    return f"{NOT_BUILT}{target}: includes <{header}> ({row.no_threads})"
 
 
 def _thread_header(sources: list[Path]) -> str | None:

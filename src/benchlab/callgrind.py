@@ -1,6 +1,18 @@
-"""Instructions per iteration of a benchlab binary's benchmarks, counted by valgrind's callgrind.
+"""Valgrind's callgrind: its command line and its files, for both of benchlab's uses.
 
-Used by the `callgrind` platform (docs/counters.md, "Instruction counts without a PMU"):
+callgrind executes a program on a simulated CPU and counts every instruction (Ir) per
+function, and per call from one function to another, so the same program with the same
+input gives the same counts run after run. Its files are read here directly (valgrind's
+"Callgrind Format Specification"): `valgrind_argv` builds the command line and
+`read_file` reads one file, for
+
+- `benchlab profile --instructions` (profiling/session.py): every function's own
+  instructions and each call's, from the files of the whole process tree (`read_counts`),
+  folded into buckets;
+- the `callgrind` platform, below: the totals of one dump per region (`read_dump`).
+
+Instructions per iteration of a benchlab binary's benchmarks, the `callgrind` platform
+(docs/counters.md, "Instruction counts without a PMU"):
     python -m benchlab.callgrind [--iterations N] [--cache-sim] EXE [ARG ...]
 
 It runs EXE under callgrind with BL_CALLGRIND=N in its environment. The header then
@@ -33,8 +45,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
+
+from benchlab.errors import UserError
 
 #: Iterations of the shorter region by default. Callgrind runs code ~50x slower than the
 #: CPU, and the figure is exact at any N for a body whose cost per iteration is steady:
@@ -48,6 +63,10 @@ ENVIRONMENT = "BL_CALLGRIND"
 #: The header's BL__MAX_CALLGRIND_ITERATIONS.
 MAX_ITERATIONS = 1_000_000_000
 INSTALL_HINT = "apt-get install valgrind"
+#: Every file callgrind writes is named OUT_PREFIX.PID (a process's last dump), or .PID.N
+#: (its N-th dump of --dump-after): %p, so that a child the program forks (an IPC round
+#: trip, a launcher) writes files of its own pid.
+OUT_PREFIX = "callgrind.out"
 
 #: Counters from callgrind's events: name -> (unit, events summed).
 COUNTERS = {"instructions": ("instructions", ("Ir",))}
@@ -62,31 +81,155 @@ class CallgrindError(Exception):
     """Callgrind's output does not say what the regions cost; the message says why."""
 
 
-def valgrind_argv(exe: str, args: list[str], out_dir: str, cache_sim: bool = False,
+# -- the command line --------------------------------------------------------------------------
+
+def valgrind_argv(argv: list[str], out_dir: str | Path, *, collect: Iterable[str] = (), dump_after: str | None = None,
+                  cache_sim: bool | None = None, trace_children: bool = False, plain: bool = False,
                   valgrind: str = "valgrind") -> list[str]:
-    """The command line: counting only inside the region, one dump each time it returns."""
-    return [valgrind, "--tool=callgrind", "--quiet", "--collect-atstart=no",
-            f"--toggle-collect={REGION_FUNCTION}", f"--dump-after={REGION_FUNCTION}",
-            f"--cache-sim={'yes' if cache_sim else 'no'}",
-            # %p: a child the benchmark forks (an IPC round trip) writes files of its own pid.
-            f"--callgrind-out-file={os.path.join(out_dir, 'callgrind.out.%p')}",
-            exe, *args]
+    """valgrind's command line for running `argv` under callgrind, its files in `out_dir`.
+
+    collect: functions to count inside (and below) only, nothing before the first, e.g. a
+        benchmark's body, leaving out start-up and the harness around it;
+    dump_after: a function after each return of which callgrind writes a dump (.PID.N);
+    cache_sim: simulate the caches (True), or say it is off (False); None leaves it out;
+    trace_children: follow exec'd programs (a launcher, a shell);
+    plain: names and positions uncompressed, no per-instruction costs: small files to read."""
+    toggles = [f"--toggle-collect={name}" for name in collect]
+    return [valgrind, "--tool=callgrind", "--quiet", f"--callgrind-out-file={os.path.join(out_dir, OUT_PREFIX)}.%p",
+            *(["--trace-children=yes"] if trace_children else []),
+            *(["--compress-strings=no", "--compress-pos=no", "--dump-instr=no"] if plain else []),
+            *(["--collect-atstart=no", *toggles] if toggles else []),
+            *([f"--dump-after={dump_after}"] if dump_after else []),
+            *([f"--cache-sim={'yes' if cache_sim else 'no'}"] if cache_sim is not None else []),
+            "--", *argv]
+
+
+def check_callgrind() -> None:
+    """`profile --instructions` needs valgrind: a UserError when it is not installed."""
+    if shutil.which("valgrind") is None:
+        raise UserError("valgrind (for callgrind's instruction counts) is not installed",
+                        f"{INSTALL_HINT}, or leave out --instructions to sample with perf")
+
+
+# -- its files ------------------------------------------------------------------------------------
+
+class Counts:
+    """What callgrind files say: each event's total, and the instructions (the first event,
+    Ir) per function ((symbol, object)) and per call (caller, callee): its inclusive cost."""
+
+    def __init__(self) -> None:
+        #: The event names of the file read last, and its own totals as written ("totals:", else
+        #: "summary:"; None when it has neither): read_dump checks and names them.
+        self.events: list[str] | None = None
+        self.totals: list[str] | None = None
+        self.self_costs: Counter = Counter()
+        self.calls: Counter = Counter()
+
+    @property
+    def total(self) -> int:
+        return sum(self.self_costs.values())
+
+    def inclusive(self, members) -> int:
+        """Instructions in the functions for which `members(location)` holds, and in what they
+        call outside them. Exact for a call tree; a call that leaves the group and comes back
+        (A -> B -> A) is counted twice, as callgrind's own inclusive costs count recursion."""
+        own = sum(cost for location, cost in self.self_costs.items() if members(location))
+        below = sum(cost for (caller, callee), cost in self.calls.items() if members(caller) and not members(callee))
+        return own + below
+
+
+#: A compressed name: "(id) name" where it is first given, "(id)" after (--compress-strings=yes,
+#: callgrind's default). Objects, files and functions are numbered apart.
+_COMPRESSED = re.compile(r"^\((\d+)\)(?: (.*))?$")
+_NAME_KINDS = {"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl",
+               "fn": "fn", "cfn": "fn"}
+
+
+def parse(lines: Iterable[str], counts: Counts | None = None) -> Counts:
+    """One callgrind file, added to `counts` (a new Counts when None).
+
+    A cost line belongs to the current function (fn=), except the line right after calls=,
+    which is the inclusive cost of that call to cfn= (in cob=, else the current object)."""
+    counts = Counts() if counts is None else counts
+    names: dict[tuple[str, str], str] = {}
+    positions = 1
+    totals: list[str] | None = None
+    summary: list[str] | None = None
+    obj = ""
+    function: tuple[str, str] | None = None
+    callee_obj: str | None = None
+    callee: tuple[str, str] | None = None
+    pending_call = False
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if not line or line[0] == "#":
+            continue
+        if line[0].isdigit() or line[0] in "+-*":
+            cost = _first_event(line, positions)
+            if pending_call and function and callee:
+                counts.calls[(function, callee)] += cost
+                pending_call, callee_obj = False, None
+            elif function:
+                counts.self_costs[function] += cost
+            continue
+        key, _, value = line.partition("=")
+        if key in _NAME_KINDS:
+            value = _name(names, _NAME_KINDS[key], value)
+        if key == "ob":
+            obj = value
+        elif key == "fn":
+            function = (value, obj)
+        elif key == "cob":
+            callee_obj = value
+        elif key == "cfn":
+            callee = (value, callee_obj if callee_obj is not None else obj)
+        elif key == "calls":
+            pending_call = True
+        elif line.startswith("positions:"):
+            positions = len(line.split(":", 1)[1].split())
+        elif line.startswith("events:"):
+            counts.events = line.split(":", 1)[1].split()
+        elif line.startswith("totals:"):
+            totals = line.split(":", 1)[1].split()
+        elif line.startswith("summary:"):
+            summary = line.split(":", 1)[1].split()
+    counts.totals = totals if totals is not None else summary
+    return counts
+
+
+def _name(names: dict[tuple[str, str], str], kind: str, value: str) -> str:
+    match = _COMPRESSED.match(value)
+    if not match:
+        return value
+    if match.group(2) is not None:
+        names[(kind, match.group(1))] = match.group(2)
+    return names.get((kind, match.group(1)), value)
+
+
+def _first_event(line: str, positions: int) -> int:
+    fields = line.split()
+    if len(fields) <= positions:
+        return 0  # a position without costs: 0 of every event
+    return int(fields[positions])
+
+
+def read_file(path: Path, counts: Counts | None = None) -> Counts:
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        return parse(lines, counts)
+
+
+def read_counts(out_dir: Path) -> Counts:
+    """Every callgrind file in out_dir (one per process, children included), summed."""
+    counts = Counts()
+    for path in sorted(out_dir.glob(f"{OUT_PREFIX}.*")):
+        read_file(path, counts)
+    return counts
 
 
 def read_dump(path: Path) -> dict[str, int]:
     """The totals of one callgrind dump, by event name (Ir, and with --cache-sim D1mr, ...)."""
-    events: list[str] | None = None
-    totals: list[str] | None = None
-    summary: list[str] | None = None
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            if line.startswith("events:"):
-                events = line.split(":", 1)[1].split()
-            elif line.startswith("totals:"):
-                totals = line.split(":", 1)[1].split()
-            elif line.startswith("summary:"):
-                summary = line.split(":", 1)[1].split()
-    values = totals if totals is not None else summary
+    counts = read_file(path)
+    events, values = counts.events, counts.totals
     if events is None or values is None:
         raise CallgrindError(f"{path.name} is not a callgrind dump: no 'events:' and 'totals:' lines")
     if len(values) > len(events) or not all(v.isdigit() for v in values):
@@ -98,10 +241,12 @@ def read_dump(path: Path) -> dict[str, int]:
 def dump_files(out_dir: Path, pid: int) -> list[Path]:
     """Process `pid`'s dumps in the order written (callgrind.out.PID.1, .2, ...); not the
     final one at exit (callgrind.out.PID), which holds what ran after the last region."""
-    pattern = re.compile(rf"callgrind\.out\.{pid}\.(\d+)$")
+    pattern = re.compile(rf"{re.escape(OUT_PREFIX)}\.{pid}\.(\d+)$")
     numbered = [(int(m.group(1)), p) for p in out_dir.iterdir() if (m := pattern.match(p.name))]
     return [p for _, p in sorted(numbered)]
 
+
+# -- the `callgrind` platform: instructions per iteration ---------------------------------------
 
 def split_output(text: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The binary's lines other than regions (context, warnings), and its regions in order."""
@@ -171,7 +316,9 @@ def run(exe: str, args: list[str], iterations: int = DEFAULT_ITERATIONS, cache_s
         return 127
     with tempfile.TemporaryDirectory(prefix="benchlab-callgrind-") as out_dir:
         env = {**os.environ, ENVIRONMENT: str(iterations)}
-        child = subprocess.Popen(valgrind_argv(exe, args, out_dir, cache_sim, program), env=env,
+        argv = valgrind_argv([exe, *args], out_dir, collect=[REGION_FUNCTION], dump_after=REGION_FUNCTION,
+                             cache_sim=cache_sim, valgrind=program)
+        child = subprocess.Popen(argv, env=env,
                                  stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
         text = child.stdout.read().decode("utf-8", errors="replace")
         status = child.wait()

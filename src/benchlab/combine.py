@@ -35,10 +35,13 @@ from benchlab.records import Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
-#: The statistics a combined record takes from its middle process: every one but the median
-#: (the combined figure itself), min and max (over every process) and mean and stddev
-#: (not combined).
-MIDDLE_PROCESS = tuple(name for name in stats.STATISTICS if name not in ("median", "min", "max", "mean", "stddev"))
+#: Statistics a combined record has by rules of their own (_summary): the median is the
+#: combined figure, min and max are over every process.
+OWN_RULE = ("median", "min", "max")
+#: Statistics a combined record does not have.
+NOT_COMBINED = ("mean", "stddev")
+#: The statistics a combined record takes from its middle process: every other one.
+MIDDLE_PROCESS = tuple(name for name in stats.STATISTICS if name not in OWN_RULE + NOT_COMBINED)
 #: ... when earlier runs of identical code on the same machine gave the spread between whole runs too.
 RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
 #: ... when no such runs exist and the machine's prior (benchlab calibrate) stands in.
@@ -114,6 +117,7 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
     reported = {k: v for k, v in first.reported.items() if k not in per_process}
     reported["processes"] = [
         {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
+         **({"raw_median": r.summary["raw_median"]} if "raw_median" in r.summary else {}),
          "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad"),
          **({"copy": r.reported["copy"]} if "copy" in r.reported else {})}
         for r in measured]
@@ -143,6 +147,7 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
         summary["outlier_processes"] = outliers
     if level is not None:
         summary["noise_source"] = noise.describe(level)
+    _raw_figure(summary, [r for i, r in enumerate(measured) if i not in outliers])
     # Figures of the distribution: the middle process's, so one odd process cannot move them.
     for key in MIDDLE_PROCESS:
         values = [r.summary[key] for r in measured if key in r.summary]
@@ -168,6 +173,19 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
         zero=all(r.summary.get("zero") for r in measured),
     )
     return summary
+
+
+def _raw_figure(summary: dict[str, Any], kept: list[Record]) -> None:
+    """The figure before the empty loop was subtracted, beside the one after (issue 20):
+    the mean of the same processes' raw medians, as the figure is of theirs; the empty
+    loop's cost and the share of it subtracted (the middle process's). Only when every
+    process subtracted (docs/formats.md, "Which figure to quote")."""
+    raws = [r.summary.get("raw_median") for r in kept]
+    if not kept or any(v is None for v in raws):
+        return
+    summary["raw_median"] = statistics.fmean(raws)
+    summary["overhead"] = statistics.median(r.summary.get("overhead", 0.0) for r in kept)
+    summary["loop_share"] = statistics.median(r.summary.get("loop_share", 1.0) for r in kept)
 
 
 def _one_process(summary: dict[str, Any], only: dict[str, Any], figure: float,

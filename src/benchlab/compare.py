@@ -40,7 +40,7 @@ from typing import Iterable
 from benchlab import noise, stats
 from benchlab.combine import history_key, knows_process_spread
 from benchlab.records import Record, printable
-from benchlab.report import figures
+from benchlab.figures import figures
 
 #: Below this relative change a difference is called "no change" even when significant:
 #: identical code at another address or on another CPU differs by that much (issue 9).

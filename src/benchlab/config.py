@@ -12,13 +12,13 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from benchlab import buildtargets
 from benchlab.errors import UserError
 from benchlab import percent
 from benchlab.limits import limit
 from benchlab.records import printable
 
 CONFIG_NAME = "benchlab.toml"
-BUILD_TARGETS = ("native", "wasm32-wasi")
 DEFAULT_TIMEOUT_S = 300.0
 DEFAULT_WORKLOAD_RUNS = 3
 DEFAULT_WORKLOAD_WARMUPS = 1
@@ -34,6 +34,8 @@ MAX_WORKLOAD_RUNS = 1_000_000
 
 @dataclasses.dataclass
 class BuildSettings:
+    """`[build]`: each build target's compiler and flags (the keys its row in buildtargets.py names)."""
+
     cc: str = "cc"
     cflags: list[str] = dataclasses.field(default_factory=lambda: ["-O2"])
     wasm_cc: str = "clang"
@@ -246,10 +248,10 @@ def _parse(data: dict, path: Path) -> Config:
 
     build = check.table(data.get("build", {}), "build")
     check.known_keys(build, tuple(f.name for f in dataclasses.fields(BuildSettings)), "build.")
-    for key in ("cc", "wasm_cc"):
+    for key in (target.compiler for target in buildtargets.TARGETS):
         if key in build:
             setattr(config.build, key, check.string(build[key], f"build.{key}"))
-    for key in ("cflags", "wasm_cflags", "include", "libs"):
+    for key in (*(target.flags for target in buildtargets.TARGETS), "include", "libs"):
         if key in build:
             setattr(config.build, key, check.strings(build[key], f"build.{key}"))
 
@@ -317,8 +319,9 @@ def _parse_platform(check: _Checker, name: str, spec: Any) -> PlatformSpec:
         raise check.fail(f"{key}.command", "has no \"{exe}\" element",
                          'add "{exe}" where the benchmark binary goes, e.g. ["qemu-aarch64", "{exe}", "{args}"]')
     build = check.string(spec.get("build", "native"), f"{key}.build")
-    if build not in BUILD_TARGETS:
-        raise check.fail(f"{key}.build", f"unknown build target {build!r}", f"use one of: {', '.join(BUILD_TARGETS)}")
+    if build not in buildtargets.BY_NAME:
+        raise check.fail(f"{key}.build", f"unknown build target {build!r}",
+                         f"use one of: {', '.join(buildtargets.BY_NAME)}")
     env = check.table(spec.get("env", {}), f"{key}.env")
     for env_key, value in env.items():
         if not env_key or "=" in env_key or "\0" in env_key:

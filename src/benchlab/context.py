@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy
 
-from benchlab import __version__
+from benchlab import __version__, buildtargets
 from benchlab.build import compiler_version
 from benchlab.config import Config
 from benchlab.platforms import Platform
@@ -47,9 +47,9 @@ def machine() -> dict[str, Any]:
 
 
 def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str]) -> dict[str, Any]:
-    compilers = {"native": compiler_version(config.build.cc)}
-    if any(p.build == "wasm32-wasi" for p in platforms):
-        compilers["wasm32-wasi"] = compiler_version(config.build.wasm_cc)
+    # the host's compiler always; another target's when a platform of the run builds for it
+    compilers = {target.name: compiler_version(target.compiler_of(config.build)) for target in buildtargets.TARGETS
+                 if target.name == buildtargets.HOST or any(p.build == target.name for p in platforms)}
     return {
         "benchlab": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -58,7 +58,7 @@ def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str
         "python": sys.version.split()[0],
         "numpy": numpy.__version__,  # the statistics imported it; importlib.metadata would read dist-info files
         "compilers": compilers,
-        "cflags": {"native": config.build.cflags, "wasm32-wasi": config.build.wasm_cflags},
+        "cflags": {target.name: target.flags_of(config.build) for target in buildtargets.TARGETS},
         "git": git_commit(config.root),
         "seed": seed,
         "argv": argv,

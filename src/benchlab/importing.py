@@ -24,52 +24,20 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from benchlab import formats
 from benchlab.errors import UserError
-from benchlab.parsers.b63csv import B63CsvParser
 from benchlab.parsers.base import BadValue, Parsed, name, problems, show
-from benchlab.parsers.csb import CsbParser
-from benchlab.parsers.gbench import GbenchParser
-from benchlab.parsers.hyperfine import HyperfineParser
-from benchlab.parsers.jsonl import JsonlParser
-from benchlab.parsers.lind import LindParser
-from benchlab.parsers.lind_json import LindJsonParser
-from benchlab.parsers.pyperf import PyperfParser
 from benchlab.records import Fault, Record
 
-#: Formats that are one JSON document, read whole, recognised by their shape.
-DOCUMENT_FORMATS = {
-    "gbench": GbenchParser(),
-    "hyperfine": HyperfineParser(),
-    "pyperf": PyperfParser(),
-    "lind-json": LindJsonParser(),
-}
-#: Formats of lines, in the order a first line is tried (most specific first, as `run` does).
-#: The jsonl reader also takes what `benchlab export` adds to each record.
-LINE_FORMATS = {
-    "jsonl": JsonlParser(stored=True),
-    "csb": CsbParser(),
-    "b63csv": B63CsvParser(),
-    "lind": LindParser(),
-}
-FORMAT_NAMES = [*DOCUMENT_FORMATS, *LINE_FORMATS]
-
-#: What each document format looks like, for the error when a file is not that format.
-SHAPES = {
-    "gbench": 'Google Benchmark JSON: {"context": {...}, "benchmarks": [...]}',
-    "hyperfine": 'hyperfine JSON (--export-json): {"results": [{"command": ..., "times": [...]}]}',
-    "pyperf": 'pyperf JSON: {"version": ..., "benchmarks": [{"runs": [...]}]}',
-    "lind-json": "the Lind runner's JSON: {test: {param: {platform: ns, \"loops\": n}}}",
-}
+_ROWS = formats.used_by(formats.IMPORT)
+#: The formats an import reads, as --format names them (benchlab.formats): the JSON documents,
+#: read whole and recognised by their shape, then the formats of lines, in the order a first
+#: line is tried.
+FORMAT_NAMES = [row.name for row in _ROWS]
 
 #: The platform of results whose file does not name one: they ran directly on the machine,
 #: as `benchlab run`'s `native` platform runs its binaries.
 DEFAULT_PLATFORM = "native"
-#: Fields of a file's own context that mean what the same fields of a run's context mean.
-_CONTEXT_FIELDS = {
-    "gbench": {"date": "date", "host": "host_name"},
-    "pyperf": {"host": "hostname", "cpu": "cpu_model_name", "python": "python_version"},
-    "jsonl": {key: key for key in ("date", "host", "cpu", "os", "kernel", "arch", "compiler")},
-}
 NOTHING_IMPORTED = "nothing was imported"
 
 #: The most text an import reads: the file, or what a gzip file expands to. A 1 MB gzip
@@ -82,10 +50,6 @@ _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
 #: A file is read, and gzip decompressed, a piece at a time, so that a file over the limit
 #: costs no more than the limit (and a limit of petabytes no allocation of that size).
 _CHUNK = 2**20
-#: Formats of lines whose last figure ends its line: a file cut within that figure reads
-#: as a whole line with a smaller number, so every line must end in a newline (their
-#: writers end every line with one). A jsonl line ends in `}`: JSON shows a cut itself.
-NEWLINE_FORMATS = ("csb", "b63csv", "lind")
 
 
 @dataclasses.dataclass
@@ -170,16 +134,17 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
     if file_format is None:
         file_format, document = _detect(path, text)
     parsed = _Strict()
+    row = formats.BY_NAME[file_format]
+    parser = formats.parser(file_format, formats.IMPORT)
     try:
-        if file_format in DOCUMENT_FORMATS:
-            parser = DOCUMENT_FORMATS[file_format]
+        if row.document:
             if document is None:
                 document = _load_json(path, text)
             if not parser.sniff_object(document):
-                raise _Problem(f"{path} is not {SHAPES[file_format]}")
+                raise _Problem(f"{path} is not {row.shape}")
             parser.parse_object(document, path, parsed)
         else:
-            _read_lines(LINE_FORMATS[file_format], text, path, parsed, file_format in NEWLINE_FORMATS)
+            _read_lines(parser, text, path, parsed, row.newline_ends)
     except _Problem as problem:
         raise UserError(str(problem), problem.fix or _fix(text, file_format)) from None
     if not parsed.records and not parsed.failures:
@@ -189,7 +154,7 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
         if found:  # every parser keeps these invariants; a record that does not is a bug of ours
             raise UserError(f"{path}: {record.bench}: a record with a bad {', '.join(found)} "
                             "(a benchlab parser bug: please report it)", NOTHING_IMPORTED)
-    return _as_run(path, raw, compressed, file_format, parsed, platform)
+    return _as_run(path, raw, compressed, row, parser.name, parsed, platform)
 
 
 def _read_bytes(path: str, limit: int) -> bytearray:
@@ -257,37 +222,46 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in io.StringIO(text, newline=None) if line.strip()), "")
 
 
+def _recognises(row: formats.Format, line: str) -> bool:
+    return formats.parser(row.name, formats.IMPORT).sniff(line)
+
+
 def _detect(path: str, text: str) -> tuple[str, Any]:
     """The file's format (and, for a JSON document, the document), or a UserError."""
     first = _first_line(text)
+    documents = [row for row in _ROWS if row.document]
+    lines = [row for row in _ROWS if not row.document]
     # A jsonl file of one line is also a JSON document: the line format is tried first.
-    if LINE_FORMATS["jsonl"].sniff(first):
-        return "jsonl", None
+    for row in lines:
+        if row.json_lines and _recognises(row, first):
+            return row.name, None
     if first.startswith(("{", "[")):
         try:
             document = _load_json(path, text)
         except _Problem as problem:
             raise UserError(str(problem), NOTHING_IMPORTED) from None
-        for format_name, parser in DOCUMENT_FORMATS.items():
-            if parser.sniff_object(document):
-                return format_name, document
+        for row in documents:
+            if formats.parser(row.name, formats.IMPORT).sniff_object(document):
+                return row.name, document
+        json_lines = " and ".join(f"benchlab {row.name}" for row in lines if row.json_lines)
         raise UserError(f"{path}: a JSON document of no format benchlab imports",
-                        f"{NOTHING_IMPORTED}; it reads {', '.join(SHAPES.values())}, and benchlab jsonl")
-    for format_name, parser in LINE_FORMATS.items():
-        if parser.sniff(first):
-            return format_name, None
+                        f"{NOTHING_IMPORTED}; it reads {', '.join(row.shape for row in documents)}, and {json_lines}")
+    for row in lines:
+        if _recognises(row, first):
+            return row.name, None
     shown = first if len(first) <= 80 else first[:77] + "..."
     raise UserError(f"{path}: no format benchlab imports starts like this: {shown!r}",
                     f"{NOTHING_IMPORTED}; give --format ({', '.join(FORMAT_NAMES)}) if it is one of them")
 
 
 def _fix(text: str, file_format: str) -> str:
-    """How to fix a file that did not read as `file_format`: another format, when it looks like one."""
+    """How to fix a file that did not read as `file_format`: another format, when it looks like one
+    (not one that `--format file_format` reads too: then the file's fault is its own)."""
     try:
         guess, _ = _detect("", text)
     except UserError:
         guess = None
-    if guess is not None and guess != file_format:
+    if guess is not None and guess != file_format and guess not in formats.BY_NAME[file_format].also_reads:
         return f"{NOTHING_IMPORTED}; the file looks like {guess}: give --format {guess}"
     return f"{NOTHING_IMPORTED}; fix the file, or give --format if it is in another format"
 
@@ -295,7 +269,7 @@ def _fix(text: str, file_format: str) -> str:
 def _read_lines(parser, text: str, label: str, parsed: Parsed, newline_ends: bool = False) -> None:
     """Every non-blank line through one format's session: one that is not of the format is an error.
 
-    With `newline_ends` (NEWLINE_FORMATS), a last line without its newline is an error too:
+    With `newline_ends` (formats.Format.newline_ends), a last line without its newline is an error too:
     the file was cut, perhaps within the line's last number."""
     session = parser.session(label, parsed)
     for number, raw in enumerate(io.StringIO(text, newline=None), start=1):  # \r ends a line, as in run
@@ -315,9 +289,11 @@ def _read_lines(parser, text: str, label: str, parsed: Parsed, newline_ends: boo
     session.finish()
 
 
-def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: Parsed,
+def _as_run(path: str, raw: bytes, compressed: bool, row: formats.Format, parser_name: str, parsed: Parsed,
             platform: str | None) -> Imported:
-    """Records with a platform and a binary each, and the run's context (the file's own, and where it came from)."""
+    """Records with a platform and a binary each, and the run's context (the file's own, and where it came from).
+    A record's `format` is the parser's name, as `run` stores it: every csv layout's is b63csv."""
+    file_format = row.name
     records = parsed.records
     unnamed = [r for r in records if not r.platform]
     if platform is not None:
@@ -334,7 +310,7 @@ def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: P
     binary = Path(path).name[:255] or "imported"
     for record in records:
         record.binary = record.binary or binary
-        record.format = record.format or file_format
+        record.format = record.format or parser_name
     faults = [Fault(binary=binary, platform=platform or DEFAULT_PLATFORM, reason=f"{bench}: {message}")
               for bench, message in dict.fromkeys(parsed.failures)]  # once per benchmark, not per repetition
     imported = {"path": str(Path(path).resolve()), "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw),
@@ -346,7 +322,7 @@ def _as_run(path: str, raw: bytes, compressed: bool, file_format: str, parsed: P
         context, exported_faults, order, units = _exported_run(path, exported, imported)
         faults.extend(exported_faults)
     else:
-        fields = _CONTEXT_FIELDS.get(file_format, {})
+        fields = dict(row.context_fields)
         metadata = (source or {}).get("metadata") if file_format == "pyperf" else source
         lifted = {ours: metadata[theirs] for ours, theirs in fields.items()
                   if isinstance(metadata, dict) and isinstance(metadata.get(theirs), (str, int, float))}

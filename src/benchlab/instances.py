@@ -14,9 +14,9 @@ one after another, a few milliseconds apart (Python's fork and exec), and a shor
 could finish before the last one started: its figure would be of one copy alone, not of
 N at once. The launcher also reports each command's start time and wall time, so that
 how long the copies actually overlapped is stored beside their figures (`window_s`) and
-shown (report.py, the instances table).
+shown (scaling.py, the instances table).
 
-What is summed is report.py's business (`instance_scaling`): the throughput of each
+What is summed is scaling.py's business (`instance_scaling`): the throughput of each
 copy (its `throughput` record, or 1e9/median for a time per iteration), added over the
 copies of one round.
 """

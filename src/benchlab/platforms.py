@@ -16,7 +16,7 @@ scratch directory that the remote side creates and removes.
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
+import importlib
 import os
 import platform as host_platform
 import shlex
@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 
+from benchlab import buildtargets
 from benchlab.config import Config, PlatformSpec
 from benchlab.errors import UserError
 
@@ -52,15 +53,12 @@ VERSION_TIMEOUT_S = 10
 
 
 def builtin_platforms() -> dict[str, PlatformSpec]:
+    """Each build target's own platform (buildtargets.py), then launchers of host binaries."""
     machine = host_platform.machine() or "x86_64"
     return {
-        "native": PlatformSpec("native", ["{exe}", "{args}"], description="the host, directly"),
-        # A subprocess rather than wasmtime in-process: the same timeout, crash and
-        # output capture as every other platform, and a trap cannot take us down.
-        "wasm": PlatformSpec(
-            "wasm", [sys.executable, "-m", "benchlab.wasi", "--dir", "{scratch}", "{exe}", "{args}"],
-            build="wasm32-wasi", description="WASI module under the wasmtime Python package",
-        ),
+        **{target.platform: PlatformSpec(target.platform, list(target.runner), build=target.name,
+                                         description=target.description)
+           for target in buildtargets.TARGETS if target.platform},
         "qemu": PlatformSpec("qemu", [f"qemu-{machine}", "{exe}", "{args}"],
                              description=f"qemu-user emulation of {machine}"),
         "valgrind": PlatformSpec("valgrind", ["valgrind", "--quiet", "{exe}", "{args}"],
@@ -172,8 +170,9 @@ class Platform:
 
     def version(self) -> str | None:
         """A one-line description of the launcher's version, for the run's context."""
-        if self.name == "wasm" and self.spec.command[:3] == [sys.executable, "-m", "benchlab.wasi"]:
-            return f"wasmtime (Python package) {importlib.metadata.version('wasmtime')}"
+        runner = self._runner_module()
+        if runner is not None:
+            return importlib.import_module(runner).version()
         if self.counts_instructions and not self.spec.launchers:
             return _first_line(["valgrind", "--version"])
         program = self.program()
@@ -182,6 +181,14 @@ class Platform:
         if self.is_remote:
             return self._ssh_version()
         return _first_line([program, "--version"])
+
+    def _runner_module(self) -> str | None:
+        """The Python module that runs a build target's binaries when this is that target's
+        built-in platform, run as it is built in (`python -m benchlab.wasi`)."""
+        target = buildtargets.BY_NAME.get(self.build)
+        if target is None or target.runner_module is None or self.name != target.platform:
+            return None
+        return target.runner_module if self.spec.command[:3] == [sys.executable, "-m", target.runner_module] else None
 
     def _ssh_version(self) -> str | None:
         """ssh's own version (`ssh -V`; it has no --version) and the remote system's."""

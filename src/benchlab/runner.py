@@ -208,7 +208,6 @@ class Runner:
                         cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
                     self._run_binary(unit, result, scratch, layout, cpu)
                 for record in result.records:
-                    record.reported["unit"] = unit.index
                     if process is not None:
                         record.reported["process"] = process
                     if ENV_PAD_VARIABLE in layout:
@@ -219,6 +218,8 @@ class Runner:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         sweep = {"flag": self.options.sweep.name, "value": unit.sweep_value} if unit.sweep_value is not None else None
+        for record in result.records:
+            record.reported["unit"] = unit.index  # the table's order is the plan's (figures.figures)
         for item in (*result.records, *result.faults):
             item.platform = unit.platform.name
             item.binary = unit.target.name

@@ -153,32 +153,42 @@ class Session:
                  clock: Callable[[], float] = time.monotonic):
         self.runner, self.units, self.seed, self.budget = runner, units, seed, budget
         self.started, self.clock = started, clock
+        self._more_rounds = rounds(units, seed)
+        #: The rounds known before the first process starts (a fixed count's all, else the
+        #: first), generated once: the plan stored with the run is the order that runs.
+        if self._single:
+            self.plan = [[(unit, 0) for unit in units]]  # one process: the plan's order, nothing to balance
+        else:
+            self.plan = [next(self._more_rounds) for _ in range(budget.processes if budget.fixed else 1)]
+
+    @property
+    def _single(self) -> bool:
+        return self.budget.fixed and self.budget.processes == 1
 
     def planned(self) -> list[tuple]:
-        """The processes known before the first starts: a fixed count's all, else round one."""
-        count = self.budget.processes if self.budget.fixed else 1
-        if count == 1:
-            return [(unit, 0) for unit in self.units]  # one process: the plan's order, nothing to balance
-        generator = rounds(self.units, self.seed)
-        return [process for _ in range(count) for process in next(generator)]
+        """The processes known before the first starts, in the order they will run."""
+        return [process for order in self.plan for process in order]
+
+    def _next_round(self, index: int) -> list[tuple] | None:
+        if index < len(self.plan):
+            return self.plan[index]
+        return None if self.budget.fixed else next(self._more_rounds)
 
     def run(self, *, on_round, on_start, on_result, on_skip, levels: Callable[[], dict | None]) -> Outcome:
         outcome, round_seconds = Outcome(), []
-        single = self.budget.fixed and self.budget.processes == 1
-        generator = iter([self.planned()]) if single else rounds(self.units, self.seed)
         while True:
-            order = next(generator, None)
+            order = self._next_round(outcome.rounds)
             if order is None:
                 break
-            if outcome.rounds > 0 and not self.budget.fixed:
-                on_round(order)  # a fixed count's rounds, and the first, are in the plan the run began with
+            if outcome.rounds >= len(self.plan):
+                on_round(order)  # the rounds of the plan the run began with are in its context already
             began = self.clock()
             for unit, process in order:
                 if self.runner.known_build_failure(unit):
                     on_skip(unit)
                     continue
                 on_start(unit)
-                result = self.runner.run_unit(unit, None if single else process)
+                result = self.runner.run_unit(unit, None if self._single else process)
                 outcome.records.extend(result.records)
                 outcome.faults.extend(result.faults)
                 outcome.filtered_out += result.filtered_out

@@ -128,13 +128,38 @@ def _median_ci(x: np.ndarray, s: np.ndarray, level: float = CI_LEVEL) -> tuple[f
     return max(low, float(s[0])), min(high, float(s[-1]))
 
 
+@functools.cache
+def loop_share_limits() -> tuple[float, float]:
+    """BL__LOOP_SHARE_FULL and BL__LOOP_SHARE_NONE, read from the header."""
+    from benchlab import limits  # reads the header: only once a record is summarised
+    return limits.limit("LOOP_SHARE_FULL"), limits.limit("LOOP_SHARE_NONE")
+
+
+def loop_share(raw_median: float, loop_median: float) -> float:
+    """The share of the empty loop's cost taken from a body (the header's bl__loop_share):
+    all of it from a body under BL__LOOP_SHARE_FULL (4) times the empty loop's median,
+    none from one over BL__LOOP_SHARE_NONE (8) times, falling linearly between. A long
+    body's time does not follow the empty loop's, so taking it off would only add the
+    empty loop's jumps between host states to the figure (formats.md, *Subtraction*)."""
+    full, none = loop_share_limits()
+    if not loop_median > 0:
+        return 1.0
+    times = raw_median / loop_median
+    if times <= full:
+        return 1.0
+    if times >= none:
+        return 0.0
+    return (none - times) / (none - full)
+
+
 def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None = None) -> dict[str, Any]:
     """All statistics of formats.md for one process's per-iteration samples, in the order taken.
 
     With `overhead_samples` (the empty loop's sample of each round) the location
-    figures are those of the per-round differences, as the header reports them:
-    nothing below zero, `zero` when the median's interval reaches it; `raw_median` and
-    `raw_median_ci` keep the figures as measured, `overhead` the empty loop's median.
+    figures are those of samples[i] - share * overhead_samples[i], as the header reports
+    them, `share` (`loop_share`) from loop_share of the two medians: nothing below zero,
+    `zero` when the median's interval reaches it; `raw_median` and `raw_median_ci` keep
+    the figures as measured, `overhead` the empty loop's median.
     """
     x = np.asarray(samples, dtype=float)
     if x.size == 0:
@@ -145,12 +170,14 @@ def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None
     if empty.size != x.size:
         raise ValueError(f"{x.size} samples but {empty.size} overhead samples: one each round")
     raw = _summary(x)
-    summary = _summary(x - empty)
+    loop = quantile(np.sort(empty), 0.5)
+    share = loop_share(raw["median"], loop)
+    summary = _summary(x - share * empty)
     summary["zero"] = not summary["median_ci"][0] > 0
     for key in SHIFTED:
         summary[key] = max(0.0, summary[key])
     summary["median_ci"] = [max(0.0, v) for v in summary["median_ci"]]
-    summary.update(raw_median=raw["median"], raw_median_ci=raw["median_ci"], overhead=quantile(np.sort(empty), 0.5))
+    summary.update(raw_median=raw["median"], raw_median_ci=raw["median_ci"], overhead=loop, loop_share=share)
     return summary
 
 

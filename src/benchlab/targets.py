@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from benchlab.build import WASM_TARGET
+from benchlab import buildtargets
 from benchlab.config import Config, Workload
 from benchlab.errors import UserError
 
@@ -41,8 +41,7 @@ class Target:
         if self.kind == "source":
             return True
         exe = self.path if self.kind == "executable" else Path(self.workload.command[0])
-        is_wasm = exe.suffix == ".wasm"
-        return is_wasm == (build_target == WASM_TARGET)
+        return buildtargets.runs_on(exe.suffix, build_target)
 
 
 def _executable_flavor(path: Path) -> str:
@@ -59,14 +58,15 @@ def _executable_flavor(path: Path) -> str:
 
 
 def _is_executable(path: Path) -> bool:
-    return path.is_file() and (os.access(path, os.X_OK) or path.suffix == ".wasm")
+    return path.is_file() and (os.access(path, os.X_OK) or path.suffix in buildtargets.SUFFIXES)
 
 
 def _from_file(path: Path) -> Target | None:
     if path.suffix in SOURCE_SUFFIXES:
         return Target(name=path.stem, kind="source", path=path.resolve())
     if _is_executable(path):
-        return Target(name=path.stem if path.suffix == ".wasm" else path.name, kind="executable", path=path.resolve())
+        name = path.stem if path.suffix in buildtargets.SUFFIXES else path.name  # sum.wasm is sum
+        return Target(name=name, kind="executable", path=path.resolve())
     return None
 
 

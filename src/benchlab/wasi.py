@@ -1,6 +1,7 @@
 """Run a WASI (wasm32-wasi) command module under wasmtime, from Python.
 
-Used by the `wasm` platform and by the tests of the C header's wasm32-wasi build:
+The runner of the wasm32-wasi build target (buildtargets.py): its `wasm` platform, and
+the tests of the C header's wasm32-wasi build, run
     python -m benchlab.wasi [--dir HOST_DIR] MODULE.wasm [ARG ...]
 The module's exit status becomes ours. `--dir` preopens a host directory as the
 guest's working directory ("."), so file benchmarks can create and remove files.
@@ -8,13 +9,21 @@ guest's working directory ("."), so file benchmarks can create and remove files.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import sys
 
-import wasmtime
+#: The Python package that runs the modules, named with its version in a run's context.
+PACKAGE = "wasmtime"
+
+
+def version() -> str:
+    """The runner as a run's context names it, without importing wasmtime."""
+    return f"{PACKAGE} (Python package) {importlib.metadata.version(PACKAGE)}"
 
 
 def run_wasi(module_path: str, args: list[str], preopen_dir: str | None = None) -> int:
     """Instantiate and run the module's `_start`, inheriting stdio; return its exit code."""
+    import wasmtime  # here, not above: a run with a wasm platform imports this module for version() alone
     engine = wasmtime.Engine()
     module = wasmtime.Module.from_file(engine, module_path)
     linker = wasmtime.Linker(engine)

@@ -37,18 +37,29 @@ static void check_ratio(const char *object, const char *name) {
              name, low, high, ci[0], ci[1]);
 }
 
-/* The figures after subtracting the empty loop round by round (bl__floor_at_zero is
-   static in this file's copy of the implementation). */
+/* The figures after subtracting the body's share of the empty loop round by round, as the
+   time pass computes them (bl__time_figures, static in this file's copy of the
+   implementation). */
 static void check_subtract(const char *object, const char *name) {
     static double x[MAX_SAMPLES], overhead[MAX_SAMPLES], ci[2];
     const char *expected = tu_after_key(object, "expected");
-    size_t n = tu_array(object, "samples", x, MAX_SAMPLES), i;
+    size_t n = tu_array(object, "samples", x, MAX_SAMPLES);
+    bl__result r;
+    bl__options o;
     bl_stats s;
     int zero;
     TU_CHECK(tu_array(object, "overhead_samples", overhead, MAX_SAMPLES) == n, "%s: samples and overhead_samples differ in length", name);
-    for (i = 0; i < n; i++) x[i] -= overhead[i];
-    bl_compute_stats(x, n, &s);
-    zero = bl__floor_at_zero(&s);
+    memset(&r, 0, sizeof r);
+    memset(&o, 0, sizeof o);
+    r.samples = x;
+    r.overhead_samples = overhead;
+    r.count = n;
+    o.subtract = 1;
+    bl__time_figures(&r, NULL, &o);
+    s = r.stats;
+    zero = r.zero;
+    TU_CHECK(tu_close(r.loop_share, tu_number(expected, "loop_share"), REL), "%s: loop_share = %.17g, want %.17g", name,
+             r.loop_share, tu_number(expected, "loop_share"));
 #define FIELD(field, key) TU_CHECK(tu_close(s.field, tu_number(expected, key), REL), "%s: %s = %.17g, want %.17g", name, key, s.field, tu_number(expected, key))
     FIELD(median, "median");
     FIELD(min, "min");

@@ -55,14 +55,14 @@ def named_runs(draw) -> tuple[list[str], list[str], str]:
 
 
 def _report_of(case):
-    from benchlab.report import Report
+    from benchlab.table import Table
     benches, platforms, text = case
     records = [Record(bench=bench, param=None, samples=[1.0, 2.0, 3.0 + index], platform=platform,
                       binary=f"bin{text}", counter=text if index % 2 else "time", unit=text if index % 3 else "ns")
                for index, bench in enumerate(benches) for platform in platforms]
     fault = Fault(f"crash{text}", platforms[0], f"exit status 3: {text}", stderr_tail=[text, f"x{text}"])
     platforms = [storable(p) for p in platforms]  # as the store keeps a run's platforms
-    return Report(platforms=platforms, records=records, faults=[fault])
+    return Table(platforms=platforms, records=records, faults=[fault])
 
 
 def _printable_lines(text: str) -> bool:

@@ -504,13 +504,15 @@ def _no_constant(name: str):
 
 # -- `benchlab import` of every format (issue 18) ----------------------------------------------------------
 
-#: The formats `benchlab import` reads, and the frozen example files of each (tests/python/data). `csv` is
-#: benchlab's own csv (a header, a param column) and an export's; `b63csv` B63's plain lines.
-IMPORT_FORMATS = ("gbench", "hyperfine", "pyperf", "lind-json", "jsonl", "csv", "csb", "b63csv", "lind")
+#: The formats `benchlab import` reads, and the frozen example files of each (tests/python/data): the
+#: three csv layouts are `header-csv` (the header's, a param column), `export-csv` (an export's) and
+#: `b63csv` (B63's plain lines).
+IMPORT_FORMATS = ("gbench", "hyperfine", "pyperf", "lind-json", "jsonl", "header-csv", "export-csv", "csb", "b63csv",
+                  "lind")
 IMPORT_DATA = Path(__file__).resolve().parents[1] / "python" / "data"
 _IMPORT_FILES = {"gbench": ["gbench.json"], "hyperfine": ["hyperfine.json"], "pyperf": ["pyperf.json"],
-                 "lind-json": ["lind.json"], "jsonl": ["benchlab.jsonl"], "csv": [], "csb": ["csb.txt"],
-                 "b63csv": ["b63.csv"], "lind": ["lind.txt"]}
+                 "lind-json": ["lind.json"], "jsonl": ["benchlab.jsonl"], "header-csv": ["header.csv"],
+                 "export-csv": ["export.csv"], "csb": ["csb.txt"], "b63csv": ["b63.csv"], "lind": ["lind.txt"]}
 #: How a mutated file reaches the import: as it is, gzip'd (pyperf's .json.gz), or gzip'd and cut short.
 PACKINGS = (None, None, None, None, "gzip", "gzip", "gzip-cut")
 #: A --max-size now and then: the limit must be an error, never a half-read file (and a huge one
@@ -527,9 +529,9 @@ def import_seeds(seeds: dict[str, list[str]]) -> dict[str, list[str]]:
         for fmt in ("jsonl", "gbench", "csb", "lind"):
             found[fmt] += seeds.get(fmt, [])
         for text in seeds.get("b63csv", []):
-            found["csv" if text.startswith("name,param,") else "b63csv"].append(text)
+            found["header-csv" if text.startswith("name,param,") else "b63csv"].append(text)
         for fmt, text in _exports().items():
-            found["csv" if fmt == "csv" else fmt].append(text)
+            found[fmt].append(text)
         _import_seeds.update({fmt: [text for text in texts if text.strip()] for fmt, texts in found.items()})
     return _import_seeds
 
@@ -632,7 +634,7 @@ def import_target(fmt: str, directory: Path) -> Callable[[tuple], None]:
         path.write_bytes(data)
         before = _run_count(db)
         args = ["import", str(path), "--db", f"sqlite:///{db}", "--again"]
-        args += ["--format", "b63csv" if fmt == "csv" else fmt] if named else []
+        args += ["--format", fmt] if named else []
         args += ["--max-size", size] if size else []
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

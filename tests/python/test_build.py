@@ -6,9 +6,8 @@ import pytest
 from benchlab.build import BUNDLED_INCLUDE, Builder, BuildFailed
 from benchlab.config import load_config
 from benchlab.errors import UserError
-from conftest import SMALL_BENCH, needs_header, write
+from conftest import SMALL_BENCH, write
 
-pytestmark = needs_header
 
 
 @pytest.fixture

@@ -240,6 +240,38 @@ def test_bad_dumps_and_regions_are_errors_that_say_why(tmp_path):
                                 "per iteration is not steady")
 
 
+def test_one_reader_gives_a_region_dumps_functions_and_its_totals_which_agree():
+    """The reader `profile --instructions` uses reads the platform's dumps too: compressed names
+    (`fn=(1028) bl__body_loop`, then `cfn=(1028)`) resolved, and the functions' own instructions
+    adding up to the dump's own total."""
+    for k in range(1, 13):
+        counts = callgrind.read_file(DATA / f"dump.{k}")
+        assert counts.total == read_dump(DATA / f"dump.{k}")["Ir"], k
+        assert all(not name.startswith("(") and not obj.startswith("(") for name, obj in counts.self_costs), k
+    counts = callgrind.read_file(DATA / "dump.2")
+    assert counts.self_costs[("bl__body_loop", "/tmp/cgx/k/data")] == 305
+    assert counts.self_costs[("bl__callgrind_region", "/tmp/cgx/k/data")] == 8
+    assert counts.calls[(("bl__callgrind_region", "/tmp/cgx/k/data"), ("bl__body_loop", "/tmp/cgx/k/data"))] == 305
+    assert counts.inclusive(lambda location: location[0] == "bl__callgrind_region") == 313
+
+
+def test_one_command_line_builder_for_the_platform_and_for_profile(tmp_path):
+    region = callgrind.valgrind_argv(["./b", "--x"], tmp_path, collect=[callgrind.REGION_FUNCTION],
+                                     dump_after=callgrind.REGION_FUNCTION, cache_sim=False, valgrind="/usr/bin/valgrind")
+    assert region == ["/usr/bin/valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={tmp_path}/callgrind.out.%p",
+                      "--collect-atstart=no", "--toggle-collect=bl__callgrind_region",
+                      "--dump-after=bl__callgrind_region", "--cache-sim=no", "--", "./b", "--x"]
+    profile = callgrind.valgrind_argv(["./b"], tmp_path, collect=["bl__body_a", "bl__body_a.*"], trace_children=True,
+                                      plain=True)
+    assert profile == ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={tmp_path}/callgrind.out.%p",
+                       "--trace-children=yes", "--compress-strings=no", "--compress-pos=no", "--dump-instr=no",
+                       "--collect-atstart=no", "--toggle-collect=bl__body_a", "--toggle-collect=bl__body_a.*",
+                       "--", "./b"]
+    # counting from the start when no function is named; the program's own options stay its own
+    assert callgrind.valgrind_argv(["./b", "--quiet"], tmp_path)[-3:] == ["--", "./b", "--quiet"]
+    assert "--collect-atstart=no" not in callgrind.valgrind_argv(["./b"], tmp_path)
+
+
 # -- the platform, the store, compare and gate ------------------------------------------------
 
 def test_the_callgrind_platform_runs_benchlab_callgrind():
@@ -363,12 +395,13 @@ def test_platforms_separated_by_commas(project, benchlab):
 
 
 def test_one_process_of_a_deterministic_count_is_not_marked_uncertain():
-    from benchlab.report import MARK_NOISY, Report
+    from benchlab.figures import MARK_NOISY
+    from benchlab.table import Table
     exact = Record(bench="b", param=None, counter="instructions", unit="instructions", samples=[15.0],
                    iterations=1000, platform="callgrind", binary="x", reported={"deterministic": True})
     guessed = Record(bench="c", param=None, counter="instructions", unit="instructions", samples=[15.0],
                      iterations=1000, platform="callgrind", binary="x")
-    cells = {row.test: row.cells["callgrind"] for row in Report(["callgrind"], [exact, guessed], []).rows}
+    cells = {row.test: row.cells["callgrind"] for row in Table(["callgrind"], [exact, guessed], []).rows}
     assert cells["b"].marks == "" and cells["c"].marks == MARK_NOISY
 
 

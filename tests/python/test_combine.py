@@ -1,3 +1,4 @@
+import json
 import math
 
 import numpy as np
@@ -6,8 +7,9 @@ from scipy import stats as scipy_stats
 
 from benchlab import noise
 from benchlab.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
+from benchlab.exporters import EXPORTERS
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 from benchlab.stats import WITHIN_RUN
 
 
@@ -94,7 +96,7 @@ def test_one_process_with_the_machines_history_gets_the_interval_a_rerun_of_one_
                                            + (run_part ** 2 / level.df if run_part else 0))
     half = scipy_stats.t.ppf(0.995, int(df)) * math.sqrt(process_part + run_part) * figure
     assert high - figure == pytest.approx(half, rel=1e-3) and figure - low == pytest.approx(half, rel=1e-3)
-    assert "+-" in Report(platforms=["native"], records=[first], faults=[]).rows[0].cells["native"].text
+    assert "+-" in Table(platforms=["native"], records=[first], faults=[]).rows[0].cells["native"].text
 
 
 def test_processes_whose_intervals_do_not_overlap_are_marked_as_disagreeing():
@@ -102,7 +104,7 @@ def test_processes_whose_intervals_do_not_overlap_are_marked_as_disagreeing():
     shifted = steady + [process_record(3, [103.0, 103.1, 102.9] * 4)]
     assert combine(steady)[0].summary["disagree"] is False
     assert combine(shifted)[0].summary["disagree"] is True
-    report = Report(platforms=["native"], records=shifted, faults=[])
+    report = Table(platforms=["native"], records=shifted, faults=[])
     assert report.rows[0].cells["native"].marks.endswith("!")
 
 
@@ -112,7 +114,7 @@ def test_subtracted_figures_near_zero_stay_at_or_above_zero():
     [combined] = combine(records)
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is True
     assert combined.summary["median"] >= 0
-    assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text.startswith("~0 (<")
+    assert Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text.startswith("~0 (<")
 
 
 def test_an_interval_of_zero_to_zero_reads_at_or_below_zero():
@@ -120,7 +122,7 @@ def test_an_interval_of_zero_to_zero_reads_at_or_below_zero():
     records = [process_record(k, [0.27] * 12, overhead_samples=[0.27] * 12) for k in range(3)]
     [combined] = combine(records)
     assert tuple(combined.summary["median_ci"]) == (0.0, 0.0)
-    assert Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text == "~0 (<=0)"
+    assert Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text == "~0 (<=0)"
 
 
 def test_a_wide_rerun_interval_is_not_read_as_zero():
@@ -130,5 +132,25 @@ def test_a_wide_rerun_interval_is_not_read_as_zero():
                for k, m in enumerate([8000.0, 12000.0, 25000.0, 9000.0, 14000.0])]
     [combined] = combine(records)
     assert combined.summary["median_ci"][0] == 0.0 and combined.summary["zero"] is False
-    text = Report(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text
+    text = Table(platforms=["native"], records=records, faults=[]).rows[0].cells["native"].text
     assert text.startswith("13600 +-") and not text.startswith("~0")
+
+
+def test_the_combined_figure_keeps_the_raw_one_beside_it():
+    # Issue 20: raw beside subtracted through run's combination (stats, --format json and the
+    # report read it here). 3.1 to 3.8 empty loops: the whole loop comes off every process.
+    records = [process_record(k, [0.8 + 0.01 * i + 0.1 * k for i in range(20)], overhead_samples=[0.287] * 20)
+               for k in range(3)]
+    raws = [r.summary["raw_median"] for r in records]
+    assert raws == pytest.approx([0.895, 0.995, 1.095])
+    [figure] = combine(records)
+    assert figure.summary["raw_median"] == pytest.approx(np.mean(raws))
+    assert figure.summary["overhead"] == pytest.approx(0.287) and figure.summary["loop_share"] == 1.0
+    assert figure.summary["raw_median"] - figure.median == pytest.approx(0.287)
+    assert [p["raw_median"] for p in figure.reported["processes"]] == raws
+    cell = json.loads(EXPORTERS["json"](Table(platforms=["native"], records=records, faults=[])))["rows"][0]["cells"]
+    assert cell["native"]["raw_median"] == pytest.approx(np.mean(raws)) and cell["native"]["loop_share"] == 1.0
+    assert cell["native"]["median"] == pytest.approx(np.mean(raws) - 0.287)
+    # Without an empty loop there is nothing beside the figure, and the cell says so with null.
+    [plain] = combine([process_record(k, [5.0, 5.1, 4.9]) for k in range(2)])
+    assert "raw_median" not in plain.summary

@@ -183,3 +183,61 @@ def test_the_short_run_of_cli_md_is_short(benchlab, monkeypatch, tmp_path):
     result = benchlab(*shlex.split(found.group(1))[1:])
     assert result.exit_code == 0, result.stderr[-2000:]
     assert time.monotonic() - started < SHORT_RUN_LIMIT_S
+
+
+# -- docs/architecture.md, formats.md and suites.md against the code (issue 19 step 9) -------------
+
+PACKAGE = REPO / "src" / "benchlab"
+
+
+def architecture_modules() -> list[str]:
+    """The paths the module table of architecture.md names, relative to src/benchlab/."""
+    text = (DOCS / "architecture.md").read_text()
+    section = text[text.index("## The `benchlab` command"):].split("\n## ", 1)[0]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    return [name for cell in first_cells for name in re.findall(r"`([\w/.]+)`", cell)]
+
+
+def test_architecture_md_names_only_modules_that_exist():
+    named = architecture_modules()
+    assert len(named) > 30
+    assert [name for name in named if not (PACKAGE / name.rstrip("/")).exists()] == []
+
+
+def test_architecture_md_names_every_module_of_the_package():
+    named = architecture_modules()
+    folders = tuple(name for name in named if name.endswith("/"))
+    sources = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*") if p.suffix in (".py", ".c")]
+    unnamed = [path for path in sorted(sources)
+               if path not in named and not path.startswith(folders) and not path.endswith("__init__.py")
+               and "__pycache__" not in path]
+    assert unnamed == []
+
+
+def header_output_formats() -> list[str]:
+    """The header's output formats, as its manual's COMMAND LINE section lists them."""
+    return re.search(r"--format=([a-z]+(?:\|[a-z]+)+)", HEADER.read_text().split("*/", 1)[0]).group(1).split("|")
+
+
+def test_formats_md_has_a_section_for_every_output_format_of_the_header():
+    sections = re.findall(r"^## (\w+)", (DOCS / "formats.md").read_text(), re.M)
+    assert len(header_output_formats()) >= 5
+    assert [name for name in header_output_formats() if name not in sections] == []
+
+
+def test_formats_md_gives_the_headers_interval_constants():
+    limits, text = header_limits(), (DOCS / "formats.md").read_text()
+    batches = re.search(r"With `B = min\((\d+), floor\(n/2\)\)` batches\s+\(none when `B < (\d+)`\)", text)
+    assert (int(batches.group(1)), int(batches.group(2))) == (limits["BATCHES"], limits["MIN_BATCHES"])
+    level = re.search(r"- \*\*median_ci\*\* \((\d+)%", text)
+    assert int(level.group(1)) / 100 == limits["CI_LEVEL"]
+    # A log-linear histogram with HIST_SUB sub-buckets per power of two: a bucket's midpoint
+    # is within half a sub-bucket, 1 / (2 * HIST_SUB), of any value in it.
+    error = re.search(r"the midpoint of the bucket holding rank ceil\(p\*timed\), within ([0-9.]+)%", text)
+    assert float(error.group(1)) == round(100 / (2 * limits["HIST_SUB"]), 1)
+
+
+def test_suites_md_gives_the_headers_samples_at_the_time_limit():
+    found = re.search(r"`--time-limit=SECONDS` \(per benchmark, default [0-9.]+, and at least (\d+) samples\)",
+                      (DOCS / "suites.md").read_text())
+    assert int(found.group(1)) == header_limits()["MIN_SAMPLES_AT_LIMIT"]

@@ -4,13 +4,14 @@ slowest). It is the lowest raw sample less the empty loop's median, and says so.
 import re
 import subprocess
 
-from conftest import REPO, needs_header
+from conftest import REPO
 
 CONTEXT = "lowest: the lowest raw sample less the empty loop's median"
-ROW = re.compile(r"median: (?P<median>[\d.]+)ns.*lowest: (?P<lowest>[\d.]+)ns\s+\[p75: (?P<p75>[\d.]+)ns")
+#: A row's median is a figure, or under load `~0 (<2.1ns)` for a call within the empty loop's
+#: noise; this test is about `lowest`, which stays above zero either way.
+ROW = re.compile(r"median: (?P<median>[\d.]+ns|~0 \(<[\d.]+ns\)).*lowest: (?P<lowest>[\d.]+)ns\s+\[p75: (?P<p75>[\d.]+)ns")
 
 
-@needs_header
 def test_lowest_is_the_lowest_raw_sample_less_the_empty_loop(tmp_path):
     exe = tmp_path / "calls"
     subprocess.run(["cc", "-O2", f"-I{REPO / 'include'}", str(REPO / "suites" / "calls" / "calls.c"), "-o", str(exe)],

@@ -18,7 +18,7 @@ import benchlab
 from benchlab.errors import UserError
 from benchlab.htmlreport import build, charts, page
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 from benchlab.store import Store
 from report_data import HOSTILE_NAMES, history, store_run, suite_run
 
@@ -57,7 +57,7 @@ def test_the_page_holds_the_table_of_show_and_its_figures(store, tmp_path):
     run, records, faults = store.load_run(run_id)
     levels = store.run_levels(run_id, run["context"])
     assert levels, "the test needs a run level, as show gives it after enough earlier runs"
-    shown = Report(platforms=run["platforms"], records=records, faults=faults, history=levels)
+    shown = Table(platforms=run["platforms"], records=records, faults=faults, history=levels)
     html = index.read_text()
     for row in shown.rows:
         for cell in row.cells.values():
@@ -202,3 +202,23 @@ def test_a_box_has_whiskers_at_tukeys_fences_points_beyond_and_counts_what_is_fa
     assert found.box["lowerfence"] == 1 and found.box["upperfence"] == 20  # the furthest samples within 1.5 IQR
     assert found.outliers == [40.0] and (found.far_out, found.furthest) == (1, 100_000.0)
     assert charts.box_stats(np.array([-2.0, 1.0, 2.0, 3.0]), clamp=True).box["lowerfence"] == 0.0
+
+
+def test_the_raw_figure_is_an_open_diamond_beside_each_figure(store, tmp_path):
+    # Issue 20: raw beside subtracted. report_data's bodies are many times their empty loop
+    # of 2 ns, so none of it comes off (loop_share 0) and the two diamonds coincide; a body
+    # of 2.5 empty loops has all of it off, and its raw diamond sits 2 ns above the figure.
+    from report_data import time_records
+    short = [Record(bench="call", param=None, samples=[r.samples[i] - 97.0 for i in range(20)],
+                    overhead_samples=r.overhead_samples, iterations=1000, platform="native", binary="sys",
+                    format="jsonl", reported=r.reported) for r in time_records("call", "native", 100.0)]
+    run_id = store_run(store, time_records("getpid", "native", 100.0) + short, ["native"], "abc", "2026-11-24T10:00:00Z")
+    specs = chart_specs(write_report(store, tmp_path, str(run_id)))
+    diamonds = sorted((by_name["figure"]["y"][0], by_name["raw"]["y"][0]) for by_name in (
+        {trace.get("name"): trace for trace in spec["data"]} for spec in specs.values()) if "raw" in by_name)
+    run, records, faults = store.load_run(run_id)
+    rows = {row.test: row.cells["native"].record for row in Table(["native"], records, faults).rows}
+    call, getpid = ((rows[b].median, rows[b].summary["raw_median"]) for b in ("call", "getpid"))
+    assert diamonds == [call, getpid]
+    assert getpid[0] == getpid[1] and rows["getpid"].summary["loop_share"] == 0.0
+    assert call[1] - call[0] == pytest.approx(2.0, abs=0.01) and rows["call"].summary["loop_share"] == 1.0

@@ -9,7 +9,7 @@ from benchlab.errors import UserError
 from benchlab.exporters import EXPORTERS, RUN_FORMATS
 from benchlab.importing import FORMAT_NAMES, read_results
 from benchlab.parsers.base import problems
-from benchlab.report import Report
+from benchlab.table import Table
 
 DATA = Path(__file__).resolve().parent / "data"
 FILES = {"gbench.json": "gbench", "hyperfine.json": "hyperfine", "pyperf.json": "pyperf", "lind.txt": "lind",
@@ -59,7 +59,7 @@ def test_a_damaged_file_reads_whole_or_is_one_user_error(tmp_path, case, named):
     assert imported.platforms and set(imported.platforms) >= {r.platform for r in imported.records}
     # what was accepted can be shown and exported again (a run that only fits some formats says so)
     run = {"id": 1, "status": "complete", "context": imported.context, "missing": [], "argv": [], "platforms": []}
-    report = Report(platforms=imported.platforms, records=imported.records, faults=imported.faults, run=run)
+    report = Table(platforms=imported.platforms, records=imported.records, faults=imported.faults, run=run)
     EXPORTERS["table"](report)
     for render in RUN_FORMATS.values():
         try:

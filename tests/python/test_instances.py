@@ -5,7 +5,8 @@ from benchlab.exporters import EXPORTERS
 from benchlab.instances import check_values
 from benchlab.errors import UserError
 from benchlab.records import Record
-from benchlab.report import Report, copy_overlap, instance_scaling
+from benchlab.scaling import copy_overlap, instance_scaling
+from benchlab.table import Table
 
 
 def copy(count, index, value, *, process=None, counter="throughput", unit="ops/s", window=None, failed=None,
@@ -20,7 +21,7 @@ def copy(count, index, value, *, process=None, counter="throughput", unit="ops/s
 
 
 def points(records, platforms=("native",)):
-    [(key, unit, curves)] = instance_scaling(Report(list(platforms), records, []))
+    [(key, unit, curves)] = instance_scaling(Table(list(platforms), records, []))
     return key, unit, {p: [(pt.value, pt.throughput, pt.linearity, pt.per_copy, pt.failed_copies) for pt in c]
                        for p, c in curves.items()}
 
@@ -55,7 +56,7 @@ def test_a_round_with_a_failed_copy_is_left_out_when_a_complete_one_exists():
     # with no complete round, the incomplete sum is shown, with the copies that failed
     _, _, curves = points(records[:3])
     assert curves["native"][1] == (2, 100.0, 0.5, 100.0, [1])
-    text = EXPORTERS["table"](Report(["native"], records[:3], []))
+    text = EXPORTERS["table"](Table(["native"], records[:3], []))
     assert "100 (0.500) [copy 1 of 2 failed]" in text
 
 

@@ -9,9 +9,8 @@ import sys
 
 import pytest
 
-from conftest import HEADER, compile_c, needs_header, write
+from conftest import HEADER, compile_c, write
 
-pytestmark = needs_header
 
 CPU = "/sys/devices/system/cpu"
 TINY = """#include "benchlab.h"

@@ -63,11 +63,11 @@ NASTY_SHOWN = "a\\x1b[31mb\\x85c\\u2028d\\u202ee"
 
 def nasty_report():
     from benchlab.records import Fault
-    from benchlab.report import Report
+    from benchlab.table import Table
     records = [Record(bench=NASTY, param=None, samples=[float(s) for s in SAMPLES], platform=platform,
                       binary=f"prog{NASTY}") for platform in ("native", f"plat{NASTY}")]
     fault = Fault(f"bin{NASTY}", "native", f"exit status 3 {NASTY}", stderr_tail=[f"tail{NASTY}"])
-    return Report(platforms=["native", f"plat{NASTY}"], records=records, faults=[fault])
+    return Table(platforms=["native", f"plat{NASTY}"], records=records, faults=[fault])
 
 
 def only_printable(text: str) -> bool:

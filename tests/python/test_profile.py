@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from benchlab import callgrind
 from benchlab.errors import UserError
-from benchlab.profiling import callgrind, perf
+from benchlab.profiling import perf
 from benchlab.profiling.buckets import OTHER, fold_self, load_buckets, stack_inclusive
 from benchlab.profiling.session import Plan, profile_with_callgrind, profile_with_perf
 from benchlab.profiling.symbols import has_symbols, unresolved_warning

@@ -10,7 +10,7 @@ import click
 from benchlab import calibration, noise
 from benchlab import context as run_context
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
-from benchlab.report import percent_text
+from benchlab.figures import percent_text
 
 
 @click.command("calibrate")

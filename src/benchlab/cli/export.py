@@ -15,23 +15,25 @@ from pathlib import Path
 
 import click
 
-from benchlab.cli.common import (
-    STDOUT, check_output_file, check_path_length, config_of, db_option, open_reader, shown_path)
+from benchlab import formats
+from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_reader
 from benchlab.errors import ExitCode, UserError
 from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
+from benchlab.paths import STDOUT, check_output_file, check_path_length, shown_path
 from benchlab.records import Record, printable
-from benchlab.report import Report
+from benchlab.table import Table
 
 #: What --dir writes in the dated folder, each file in the format named.
-DIR_FILES = {"data/results.csv": "csv", "data/results.jsonl": "jsonl"}
+DIR_FILES = {"data/results.csv": "export-csv", "data/results.jsonl": "jsonl"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 # ignore_unknown_options: so that `export -2` is the run before the latest, not an unknown option.
 @click.command("export", context_settings={"ignore_unknown_options": True})
 @click.argument("run_id", metavar="RUN", default="latest")
-@click.option("--format", "export_format", type=click.Choice(list(RUN_FORMATS)),
-              help="Format to write (default: from --out's suffix .jsonl or .csv, else jsonl).")
+@click.option("--format", "export_format", type=FormatChoice(formats.EXPORT),
+              help=format_help(f"Format to write (default: from --out's suffix {formats.suffixes_text(formats.EXPORT)}, "
+                               "else jsonl).", formats.EXPORT))
 @click.option("--out", "out_path", metavar="FILE",
               help="Write to FILE (a regular file; - is stdout) instead of stdout.")
 @click.option("--dir", "dir_path", metavar="DIR",
@@ -54,18 +56,18 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
         _check_directory(Path(dir_path), "--dir")
     store = open_reader(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
-    report = _report(run, records, faults, platform)
+    table = _report(run, records, faults, platform)
     if dir_path is None:
-        text = RUN_FORMATS[export_format](report)
+        text = RUN_FORMATS[export_format](table)
         if out_path in (None, STDOUT):
             click.echo(text, nl=False)
         else:
             _write(Path(out_path), text, "--out")
             click.echo(f"wrote run {run['id']} to {printable(out_path)} ({export_format}, "
-                       f"{len(report.records)} records)",
+                       f"{len(table.records)} records)",
                        err=True)
     else:
-        folder = _write_folder(Path(dir_path), report)
+        folder = _write_folder(Path(dir_path), table)
         click.echo(f"wrote run {run['id']} to {printable(os.fspath(folder))}/ ({', '.join(DIR_FILES)}, README.txt)",
                    err=True)
     if run["status"] in ("killed", "interrupted", "running") or run["missing"]:
@@ -84,7 +86,8 @@ def _format_of(out_path: str | None) -> str:
     suffix = Path(out_path).suffix.lower()
     if suffix not in RUN_FORMAT_BY_SUFFIX:
         raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
-                        f"add --format {'|'.join(RUN_FORMATS)}, or name the file .jsonl or .csv")
+                        f"add --format {formats.choices_text(formats.EXPORT)}, "
+                        f"or name the file {formats.suffixes_text(formats.EXPORT)}")
     return RUN_FORMAT_BY_SUFFIX[suffix]
 
 
@@ -107,7 +110,7 @@ def _check_directory(directory: Path, option: str) -> None:
                         "give a directory you can write") from None
 
 
-def _report(run: dict, records: list[Record], faults: list, platform: str | None) -> Report:
+def _report(run: dict, records: list[Record], faults: list, platform: str | None) -> Table:
     platforms = list(run["platforms"] or [])
     if platform is not None:
         present = list(dict.fromkeys([*platforms, *(r.platform for r in records)]))
@@ -117,7 +120,7 @@ def _report(run: dict, records: list[Record], faults: list, platform: str | None
         platforms = [platform]
         records = [r for r in records if r.platform == platform]
         faults = [f for f in faults if f.platform == platform]
-    return Report(platforms=platforms, records=records, faults=faults, run=run)
+    return Table(platforms=platforms, records=records, faults=faults, run=run)
 
 
 def _umask() -> int:
@@ -151,14 +154,14 @@ def _folder_name(run: dict) -> str:
     return f"{date[:10]}-run{run['id']}"
 
 
-def _write_folder(directory: Path, report: Report) -> Path:
-    run = report.run
+def _write_folder(directory: Path, table: Table) -> Path:
+    run = table.run
     folder = directory / _folder_name(run)
     if folder.exists() and not folder.is_dir():
         raise UserError(f"--dir {shown_path(directory)}: {shown_path(folder)} exists and is not a directory",
                         "move it, or give another --dir")
-    texts = {name: RUN_FORMATS[fmt](report) for name, fmt in DIR_FILES.items()}  # every check before any write
-    texts["README.txt"] = _readme(report, directory)
+    texts = {name: RUN_FORMATS[fmt](table) for name, fmt in DIR_FILES.items()}  # every check before any write
+    texts["README.txt"] = _readme(table, directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -184,8 +187,8 @@ def _write_folder(directory: Path, report: Report) -> Path:
     return folder
 
 
-def _readme(report: Report, directory: Path) -> str:
-    run = report.run
+def _readme(table: Table, directory: Path) -> str:
+    run = table.run
     context = run.get("context") or {}
     git = context.get("git") or {}
     commit = (git.get("commit") or "unknown") + (" (uncommitted changes)" if git.get("dirty") else "")
@@ -198,13 +201,13 @@ def _readme(report: Report, directory: Path) -> str:
         f"host:       {context.get('host') or run.get('host') or 'unknown'}",
         f"cpu:        {context.get('cpu') or 'unknown'}",
         f"commit:     {commit}",
-        f"platforms:  {', '.join(report.platforms)}",
+        f"platforms:  {', '.join(table.platforms)}",
         f"command:    {' '.join(run.get('argv') or [])}",
     ]
     if isinstance(imported, dict):
         lines.append(f"imported:   {imported.get('path')} ({imported.get('format')}, sha256 {imported.get('sha256')})")
     lines += [
-        f"records:    {len(report.records)}, failures: {len(report.faults)}",
+        f"records:    {len(table.records)}, failures: {len(table.faults)}",
         "",
         "data/results.csv    one line per sample: name,param,counter,iterations,value (value/iterations is",
         "                    the sample),unit,platform,binary,process,sweep,overhead (docs/formats.md, Export)",

@@ -26,7 +26,7 @@ from benchlab.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
-from benchlab.report import figures, format_value, percent_text
+from benchlab.figures import figures, format_value, percent_text
 
 FORMATS = ("table", "json", "markdown")
 

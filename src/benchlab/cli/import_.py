@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import click
 
-from benchlab.cli.common import config_of, db_option, open_store
+from benchlab import formats
+from benchlab.cli.common import FormatChoice, config_of, db_option, open_store
 from benchlab.errors import ExitCode, UserError
-from benchlab.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, FORMAT_NAMES, MAX_BYTES_VARIABLE, max_bytes, \
-    read_results
+from benchlab.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE, max_bytes, read_results
 
 
 @click.command("import")
 @click.argument("path", metavar="FILE")
-@click.option("--format", "file_format", type=click.Choice(FORMAT_NAMES),
+@click.option("--format", "file_format", type=FormatChoice(formats.IMPORT),
               help="The file's format (default: detected from its content).")
 @click.option("--platform", metavar="NAME",
               help=f"Platform of results whose file names none (default: {DEFAULT_PLATFORM}).")

@@ -14,16 +14,17 @@ from pathlib import Path
 
 import click
 
+from benchlab import callgrind
 from benchlab import context as run_context
 from benchlab.build import BuildFailed, Builder
-from benchlab.cli.common import (
-    FiniteFloatRange, check_output_file, config_of, db_option, open_store, write_regular_file)
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
 from benchlab.config import MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, Config
 from benchlab.errors import ExitCode, UserError
+from benchlab.paths import check_output_file, write_regular_file
 from benchlab.limits import limit
 from benchlab.platforms import Platform, resolve_platforms
 from benchlab.process import run_process
-from benchlab.profiling import callgrind, perf
+from benchlab.profiling import perf
 from benchlab.profiling.buckets import Buckets, by_dso, load_buckets
 from benchlab.profiling.render import profile_json, profile_table
 from benchlab.profiling.session import Plan, Profile, profile_with_callgrind, profile_with_perf

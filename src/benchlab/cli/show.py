@@ -5,7 +5,7 @@ import click
 
 from benchlab.cli.common import check_out, config_of, db_option, format_option, open_reader, out_option, write_output
 from benchlab.errors import ExitCode
-from benchlab.report import Report
+from benchlab.table import Table
 
 
 # ignore_unknown_options: so that `show -1` is the latest run, not an unknown option "-1".
@@ -35,11 +35,11 @@ def print_run(store, run_id: int, output_format: str | None, out_path: str | Non
             render = profile_json if output_format == "json" else profile_table
             click.echo(render((run["context"] or {}).get("profile") or {}, profile, None), nl=False)
             return ExitCode.OK
-    report = Report(platforms=list(run["platforms"] or []), records=records, faults=faults,
+    table = Table(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
                          "context": run["context"], "missing": run["missing"]},
                     history=store.run_levels(run_id, run["context"]))
-    write_output(report, output_format, out_path)
+    write_output(table, output_format, out_path)
     # A run that ended part-way is not a complete result: say so in the exit status too.
     partial = run["status"] in ("killed", "interrupted") or (run["missing"] and run["status"] != "running")
     return ExitCode.BENCHMARK_FAILURE if partial else ExitCode.OK

@@ -3,24 +3,24 @@ stats` shows a benchmark: its processes one by one (median, interval within that
 process, samples, why sampling stopped, where it started and with what layout), the
 spread of their medians, the distribution of the samples, the figure before the empty
 loop's cost was subtracted, and what the printed interval covers. The figures and
-intervals are `show`'s (report.figures, with the run level of the machine's earlier runs).
+intervals are `show`'s (figures.figures, with the run level of the machine's earlier runs).
 """
 from __future__ import annotations
 
 import click
 
-from benchlab import noise
+from benchlab import noise, stats
 from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
-from benchlab.report import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value,
-                             percent_text, relative_half_width)
+from benchlab.figures import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value, percent_text, relative_half_width)
 
 #: The per-process table's columns: heading, and the cell of one process's record.
 PROCESS_COLUMNS = (
     ("process", lambda r: "-" if r.process is None else str(r.process)),
     ("median", lambda r: format_value(r.median)),
+    ("raw", lambda r: "-" if r.summary.get("raw_median") is None else format_value(r.summary["raw_median"])),
     ("99% within its run", lambda r: "-" if r.format == WORKLOAD_FORMAT else _interval_text(figure_interval(r))),
     ("samples", lambda r: str(len(r.samples))),
     ("stopped at", lambda r: str(r.reported.get("stopped", "-"))),
@@ -109,11 +109,25 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
     if outliers:
         spread += (f"; outlier (!, left out of the figure): process "
                    + ", ".join(str(measured[i].process) if i < len(measured) else str(i) for i in outliers))
+    if summary.get("raw_median") is not None:
+        lines.append(f"  raw           {format_value(summary['raw_median'])} {unit}{_raw_note(summary)}")
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
     lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]
                                + [[cell(r) for _, cell in PROCESS_COLUMNS] for r in measured]).replace("\n", "\n  "))
     return lines
+
+
+def _raw_note(summary: dict) -> str:
+    """What the raw figure is beside the figure: the same for a long body, whose share of the
+    empty loop is 0 (stats.loop_share), else the one to quote for a throughput-bound body."""
+    share = summary.get("loop_share", 1.0)
+    if share == 0:
+        return (f", the same: none of the empty loop is subtracted from a body over "
+                f"{format_value(stats.loop_share_limits()[1])} times its cost")
+    part = "the empty loop" if share == 1 else f"{format_value(share)} of the empty loop"
+    return (f" before subtracting {part} (quote it for a throughput-bound body of a few cycles: "
+            f"docs/formats.md, \"Which figure to quote\")")
 
 
 def _sample_lines(measured: list[Record], unit: str) -> list[str]:

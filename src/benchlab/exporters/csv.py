@@ -5,8 +5,8 @@ import csv
 import io
 
 from benchlab.records import printable
-from benchlab.report import Report
 from benchlab.stats import STATISTICS
+from benchlab.table import EMPTY, OK, Table
 
 #: The statistics after the median's own columns (median, ci_low, ci_high): every one but the
 #: MAD, which this export has never had, so that its columns stay as they were.
@@ -22,28 +22,25 @@ def _escaped(values: dict) -> dict:
             for key, value in values.items()}
 
 
-def render(report: Report) -> str:
+def render(table: Table) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
     writer.writeheader()
-    for row in report.rows:
-        for platform in report.platforms:
+    for row in table.rows:
+        for platform in table.platforms:
             cell = row.cells[platform]
             base = {"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
                     "sweep": row.sweep_value, "platform": platform}
-            if cell.fault is not None:
-                writer.writerow(_escaped({**base, "binary": cell.fault.binary, "status": "failed",
-                                          "reason": cell.fault.reason}))
-            elif cell.record is not None and not cell.record.supported:
-                writer.writerow(_escaped({**base, "binary": cell.record.binary, "status": "unsupported",
-                                          "reason": cell.record.reason}))
-            elif cell.record is not None:
+            if cell.status == EMPTY:
+                continue
+            values = {**base, "binary": cell.binary, "status": cell.status, "reason": cell.reason}
+            if cell.status == OK:
                 summary = cell.record.summary
                 ci = summary.get("median_ci") or [None, None]
-                writer.writerow(_escaped({
-                    **base, "binary": cell.record.binary, "status": "ok", "median": summary.get("median"),
-                    "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio, "marks": cell.marks,
-                    "iterations": cell.record.iterations, "samples": summary.get("n"),
+                values.update({
+                    "median": summary.get("median"), "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio,
+                    "marks": cell.marks, "iterations": cell.record.iterations, "samples": summary.get("n"),
                     **{k: summary.get(k) for k in FIGURES},
-                }))
+                })
+            writer.writerow(_escaped(values))
     return buffer.getvalue()

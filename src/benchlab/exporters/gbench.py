@@ -23,7 +23,7 @@ import numpy as np
 from benchlab.errors import UserError
 from benchlab.exporters.json import finite
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 
 #: compare.py refuses other versions of the file's layout.
 JSON_SCHEMA_VERSION = 1
@@ -35,9 +35,9 @@ def _run_name(record: Record) -> str:
     return record.bench if record.param is None else f"{record.bench}/{record.param}"
 
 
-def render(report: Report) -> str:
-    run = report.run or {}
-    times = [r for r in report.records if r.counter == "time" and r.unit == "ns" and r.supported and r.samples]
+def render(table: Table) -> str:
+    run = table.run or {}
+    times = [r for r in table.records if r.counter == "time" and r.unit == "ns" and r.supported and r.samples]
     if not times:
         raise UserError(f"run {run.get('id')} has no time results (ns per iteration) to write as Google Benchmark JSON",
                         "export it as jsonl or csv")
@@ -46,7 +46,7 @@ def render(report: Report) -> str:
         raise UserError(f"run {run.get('id')} has results on {len(platforms)} platforms ({', '.join(platforms)}) and "
                         "Google Benchmark JSON has no place for a platform", "export one with --platform NAME")
     cpu = {(r.bench, r.param, r.binary, r.process, r.sweep and r.sweep["value"]): r
-           for r in report.records if r.counter == "cpu_time" and r.supported}
+           for r in table.records if r.counter == "cpu_time" and r.supported}
     groups: dict[str, list[Record]] = {}
     for record in times:
         groups.setdefault(_run_name(record), []).append(record)
@@ -59,7 +59,7 @@ def render(report: Report) -> str:
                             "benchmark per name", "export jsonl or csv, which keep them apart")
     # One entry per line, written as it is made: a run of a million samples is a million
     # entries, which as one document of dicts would take gigabytes before a byte is written.
-    head = json.dumps(finite({"context": _context(report, platforms[0])}), indent=2, default=str)
+    head = json.dumps(finite({"context": _context(table, platforms[0])}), indent=2, default=str)
     entries = (json.dumps(finite(entry), allow_nan=False) for entry in _entries(groups, cpu))
     return head[:-2] + ',\n  "benchmarks": [\n    ' + ",\n    ".join(entries) + "\n  ]\n}\n"
 
@@ -94,8 +94,8 @@ def _entries(groups: dict[str, list[Record]], cpu: dict[tuple, Record]) -> Itera
                        "time_unit": "ns"}
 
 
-def _context(report: Report, platform: str) -> dict[str, Any]:
-    run = report.run or {}
+def _context(table: Table, platform: str) -> dict[str, Any]:
+    run = table.run or {}
     context = run.get("context") or {}
     # A run imported from Google Benchmark keeps its own context: give it back.
     imported = context.get("imported") or {}
@@ -103,7 +103,7 @@ def _context(report: Report, platform: str) -> dict[str, Any]:
         else {}
     base.setdefault("date", context.get("date") or run.get("started_at"))
     base.setdefault("host_name", context.get("host") or run.get("host"))
-    base.setdefault("executable", ", ".join(sorted({r.binary for r in report.records if r.platform == platform})))
+    base.setdefault("executable", ", ".join(sorted({r.binary for r in table.records if r.platform == platform})))
     base["json_schema_version"] = JSON_SCHEMA_VERSION
     base["benchlab"] = {"run": run.get("id"), "platform": platform, "git": context.get("git")}
     return base

@@ -5,7 +5,7 @@ import json
 import math
 from typing import Any
 
-from benchlab.report import Report
+from benchlab.table import EMPTY, OK, Table
 
 #: Version of this document's layout; bumped when a field is removed or renamed.
 SCHEMA = 1
@@ -22,27 +22,27 @@ def finite(value: Any) -> Any:
     return value
 
 
-def render(report: Report) -> str:
+def render(table: Table) -> str:
     rows = []
-    for row in report.rows:
+    for row in table.rows:
         cells = {}
         for platform, cell in row.cells.items():
-            if cell.fault is not None:
-                cells[platform] = {"status": "failed", "reason": cell.fault.reason}
-            elif cell.record is not None and not cell.record.supported:
-                cells[platform] = {"status": "unsupported", "reason": cell.record.reason}
-            elif cell.record is not None:
-                cells[platform] = {"status": "ok", "median": cell.record.median,
-                                   "median_ci": cell.record.summary.get("median_ci"),
-                                   "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
+            if cell.status == EMPTY:
+                continue
+            cells[platform] = {"status": cell.status, "reason": cell.reason} if cell.status != OK else {
+                "status": OK, "median": cell.record.median, "median_ci": cell.record.summary.get("median_ci"),
+                # before the empty loop was subtracted, and what was (null: nothing was)
+                "raw_median": cell.record.summary.get("raw_median"), "overhead": cell.record.summary.get("overhead"),
+                "loop_share": cell.record.summary.get("loop_share"),
+                "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
         rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
                      "sweep": row.sweep_value, "binary": row.binary, "cells": cells})
     document = {
         "schema": SCHEMA,
-        "run": report.run,
-        "platforms": report.platforms,
+        "run": table.run,
+        "platforms": table.platforms,
         "rows": rows,
-        "records": [r.to_dict() for r in report.records],
-        "faults": [f.to_dict() for f in report.faults],
+        "records": [r.to_dict() for r in table.records],
+        "faults": [f.to_dict() for f in table.faults],
     }
     return json.dumps(finite(document), indent=2, default=str) + "\n"

@@ -15,7 +15,7 @@ from typing import Any
 
 from benchlab.exporters.json import finite
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 
 #: The canonical format's schema (formats.md): an export only adds fields to it.
 SCHEMA = 2
@@ -27,15 +27,15 @@ def _line(obj: dict[str, Any]) -> str:
     return json.dumps(finite(obj), separators=(",", ":"), allow_nan=False, default=str)
 
 
-def context_record(report: Report) -> dict[str, Any]:
-    run = report.run or {}
+def context_record(table: Table) -> dict[str, Any]:
+    run = table.run or {}
     context = run.get("context") or {}
     head: dict[str, Any] = {"type": "context", "schema": SCHEMA}
     head.update({key: context[key] for key in _CONTEXT_FIELDS if key in context})
     head["run"] = {
         "id": run.get("id"), "started_at": run.get("started_at"), "finished_at": run.get("finished_at"),
         "status": run.get("status"), "exit_code": run.get("exit_code"), "argv": run.get("argv"),
-        "platforms": report.platforms, "context": context, "faults": [f.to_dict() for f in report.faults],
+        "platforms": table.platforms, "context": context, "faults": [f.to_dict() for f in table.faults],
         # planned units that never finished (a killed run): an import marks the others done
         "missing": run.get("missing") or [],
     }
@@ -58,7 +58,7 @@ def result_record(record: Record) -> dict[str, Any]:
     return obj
 
 
-def render(report: Report) -> str:
-    lines = [_line(context_record(report))]
-    lines.extend(_line(result_record(record)) for record in report.records)
+def render(table: Table) -> str:
+    lines = [_line(context_record(table))]
+    lines.extend(_line(result_record(record)) for record in table.records)
     return "\n".join(lines) + "\n"

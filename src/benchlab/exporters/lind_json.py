@@ -15,17 +15,17 @@ import json
 
 from benchlab.errors import UserError
 from benchlab.parsers.lind_json import LOOPS
-from benchlab.report import Report
+from benchlab.table import Table
 
 FIX = "export jsonl or csv, which keep every record apart"
 
 
-def render(report: Report) -> str:
-    run_id = (report.run or {}).get("id")
-    if LOOPS in report.platforms:
+def render(table: Table) -> str:
+    run_id = (table.run or {}).get("id")
+    if LOOPS in table.platforms:
         raise UserError(f"run {run_id} has a platform named {LOOPS!r}, a key of its own in the Lind runner's JSON", FIX)
     document: dict[str, dict[str, dict]] = {}
-    for row in report.rows:
+    for row in table.rows:
         if row.failed or row.counter != "time" or row.unit != "ns":
             continue
         label = f"{row.test} {row.param if row.param is not None else ''}".strip()
@@ -38,7 +38,7 @@ def render(report: Report) -> str:
         if param in cells:
             raise UserError(f"{row.test} has a result without a parameter and one at parameter 0 in run {run_id}: "
                             "the Lind runner's JSON writes both as param \"0\"", FIX)
-        cell = {platform: row.cells[platform].record.median for platform in report.platforms
+        cell = {platform: row.cells[platform].record.median for platform in table.platforms
                 if row.cells[platform].record is not None and row.cells[platform].record.supported
                 and row.cells[platform].record.median is not None}
         if row.iterations is not None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from benchlab.exporters.columns import (
     cells, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
-from benchlab.report import Report
+from benchlab.table import Table
 
 
 def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
@@ -14,21 +14,21 @@ def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
     return [line(heads), "|" + "|".join(aligns) + "|", *(line(r) for r in rows)]
 
 
-def render(report: Report) -> str:
-    notes = footnotes(report)
-    lines = _table(headings(report), [cells(report, row, notes) for row in report.rows])
-    for title, heads, rows in scaling_tables(report):
+def render(table: Table) -> str:
+    notes = footnotes(table)
+    lines = _table(headings(table), [cells(table, row, notes) for row in table.rows])
+    for title, heads, rows in scaling_tables(table):
         lines += ["", f"**{title}**", "", *_table(heads, rows)]
-    notes = footnote_lines(report)
+    notes = footnote_lines(table)
     if notes:
         lines += ["", *(f"- {note}" for note in notes)]
-    legend = legend_lines(report)
+    legend = legend_lines(table)
     if legend:
         lines += ["", *(f"- `{entry.split('  ', 1)[0]}` {entry.split('  ', 1)[1]}" for entry in legend)]
-    failures = failure_lines(report)
+    failures = failure_lines(table)
     if failures:
         lines += ["", "**Failures**", "", "```", *failures, "```"]
-    partial = partial_lines(report)
+    partial = partial_lines(table)
     if partial:
         lines += ["", f"**{partial[0]}**", *(["", "```", *(line.strip() for line in partial[1:]), "```"] if partial[1:] else [])]
     return "\n".join(lines) + "\n"

@@ -18,7 +18,7 @@ import io
 
 from benchlab.parsers.b63csv import BENCHLAB_HEADER, EXPORT_COLUMNS
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 
 
 def _count(record: Record, index: int) -> int:
@@ -27,11 +27,11 @@ def _count(record: Record, index: int) -> int:
     return count if isinstance(count, int) and count >= 1 else 1
 
 
-def render(report: Report) -> str:
+def render(table: Table) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(BENCHLAB_HEADER + EXPORT_COLUMNS)
-    for record in report.records:
+    for record in table.records:
         if not record.supported:
             continue
         process = record.process

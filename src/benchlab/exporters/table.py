@@ -6,12 +6,12 @@ import io
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console
-from rich.table import Table
+from rich.table import Table as RichTable
 from rich.text import Text
 
 from benchlab.exporters.columns import (
     cells, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
-from benchlab.report import Report
+from benchlab.table import Table
 
 
 #: The console width the table is laid out for: wide enough that no row wraps.
@@ -20,32 +20,32 @@ WIDTH = 1000
 GAP = "   "
 
 
-def build(report: Report, main: bool = True) -> list:
+def build(table: Table, main: bool = True) -> list:
     """Renderables for a rich Console: the table (unless `main` is False), its scaling tables,
     legend and failures."""
-    parts: list = [_rich_table(report)] if main else []
-    for title, heads, rows in scaling_tables(report):
-        scaling = Table(*heads, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    parts: list = [_rich_table(table)] if main else []
+    for title, heads, rows in scaling_tables(table):
+        scaling = RichTable(*heads, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         for values in rows:
             scaling.add_row(*(Text(value) for value in values))  # "[copy 1 of 2 failed]" is no markup
         # The title as its own line: a table title would wrap to the (narrow) table's width.
         parts.extend([Text(""), Text(title, style="bold"), scaling])
-    parts.extend(Text(line, style="dim") for line in [*footnote_lines(report), *legend_lines(report)])
-    failures = failure_lines(report)
+    parts.extend(Text(line, style="dim") for line in [*footnote_lines(table), *legend_lines(table)])
+    failures = failure_lines(table)
     if failures:
         parts.append(Text("failures:", style="bold red"))
         parts.extend(Text(line) for line in failures)
-    parts.extend(Text(line, style="bold red" if index == 0 else "") for index, line in enumerate(partial_lines(report)))
+    parts.extend(Text(line, style="bold red" if index == 0 else "") for index, line in enumerate(partial_lines(table)))
     return parts
 
 
-def _rich_table(report: Report) -> Table:
-    main = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for index, heading in enumerate(headings(report)):
+def _rich_table(table: Table) -> RichTable:
+    main = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for index, heading in enumerate(headings(table)):
         main.add_column(heading, justify="left" if index == 0 else "right", no_wrap=True)
-    notes = footnotes(report)
-    for row in report.rows:
-        values = [Text(value) for value in cells(report, row, notes)]
+    notes = footnotes(table)
+    for row in table.rows:
+        values = [Text(value) for value in cells(table, row, notes)]
         if row.failed:
             for value in values:
                 if value.plain.startswith("FAILED"):
@@ -54,15 +54,15 @@ def _rich_table(report: Report) -> Table:
     return main
 
 
-def plain_table(report: Report) -> list[str] | None:
+def plain_table(table: Table) -> list[str] | None:
     """The main table's lines as rich lays them out (a box.SIMPLE_HEAD table without edges:
     the test column left-aligned, the others right-aligned, a rule under the headings), in
     time linear in the rows and a tenth of rich's: rich measured and rendered each cell
     through a dozen objects, 0.7 ms a row, a minute for 100,000. None when the table is
     wider than the console, where rich's cropping is kept."""
-    heads = headings(report)
-    notes = footnotes(report)
-    rows = [cells(report, row, notes) for row in report.rows]
+    heads = headings(table)
+    notes = footnotes(table)
+    rows = [cells(table, row, notes) for row in table.rows]
     widths = [cell_len(head) for head in heads]
     for values in rows:
         widths = [max(width, cell_len(value)) for width, value in zip(widths, values)]
@@ -78,11 +78,11 @@ def plain_table(report: Report) -> list[str] | None:
     return [line(heads), "─" * total, *(line(values) for values in rows)]
 
 
-def render(report: Report) -> str:
+def render(table: Table) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=WIDTH, color_system=None, highlight=False)
-    table = plain_table(report)
-    for part in build(report, main=table is None):
+    plain = plain_table(table)
+    for part in build(table, main=plain is None):
         console.print(part)
-    lines = [*(table or []), *buffer.getvalue().splitlines()]
+    lines = [*(plain or []), *buffer.getvalue().splitlines()]
     return "\n".join(line.rstrip() for line in lines) + "\n"

@@ -27,7 +27,7 @@ __all__ = ["build", "check_out", "DEFAULT_HISTORY_RUNS"]
 
 def check_out(out: Path) -> None:
     """--out must be a new directory, an empty one, or an earlier report's, in a writable parent."""
-    from benchlab.cli.common import check_path_length
+    from benchlab.paths import check_path_length
     check_path_length("--out", out)  # a name over 255 bytes: one error, not an OSError on the first stat
     parent = out.absolute().parent
     shown, shown_parent = printable(str(out)), printable(str(parent))  # a path's controls escaped, one line

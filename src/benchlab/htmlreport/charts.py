@@ -106,10 +106,12 @@ def run_label(point: "TrendPoint") -> str:
 # -- per benchmark: the distribution of samples, per process ------------------------------------
 
 def process_values(record) -> np.ndarray:
-    """A process's samples as its figures see them: after the empty loop of the same round."""
+    """A process's samples as its figures see them: less the body's share of the empty loop
+    of the same round (stats.summarize)."""
     samples = np.asarray(record.samples, dtype=float)
     if record.overhead_samples and len(record.overhead_samples) == len(samples):
-        samples = samples - np.asarray(record.overhead_samples, dtype=float)
+        share = record.summary.get("loop_share", 1.0)
+        samples = samples - share * np.asarray(record.overhead_samples, dtype=float)
     return samples
 
 
@@ -166,6 +168,15 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
             "marker": {"symbol": "diamond", "size": 11, "color": "#111"}, "name": "figure",
             "hovertemplate": f"{text(platform)}: %{{y:.4g}} [{low:.4g}, {high:.4g}] {text(figure.unit)}"
                              f"<br>{_figure_meaning(figure)}<extra></extra>"})
+        raw = figure.summary.get("raw_median")
+        if raw is not None:  # the figure before the empty loop was subtracted, beside it
+            data.append({
+                "type": "scatter", "mode": "markers", "x": ["raw"], "y": [raw], **axes, "name": "raw",
+                "marker": {"symbol": "diamond-open", "size": 11, "color": "#111"},
+                "hovertemplate": f"{text(platform)}: raw %{{y:.4g}} {text(figure.unit)}, before subtracting "
+                                 f"{figure.summary.get('loop_share', 1.0):.3g} of the empty loop's "
+                                 f"{figure.summary.get('overhead', 0.0):.4g}: quote it for a throughput-bound "
+                                 f"body of a few cycles<extra></extra>"})
         shapes.append({"type": "rect", "xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}",
                        "y0": low, "y1": high, "fillcolor": "#999", "opacity": 0.18, "line": {"width": 0},
                        "layer": "below"})
@@ -174,7 +185,8 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
                                     "title": {"text": text(platform)}}
         title = f"{key[2]} ({figure.unit})" if index == 0 else ""
         # An interval down to 0 does not keep the panel linear: on a log axis its bar runs off the bottom.
-        values = [*drawn, high, figure.median, *([low] if low > 0 or not non_negative else [])]
+        values = [*drawn, high, figure.median, *([low] if low > 0 or not non_negative else []),
+                  *([raw] if raw is not None else [])]
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", **value_axis(title, values, non_negative)}
     layout["shapes"] = shapes
     return Chart(chart_id, name_of(key), data, layout, _far_out_caption(far_out, by_platform[0][1].unit))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from benchlab.noise import Machine
 from benchlab.htmlreport.runs import StoredRun, load_id
 from benchlab.records import Record
-from benchlab.report import figures
+from benchlab.figures import figures
 
 
 def history_runs(store, subject: StoredRun, limit: int) -> list[StoredRun]:

@@ -1,7 +1,7 @@
 """The stored runs a report shows, loaded once through the store API.
 
 Every figure on the page comes from here, combined by the same code `benchlab show`
-uses (combine.py, report.figures), so the page and the table never disagree.
+uses (combine.py, figures.figures), so the page and the table never disagree.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from benchlab.combine import combine_group, process_groups
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
-from benchlab.report import Report
+from benchlab.table import Table
 
 #: Runs of a history the trend charts show at most (the latest ones): each run's samples are
 #: loaded whole, and a page of a thousand points per line says no more than one of fifty.
@@ -60,20 +60,20 @@ class StoredRun:
     def label(self) -> str:
         return f"run {self.id}"
 
-    def report(self) -> Report:
+    def report(self) -> Table:
         """The table of `benchlab show` for this run."""
-        return Report(platforms=self.platforms, records=self.records, faults=self.faults,
+        return Table(platforms=self.platforms, records=self.records, faults=self.faults,
                       run={"id": self.id, "status": self.run.get("status"), "started_at": self.run.get("started_at"),
                            "context": self.context, "missing": self.run.get("missing")}, history=self.levels)
 
     def figures(self) -> list[tuple[Record, list[Record]]]:
-        """Each figure of the run (as report.figures gives it) with the per-process records it
+        """Each figure of the run (as figures.figures gives it) with the per-process records it
         combines, so that a chart can show the processes and the figure side by side."""
         return figures_with_processes(self.records, self.levels)
 
 
 def figures_with_processes(records: list[Record], levels: dict | None = None) -> list[tuple[Record, list[Record]]]:
-    """Each figure with the records it combines, in report.figures' order (the run's plan)."""
+    """Each figure with the records it combines, in figures.figures' order (the run's plan)."""
     pairs = [(combine_group(group, levels), group) for group in process_groups(records)]
     return sorted(pairs, key=lambda pair: pair[0].reported.get("unit", 0))
 

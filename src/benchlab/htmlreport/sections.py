@@ -14,7 +14,10 @@ from benchlab.htmlreport import charts
 from benchlab.htmlreport.charts import Chart, RatioBar, TrendPoint
 from benchlab.htmlreport.history import series
 from benchlab.htmlreport.runs import StoredRun
-from benchlab.report import LEGEND, WORKLOAD_FORMAT, Report, row_keys, scaling
+from benchlab.figures import LEGEND, WORKLOAD_FORMAT
+from benchlab.scaling import scaling
+from benchlab import table as figure_table
+from benchlab.table import row_keys
 
 
 @dataclasses.dataclass
@@ -47,7 +50,7 @@ class ChartIds:
 
 # -- the table of `benchlab show` ---------------------------------------------------------------
 
-def show_table(report: Report) -> Table:
+def show_table(report: figure_table.Table) -> Table:
     """The run as `benchlab show` prints it: the same cells (report.Cell.text), so the page's
     numbers are the table's."""
     sweep = report.sweep_flag
@@ -87,11 +90,13 @@ def benchmarks(stored: StoredRun, new_id: ChartIds) -> Section:
         f"run-{stored.id}", f"Run {stored.id}: every benchmark",
         "The table as benchlab show prints it, then per benchmark and platform the samples of each process "
         "(box: quartiles; whiskers: the furthest samples within 1.5 IQR of the box, those beyond as circles, "
-        "those beyond 3 IQR, such as preemptions, counted under the chart instead; after the empty loop is "
-        "subtracted; a log scale when a panel spans over 100x) and the "
+        "those beyond 3 IQR, such as preemptions, counted under the chart instead; after the body's share of the "
+        "empty loop is subtracted; a log scale when a panel spans over 100x) and the "
         "figure (diamond: the mean of the process medians) with its 99% interval, the interval a rerun lands in "
         "(also the grey band, to hold each process against it; of a run of one process, its median and the "
-        "interval within that process).",
+        "interval within that process). Beside it, where the empty loop was measured, the raw figure (open "
+        "diamond: the same mean before subtracting): quote it for a throughput-bound body of a few cycles, whose "
+        "work overlaps the loop (docs/formats.md, \"Which figure to quote\").",
         chart_list, [show_table(stored.report())])
 
 

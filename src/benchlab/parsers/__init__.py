@@ -13,18 +13,20 @@ import io
 import itertools
 from typing import Iterable
 
-from benchlab.parsers.b63csv import B63CsvParser
+from benchlab import formats
 from benchlab.parsers.base import MAX_WARNINGS, Parsed, Parser, problems
-from benchlab.parsers.csb import CsbParser
 from benchlab.parsers.gbench import SNIFF_CHARS, GbenchParser
-from benchlab.parsers.jsonl import JsonlParser
-from benchlab.parsers.lind import LindParser
 
-GBENCH = GbenchParser()
+_ROWS = formats.used_by(formats.RUN)
+#: The formats `run` reads (benchlab.formats): the document first, then lines most specific first.
+PARSERS = [formats.parser(row.name) for row in _ROWS]
+FORMAT_NAMES = [row.name for row in _ROWS]
+#: The one document format a binary prints, read whole: Google Benchmark's JSON.
+[GBENCH] = [formats.parser(row.name) for row in _ROWS if row.document]
 #: Formats of lines, most specific first.
-LINE_PARSERS: list[Parser] = [JsonlParser(), CsbParser(), B63CsvParser(), LindParser()]
-PARSERS = [GBENCH, *LINE_PARSERS]
-FORMAT_NAMES = [parser.name for parser in PARSERS]
+LINE_PARSERS: list[Parser] = [formats.parser(row.name) for row in _ROWS if not row.document]
+#: Formats whose lines are JSON objects: a first line of theirs is not the start of a document.
+_JSON_LINES = [formats.parser(row.name) for row in _ROWS if row.json_lines]
 
 
 def detect(text: str) -> Parser | GbenchParser | None:
@@ -57,7 +59,7 @@ def parse_stream(lines: Iterable[str], binary: str) -> Parsed:
         size += len(line)
         if line.strip():
             break
-    if head and head[-1].lstrip().startswith("{") and not LINE_PARSERS[0].sniff(head[-1].strip()):
+    if head and head[-1].lstrip().startswith("{") and not any(p.sniff(head[-1].strip()) for p in _JSON_LINES):
         # Possibly Google Benchmark's document: look at its start before reading it whole.
         for line in lines:
             head.append(line)

@@ -9,6 +9,11 @@ iterations, so the per-iteration sample is value / iterations. B63's README call
 its time counter microseconds, but its example output (16777215 iterations taking
 233781738 units in a one-second epoch) only fits nanoseconds, which is what it
 measures; we read time as ns.
+
+The three are three layouts of one parser (benchlab.formats names them `b63csv`,
+`header-csv` and `export-csv`): `run` and `import --format b63csv` read any of them,
+the header line saying which; `import --format header-csv` (or `export-csv`) reads a
+file that starts with that layout's header only.
 """
 from __future__ import annotations
 
@@ -58,21 +63,46 @@ def header(line: str) -> list[str] | None:
     return columns if set(extra) <= set(EXPORT_COLUMNS) else None
 
 
+#: The header line each of benchlab's layouts starts with, for the message when a file does not.
+_LAYOUT_HEADERS = {"header-csv": "the header line " + ",".join(BENCHLAB_HEADER),
+                   "export-csv": "the header line " + ",".join(BENCHLAB_HEADER + EXPORT_COLUMNS)}
+
+
+def layout(line: str) -> str | None:
+    """Which layout `line`, the first of an output, starts: 'header-csv' (benchlab's five columns),
+    'export-csv' (more after them), 'b63csv' (a B63 line, no header), or None."""
+    columns = header(line)
+    if columns is not None:
+        return "export-csv" if len(columns) > len(BENCHLAB_HEADER) else "header-csv"
+    return "b63csv" if _B63_LINE.match(line) else None
+
+
 class B63CsvParser:
+    #: Stored with every record read, whatever the layout.
     name = "b63csv"
 
+    def __init__(self, layout: str | None = None):
+        #: The one layout a file must be in (`import --format header-csv`), or None for any.
+        self.layout = layout
+
     def sniff(self, line: str) -> bool:
+        if self.layout is not None:
+            return layout(line) == self.layout
         return header(line) is not None or bool(_B63_LINE.match(line))
 
     def session(self, binary: str, parsed: Parsed) -> "_Session":
-        return _Session(binary, parsed)
+        return _Session(binary, parsed, self.layout)
 
 
 class _Session(LineSession):
     """Lines are samples: they are grouped per (name, param, counter) and become records at the end."""
 
-    def __init__(self, binary: str, parsed: Parsed):
+    def __init__(self, binary: str, parsed: Parsed, required: str | None = None):
         super().__init__(binary, parsed)
+        #: The layout the output must start with (its header line), until that line is read.
+        self.required = required
+        #: The name messages give the format: the required layout's, else the parser's.
+        self.label = required or B63CsvParser.name
         self.with_param = False
         #: The header's columns beyond benchlab's five (an export's), if any.
         self.extra: list[str] = []
@@ -91,6 +121,10 @@ class _Session(LineSession):
         return [f.strip() for f in fields]
 
     def feed(self, number: int, line: str) -> bool:
+        if self.required is not None:
+            if layout(line) != self.required:
+                return False
+            self.required = None
         columns = header(line)
         if columns is not None:
             self.with_param = True
@@ -116,7 +150,7 @@ class _Session(LineSession):
             total = figure(value, "value")
             per_iteration = figure(total / count, "value / iterations")
         except BadValue as bad:
-            self.parsed.warn(bad_line(self.binary, number, line, "b63csv", str(bad)))
+            self.parsed.warn(bad_line(self.binary, number, line, self.label, str(bad)))
             return True
         self.groups.setdefault((*key, "", None, None, None, None), []).append((count, per_iteration, None))
         self.parsed.understood_lines += 1
@@ -139,18 +173,21 @@ class _Session(LineSession):
             if key is None:
                 key = self.keys[written] = _export_key(row, counter)
         except BadValue as bad:
-            self.parsed.warn(bad_line(self.binary, number, line, "b63csv", str(bad)))
+            self.parsed.warn(bad_line(self.binary, number, line, self.label, str(bad)))
             return True
         self.groups.setdefault(key, []).append((count, per_iteration, overhead))
         self.parsed.understood_lines += 1
         return True
 
     def reject(self, number: int, line: str) -> None:
+        if self.required is not None:
+            self.parsed.warn(bad_line(self.binary, number, line, self.label, f"want {_LAYOUT_HEADERS[self.required]}"))
+            return
         fields = self._fields(line)
         want = len(BENCHLAB_HEADER) + len(self.extra) if self.with_param else 4
         why = "not CSV" if fields is None else (
             f"{len(fields)} fields, want {want}" if len(fields) != want else "iterations or value is not a number")
-        self.parsed.warn(bad_line(self.binary, number, line, "b63csv", why))
+        self.parsed.warn(bad_line(self.binary, number, line, self.label, why))
 
     def finish(self) -> None:
         for (bench, param, counter, unit, platform, binary, process, sweep), rows in self.groups.items():

@@ -88,7 +88,7 @@ class LineSession:
 
 
 class Parser(Protocol):
-    #: Short name, stored with each record ("jsonl", "lind", "csb", "b63csv", "gbench").
+    #: Short name, stored with each record: its row in benchlab.formats (every csv layout's is "b63csv").
     name: str
 
     def sniff(self, line: str) -> bool:

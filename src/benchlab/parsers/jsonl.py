@@ -28,7 +28,7 @@ SUPPORTED_SCHEMAS = (1, 2)
 _REPORTED_FIELDS = (
     *STATISTICS, "median_ci",
     "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "subtracted", "stopped",
-    "outliers_low", "outliers_high", "overhead", "baseline", "compared_to",
+    "outliers_low", "outliers_high", "overhead", "loop_share", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
     # counter records (formats.md, "Counter records")
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
@@ -37,7 +37,7 @@ _REPORTED_FIELDS = (
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
-_REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "ratio",
+_REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio",
                      "ratio_of_medians", "running_fraction", "raw_median")
 _REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci")
 

@@ -11,9 +11,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from benchlab import callgrind
 from benchlab.errors import UserError
 from benchlab.process import run_process
-from benchlab.profiling import callgrind, perf
+from benchlab.profiling import perf
 from benchlab.profiling.buckets import OTHER, Buckets, Share, fold_inclusive, fold_self, stack_inclusive
 
 #: Fewest perf samples a profile may rest on: 100 samples are 25 ms of CPU time, and a
@@ -91,9 +92,9 @@ def profile_with_perf(plan: Plan, buckets: Buckets, event: str, call_graph: str,
 def profile_with_callgrind(plan: Plan, buckets: Buckets, timeout: float, workdir: Path) -> Profile:
     out_dir = workdir / "callgrind"
     out_dir.mkdir()
-    collect = [plan.body, f"{plan.body}.*"] if plan.body else None
-    outcome = run_process(callgrind.record_argv(out_dir, plan.argv, collect), cwd=plan.cwd, env=plan.env,
-                          timeout=timeout, stdout=subprocess.DEVNULL)
+    collect = [plan.body, f"{plan.body}.*"] if plan.body else []
+    argv = callgrind.valgrind_argv(plan.argv, out_dir, collect=collect, trace_children=True, plain=True)
+    outcome = run_process(argv, cwd=plan.cwd, env=plan.env, timeout=timeout, stdout=subprocess.DEVNULL)
     _check_outcome(plan, outcome, "callgrind")
     counts = callgrind.read_counts(out_dir)
     total = counts.total

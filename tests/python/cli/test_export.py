@@ -39,9 +39,10 @@ empty,,time,1000,1000.0,ns,native,bench,,,
 empty,,time,1000,1250.0,ns,native,bench,,,
 """
 
-# Per platform, the mean of the two processes' medians (after subtracting the empty loop
-# on native): native (10 + 12) / 2, wasm (22 + 26) / 2; `empty` has one process, median 1.125.
-LIND_JSON = {"copy": {"64": {"native": 11.0, "wasm": 24.0, "loops": 100}}, "empty": {"0": {"native": 1.125, "loops": 1000}}}
+# Per platform, the mean of the two processes' medians: native (11 + 13) / 2, the body at 11
+# times its empty loop of 1 ns, whose share of the loop is 0 (formats.md, *Subtraction*),
+# wasm (22 + 26) / 2; `empty` has one process, median 1.125.
+LIND_JSON = {"copy": {"64": {"native": 12.0, "wasm": 24.0, "loops": 100}}, "empty": {"0": {"native": 1.125, "loops": 1000}}}
 
 
 @pytest.fixture
@@ -58,7 +59,7 @@ def test_lind_json_has_the_combined_figure_per_platform(project, benchlab, run):
     result = benchlab("export", "latest", "--format", "lind-json")
     assert result.exit_code == 0 and result.stderr == ""
     assert json.loads(result.stdout) == LIND_JSON
-    assert result.stdout.startswith('{\n  "copy": {\n    "64": {\n      "native": 11.0,\n')
+    assert result.stdout.startswith('{\n  "copy": {\n    "64": {\n      "native": 12.0,\n')
 
 
 def test_jsonl_is_a_context_record_then_every_record_with_all_it_has(project, benchlab, run):
@@ -74,7 +75,8 @@ def test_jsonl_is_a_context_record_then_every_record_with_all_it_has(project, be
     assert len(records) == 7 and {r["type"] for r in records} == {"result"}
     first = records[0]
     assert first["samples"] == [10.0, 11.0, 12.0] and first["overhead_samples"] == [1.0, 1.0, 1.5]
-    assert first["subtracted"] is True and first["median"] == 10.0  # median of 9, 10, 10.5
+    # 11 times its empty loop: none of it subtracted (a share of 1 would give 10: median of 9, 10, 10.5)
+    assert first["subtracted"] is True and first["median"] == 11.0 and first["loop_share"] == 0.0
     assert (first["platform"], first["binary"], first["reported"]) == ("native", "bench", {"process": 0, "stack_offset": 0})
     unsupported = records[5]
     assert (unsupported["supported"], unsupported["reason"], unsupported["samples"]) == (False, "no PMU in this VM", [])
@@ -121,7 +123,7 @@ def test_google_benchmarks_compare_py_reads_an_export_and_finds_every_repetition
 def test_out_writes_the_file_and_says_so(project, benchlab, run):
     result = benchlab("export", "1", "--out", "run.csv")
     assert (result.exit_code, result.stdout) == (0, "")
-    assert result.stderr == "wrote run 1 to run.csv (csv, 7 records)\n"
+    assert result.stderr == "wrote run 1 to run.csv (export-csv, 7 records)\n"
     assert (project / "run.csv").read_text() == CSV
 
 
@@ -183,7 +185,7 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
     (["7"], "error: no run with id 7 in sqlite:///{db} (list runs with: benchlab runs)\n"),
     (["abc"], "error: no run or baseline 'abc' in sqlite:///{db} (a run is an id, 'latest' or -N: list runs with: "
               "benchlab runs, baselines with: benchlab baseline list)\n"),
-    (["1", "--format", "xml"], "error: Invalid value for '--format': 'xml' is not one of 'jsonl', 'csv', 'gbench', "
+    (["1", "--format", "xml"], "error: Invalid value for '--format': 'xml' is not one of 'jsonl', 'export-csv', 'gbench', "
                                "'lind-json'. (see 'benchlab export --help')\n"),
     (["1", "--out", "missing/run.jsonl"], "error: --out missing/run.jsonl: the directory missing does not exist "
                                           "(create it first, or give another path)\n"),
@@ -191,7 +193,7 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
     (["1", "--out", "adir"], "error: --out adir is a directory (give a file name, e.g. --out run.jsonl)\n"),
     (["1", "--out", "/sys/run.jsonl"], unwritable("--out", "/sys/run.jsonl", "a path")),
     (["1", "--out", "run.json"], "error: cannot tell the format of --out run.json from its suffix "
-                                 "(add --format jsonl|csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
+                                 "(add --format jsonl|export-csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
     (["1", "--dir", "/sys/baselines"], unwritable("--dir", "/sys/baselines", "a directory")),
     (["1", "--dir", "afile/baselines"], "error: --dir afile/baselines: afile is not a directory (give a directory)\n"),
     (["1", "--out", LONG + ".jsonl"], f"error: --out {LONG_SHOWN}: the name {LONG_SHOWN} is 306 bytes long, over the "

@@ -203,7 +203,7 @@ def bad_files(project):
 @pytest.mark.parametrize("args, message", [
     (["gbench.json", "--format", "xml"],
      "error: Invalid value for '--format': 'xml' is not one of 'gbench', 'hyperfine', 'pyperf', 'lind-json', "
-     "'jsonl', 'csb', 'b63csv', 'lind'. (see 'benchlab import --help')\n"),
+     "'jsonl', 'csb', 'header-csv', 'export-csv', 'b63csv', 'lind'. (see 'benchlab import --help')\n"),
     (["nothere.json"], "error: cannot read nothere.json: no such file (give the path of a results file)\n"),
     (["."], "error: cannot read .: it is a directory (give the path of a results file)\n"),
     (["empty.json"], f"error: empty.json is empty ({NOTHING}; give a results file)\n"),
@@ -224,7 +224,8 @@ def bad_files(project):
     (["lindneg.txt"], "error: lindneg.txt: line 3 is not valid lind (avg_ns must be >= 0, got '-5'): "
                       f"'Read\\t2\\t1000\\t-5' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
     (["junk.txt"], "error: junk.txt: no format benchlab imports starts like this: 'hello' "
-                   f"({NOTHING}; give --format (gbench, hyperfine, pyperf, lind-json, jsonl, csb, b63csv, lind) "
+                   f"({NOTHING}; give --format (gbench, hyperfine, pyperf, lind-json, jsonl, csb, header-csv, export-csv, "
+                   "b63csv, lind) "
                    "if it is one of them)\n"),
     (["binary.dat"], f"error: binary.dat: line 2 is not UTF-8 text (byte 16: b'\\xff') ({NOTHING}; is it a results file?)\n"),
     (["badsample.jsonl"], "error: badsample.jsonl: line 2: samples[0] must be a number, got 'x' "

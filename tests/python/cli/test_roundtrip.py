@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from benchlab.records import Record
-from benchlab.report import Report
+from benchlab.table import Table
 from benchlab.store import Store
 from conftest import FAST, store_example_run
 
@@ -148,7 +148,7 @@ def test_lind_json_keeps_the_combined_figure_of_each_cell(project, benchlab, run
         run, records, faults = load(project, run_id)
         again = export_import(benchlab, run_id, "lind-json", f"run{run_id}.lind.json")
         _, records2, _ = load(project, again)
-        report = Report(platforms=run["platforms"], records=records, faults=faults)
+        report = Table(platforms=run["platforms"], records=records, faults=faults)
         expected = {}
         for row in report.rows:
             if row.failed or row.counter != "time":

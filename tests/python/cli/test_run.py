@@ -4,7 +4,7 @@ import shlex
 
 import pytest
 
-from conftest import REPO, SMALL_BENCH, needs_header, write
+from conftest import REPO, SMALL_BENCH, write
 
 from benchlab.cli.run import NO_PRIOR_NOTE
 from benchlab.store import Store
@@ -29,7 +29,6 @@ HANGER = """\
 """
 
 
-@needs_header
 def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab):
     write(project / "suite" / "small.c", SMALL_BENCH)
     first = benchlab("run", "suite", *FAST)
@@ -47,7 +46,6 @@ def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab
     assert second.stderr == progress + NO_PRIOR_NOTE + "\nsaved as run 2 (benchlab show 2); 0 compiled, 1 from the build cache\n"
 
 
-@needs_header
 def test_native_and_wasm_columns_with_ratio_to_the_first(project, benchlab):
     write(project / "small.c", SMALL_BENCH)
     result = benchlab("run", "small.c", "--platform", "native", "--platform", "wasm", *FAST, "--filter", "copy")
@@ -115,11 +113,11 @@ def test_json_out_keeps_every_record_with_samples(project, benchlab):
      "error: unknown platform 'jvm' (from --platform) (use one of: native, wasm, qemu, valgrind, callgrind, "
      "or define [platforms.jvm] in benchlab.toml)\n"),
     (["run", "b.sh", "--format", "xml"],
-     "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'csv', 'markdown'. "
+     "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'table-csv', 'markdown'. "
      "(see 'benchlab run --help')\n"),
     (["run", "b.sh", "--out", "result.xyz"],
      "error: cannot tell the format of --out result.xyz from its suffix "
-     "(add --format json|csv|markdown|table, or name the file .json, .csv or .md)\n"),
+     "(add --format table|json|table-csv|markdown, or name the file .txt, .json, .csv, .md or .markdown)\n"),
     (["run", "b.sh", "--sweep", "threads"],
      "error: --sweep 'threads' is not FLAG=V1,V2,... (write e.g. --sweep threads=1,2,4)\n"),
     (["show", "7"], None),
@@ -273,7 +271,6 @@ def copy_from_repo(project, *paths):
         shutil.copy(REPO / path, project / path)
 
 
-@needs_header
 def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(project, benchlab):
     copy_from_repo(project, "suites/concurrency/empty.c", "suites/concurrency/hash_map.c")
     # --time-limit is the threaded mode's default -d (docs/threads.md): 0.2 s per run
@@ -314,7 +311,6 @@ def test_thread_sweep_of_the_concurrency_suite_shows_throughput_and_linearity(pr
             ["2", f"{figure[2]:.0f}", f"({figure[2] / (2 * figure[1]):.3f})"]]
 
 
-@needs_header
 def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(project, benchlab):
     copy_from_repo(project, "examples/counters.c")
     result = benchlab("run", "examples/counters.c", "--samples", "5", "--time-limit", "0.05", "--filter", "map",
@@ -342,7 +338,6 @@ def test_counter_rows_and_unsupported_counters_are_shown_stored_and_exported(pro
         "status": "unsupported", "reason": "the program is not linked with jemalloc (mallctl not found)"}
 
 
-@needs_header
 def test_threaded_target_on_wasm_is_not_supported_and_says_why(project, benchlab):
     copy_from_repo(project, "examples/threads.c")
     result = benchlab("run", "examples/threads.c", "--platform", "native", "--platform", "wasm",
@@ -433,7 +428,6 @@ OTHER_BENCH = """\
 """
 
 
-@needs_header
 def test_a_filter_matching_nothing_in_one_binary_is_not_a_failure(project, benchlab):
     write(project / "suite" / "small.c", SMALL_BENCH)
     write(project / "suite" / "other.c", OTHER_BENCH)
@@ -444,7 +438,6 @@ def test_a_filter_matching_nothing_in_one_binary_is_not_a_failure(project, bench
     assert result.stderr == "[1/2] other on native\n[2/2] small on native\n"
 
 
-@needs_header
 def test_a_filter_matching_nothing_anywhere_is_one_error_and_stores_nothing(project, benchlab):
     write(project / "suite" / "small.c", SMALL_BENCH)
     write(project / "suite" / "other.c", OTHER_BENCH)
@@ -552,7 +545,6 @@ def test_two_binaries_with_the_same_test_get_a_row_each(project, benchlab):
                                                  ["Read", "native_fs.sh", "1", "240?", "100"]]
 
 
-@needs_header
 def test_each_process_starts_on_the_next_cpu_and_is_released(project, benchlab):
     import os
     cpus = sorted(os.sched_getaffinity(0))
@@ -585,7 +577,6 @@ THREADED = """\
 """
 
 
-@needs_header
 def test_a_source_with_threads_is_a_dash_on_wasm_and_the_run_passes(project, benchlab):
     write(project / "suite" / "locked.c", THREADED)
     write(project / "suite" / "small.c", SMALL_BENCH)
@@ -602,7 +593,6 @@ def test_a_source_with_threads_is_a_dash_on_wasm_and_the_run_passes(project, ben
     store.close()
 
 
-@needs_header
 def test_a_source_that_is_wrong_still_fails_on_wasm(project, benchlab):
     # No thread header: wasm's compile error is the source's own, a failure (exit 1).
     write(project / "broken.c", '#include "benchlab.h"\nBL_BENCH(b, n) { (void)n; undefined_call(); }\nBL_MAIN()\n')
@@ -629,7 +619,6 @@ def test_the_docs_sweep_example_and_run_suites_exit_0_as_written(benchlab, monke
     assert suites.exit_code == 0, suites.stdout[-2000:] + suites.stderr[-2000:]
 
 
-@needs_header
 def test_a_calibrated_machine_gives_a_new_programs_figures_its_prior_and_says_nothing(project, benchlab):
     from benchlab import context, noise
     write(project / "suite" / "small.c", SMALL_BENCH)

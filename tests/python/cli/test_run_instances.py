@@ -5,7 +5,7 @@ import resource
 
 import pytest
 
-from conftest import FAST, SMALL_BENCH, compile_c, needs_header, write
+from conftest import FAST, SMALL_BENCH, compile_c, write
 
 #: A CSB-style binary whose throughput says which copy it is: copy k (its scratch
 #: directory is .../copyK) does 100 - 10k ops/ms, so the sums are known exactly.
@@ -239,7 +239,6 @@ def test_stored_instance_runs_show_export_and_compare(project, benchlab):
     assert sorted((c["sweep"], c["ratio"]) for c in comparisons) == [("1", 1.0), ("2", 1.0)]
 
 
-@needs_header
 def test_copies_of_a_benchlab_binary_start_on_different_cpus(project, benchlab):
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2:

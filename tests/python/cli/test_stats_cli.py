@@ -46,7 +46,7 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
                          "(benchlab calibrate)")
     assert getpid[4] == "  processes     3; CV of their medians 1%; their own intervals do not all overlap (!)"
     assert getpid[5] == "  samples       36: minimum 98.5, maximum 102 ns; outside Tukey's fences 0 low, 0 high"
-    assert getpid[6].split() == ["process", "median", "99%", "within", "its", "run", "samples", "stopped", "at",
+    assert getpid[6].split() == ["process", "median", "raw", "99%", "within", "its", "run", "samples", "stopped", "at",
                                  "start", "CPU", "stack", "offset", "env", "pad"]
     assert [line.split()[:2] + line.split()[-5:] for line in getpid[7:10]] == [
         ["0", "99", "12", "precision", "0", "0", "100"],
@@ -54,6 +54,24 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
         ["2", "101", "12", "precision", "0", "128", "102"]]
     write = lines[lines.index("write on native (sys)"):]
     assert "  subtracted    the empty loop: 0.3 ns per iteration; before subtracting, medians 500-520 ns" in write
+    # Raw beside subtracted (issue 20): a body of 1700 empty loops has none of it taken off.
+    assert write[4] == "  raw           510 ns, the same: none of the empty loop is subtracted from a body over 8 times its cost"
+    assert [line.split()[:3] for line in write[9:12]] == [["0", "500", "500"], ["1", "520", "520"], ["2", "510", "510"]]
+    assert [line.split()[:3] for line in getpid[7:10]] == [["0", "99", "-"], ["1", "100", "-"], ["2", "101", "-"]]
+
+
+def test_a_short_body_has_the_loop_taken_off_and_its_raw_figure_beside(project, db_url, monkeypatch, benchlab):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
+    store = Store(db_url)
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box", "cpu": "CPU X"})
+    store.add_unit(run_id, [process("call", m, k, overhead=0.5) for k, m in enumerate([1.0, 1.2, 1.4])], [])
+    store.finish_run(run_id, "complete", 0)
+    store.close()
+    lines = benchlab("stats", "latest").stdout.splitlines()
+    assert lines[4].startswith("  figure        1.2 ns, 99% interval")  # 3 to 3.8 empty loops: all of it off
+    assert lines[7] == ("  raw           1.7 ns before subtracting the empty loop (quote it for a throughput-bound body "
+                        "of a few cycles: docs/formats.md, \"Which figure to quote\")")
+    assert [line.split()[:3] for line in lines[-3:]] == [["0", "1", "1.5"], ["1", "1.2", "1.7"], ["2", "1.4", "1.9"]]
 
 
 def test_a_process_of_few_samples_has_no_interval_to_show(project, db_url, monkeypatch, benchlab):
@@ -66,7 +84,7 @@ def test_a_process_of_few_samples_has_no_interval_to_show(project, db_url, monke
     store.close()
     lines = benchlab("stats", "latest").stdout.splitlines()
     assert lines[4] == "  figure        4.4 ns; 3 samples of one process bound nothing at 99% (at least 8 do)"
-    assert lines[-1].split() == ["-", "4.4", "-", "3", "-", "-", "-", "-"]
+    assert lines[-1].split() == ["-", "4.4", "-", "-", "3", "-", "-", "-", "-"]
 
 
 def test_names_pick_figures_and_a_name_that_matches_nothing_lists_the_benchmarks(stored, benchlab):

@@ -7,7 +7,9 @@ import numpy as np
 
 from benchlab.exporters import EXPORTERS
 from benchlab.records import Fault, Record
-from benchlab.report import MARK_NOISY, MARK_OVERLAP, Report, format_value, scaling
+from benchlab.figures import MARK_NOISY, MARK_OVERLAP, format_value
+from benchlab.scaling import scaling
+from benchlab.table import Table
 
 
 def tight(center: float, n: int = 30) -> list[float]:
@@ -21,7 +23,7 @@ def record(platform, median, bench="Read", param=1, samples=None, iterations=100
 
 
 def test_cells_show_median_and_ratio_to_the_first_platform_like_the_seed_runner():
-    report = Report(["linux", "lind"], [record("linux", 214), record("lind", 414)], [])
+    report = Table(["linux", "lind"], [record("linux", 214), record("lind", 414)], [])
     [row] = report.rows
     assert row.cells["linux"].text == "214"
     assert row.cells["lind"].text == "414 (1.935)"
@@ -29,7 +31,7 @@ def test_cells_show_median_and_ratio_to_the_first_platform_like_the_seed_runner(
 
 
 def test_overlapping_intervals_are_marked_not_significant():
-    report = Report(["a", "b"], [record("a", 100), record("b", 100.2)], [])
+    report = Table(["a", "b"], [record("a", 100), record("b", 100.2)], [])
     assert report.rows[0].cells["b"].marks == MARK_OVERLAP
     assert report.rows[0].cells["b"].text == "100 (1.002)~"
 
@@ -37,19 +39,19 @@ def test_overlapping_intervals_are_marked_not_significant():
 def test_few_samples_or_a_wide_interval_is_marked_uncertain():
     single = record("a", 240, samples=[240.0])           # a lind line: one number, no spread known
     wide = record("b", 300, samples=list(np.linspace(200, 400, 30)))
-    report = Report(["a", "b"], [single, wide], [])
+    report = Table(["a", "b"], [single, wide], [])
     cells = report.rows[0].cells
     assert cells["a"].marks == MARK_NOISY and cells["b"].marks == MARK_NOISY
     assert "uncertain" in EXPORTERS["table"](report)
 
 
 def test_rows_are_per_test_and_param_and_missing_cells_are_dashes():
-    report = Report(["a", "b"], [record("a", 10, param=1), record("a", 20, param=2), record("b", 30, param=2)], [])
+    report = Table(["a", "b"], [record("a", 10, param=1), record("a", 20, param=2), record("b", 30, param=2)], [])
     assert [(r.param, r.cells["b"].text) for r in report.rows] == [(1, "-"), (2, "30 (1.500)")]
 
 
 def test_fault_rows_and_failures_section_in_table_and_markdown():
-    report = Report(["native", "wasm"], [record("native", 10)],
+    report = Table(["native", "wasm"], [record("native", 10)],
                     [Fault("fs_write", "wasm", "killed by SIGSEGV", ["segfault at 0"])])
     table = EXPORTERS["table"](report)
     assert "FAILED: killed by SIGSEGV" in table
@@ -64,7 +66,7 @@ def test_fault_rows_and_failures_section_in_table_and_markdown():
 def test_json_has_records_with_samples_and_no_nan():
     rec = record("a", 10)
     rec.reported["ratio"] = float("nan")
-    document = json.loads(EXPORTERS["json"](Report(["a"], [rec], [])))
+    document = json.loads(EXPORTERS["json"](Table(["a"], [rec], [])))
     assert document["records"][0]["samples"] == rec.samples
     assert document["records"][0]["reported"]["ratio"] is None
 
@@ -82,7 +84,7 @@ def unsupported(platform, counter="instructions", reason="perf_event_open: ENOEN
 def test_unsupported_counter_cell_says_why_and_has_no_ratio_or_marks():
     supported = Record(bench="Read", param=1, counter="instructions", unit="instructions", samples=tight(500),
                        iterations=10, platform="b", binary="fs_read")
-    report = Report(["a", "b"], [record("a", 10), unsupported("a"), supported], [])
+    report = Table(["a", "b"], [record("a", 10), unsupported("a"), supported], [])
     time_row, counter_row = report.rows
     assert (time_row.counter, counter_row.counter) == ("time", "instructions")
     assert counter_row.cells["a"].text == "not supported: perf_event_open: ENOENT, no PMU"
@@ -97,7 +99,7 @@ def test_unsupported_counter_cell_says_why_and_has_no_ratio_or_marks():
 
 
 def test_unsupported_records_are_kept_in_json_and_csv():
-    report = Report(["a"], [unsupported("a")], [])
+    report = Table(["a"], [unsupported("a")], [])
     document = json.loads(EXPORTERS["json"](report))
     assert document["rows"][0]["cells"]["a"] == {"status": "unsupported", "reason": "perf_event_open: ENOENT, no PMU"}
     assert document["records"][0]["reported"]["supported"] is False and document["records"][0]["samples"] == []
@@ -116,7 +118,7 @@ def test_sweep_tables_are_made_of_throughput_and_time_only():
     for threads, ops, latency in ((1, 20e6, 40.0), (2, 30e6, 60.0)):
         records += [swept("throughput", "ops/s", threads, ops), swept("latency:op0_lookup", "ns", threads, latency),
                     swept("task-clock", "ns", threads, latency)]
-    report = Report(["native"], records, [])
+    report = Table(["native"], records, [])
     [(key, unit, curves)] = scaling(report)
     assert key == ("hash_map", None, "throughput") and unit == "ops/s"
     # linearity: throughput at N over N x throughput at 1
@@ -131,7 +133,7 @@ def test_sweep_tables_are_made_of_throughput_and_time_only():
 def test_sweep_table_of_mixed_throughput_units_is_in_ops_per_second():
     records = [swept("throughput", "ops/ms", 1, 100.0, "csb"), swept("throughput", "ops/ms", 2, 150.0, "csb"),
                swept("throughput", "ops/s", 1, 1e5, "ours"), swept("throughput", "ops/s", 2, 2e5, "ours")]
-    [(_, unit, curves)] = scaling(Report(["csb", "ours"], records, []))
+    [(_, unit, curves)] = scaling(Table(["csb", "ours"], records, []))
     assert unit == "ops/s"
     assert [(p.throughput, p.linearity) for p in curves["csb"]] == [(1e5, 1.0), (1.5e5, 0.75)]
     assert [(p.throughput, p.linearity) for p in curves["ours"]] == [(1e5, 1.0), (2e5, 1.0)]
@@ -144,7 +146,7 @@ def test_an_unsupported_throughput_makes_no_sweep_curve():
                               unit="ops/s", samples=[], platform="wasm", binary="hash_map",
                               reported={"supported": False, "reason": "no threads"},
                               sweep={"flag": "threads", "value": str(threads)}))
-    [(_, _, curves)] = scaling(Report(["native", "wasm"], records, []))
+    [(_, _, curves)] = scaling(Table(["native", "wasm"], records, []))
     assert list(curves) == ["native"]
 
 
@@ -157,7 +159,7 @@ def test_the_same_test_from_two_binaries_on_one_platform_is_two_rows_never_one()
     again.binary = "imfs_grate"        # the same binary printing the row twice
     on_wasm = record("wasm", 900, bench="Read")
     on_wasm.binary = "fs_read"
-    report = Report(["native", "wasm"], [native, sandbox_a, again, on_wasm], [])
+    report = Table(["native", "wasm"], [native, sandbox_a, again, on_wasm], [])
     assert [(row.binary, row.cells["native"].text, row.cells["wasm"].text) for row in report.rows] == [
         ("fs_read", "240", "900 (3.750)"), ("imfs_grate", "451", "-"), ("imfs_grate #2", "460", "-")]
     lines = EXPORTERS["table"](report).splitlines()
@@ -176,7 +178,7 @@ def workload(platform, samples, counter="user"):
 def test_workload_cells_show_the_range_of_their_runs_and_judge_by_it():
     tight_runs = workload("a", [0.50, 0.51, 0.505])
     wide_runs = workload("b", [0.5, 0.7, 0.6])
-    report = Report(["a", "b"], [tight_runs, wide_runs], [])
+    report = Table(["a", "b"], [tight_runs, wide_runs], [])
     [row] = report.rows
     assert row.cells["a"].text == "0.505 [0.5–0.51]"            # 3 runs, no "?" when they agree
     # half the range is 17% of the median: uncertain; and the two ranges overlap
@@ -187,7 +189,7 @@ def test_workload_cells_show_the_range_of_their_runs_and_judge_by_it():
 
 
 def test_iterations_of_threaded_rows_are_operations():
-    report = Report(["native"], [swept("throughput", "ops/s", 2, 1e6)], [])
+    report = Table(["native"], [swept("throughput", "ops/s", 2, 1e6)], [])
     report.rows[0].iterations = 123456
     assert report.rows[0].iterations_label == "123456 ops"
 
@@ -195,12 +197,12 @@ def test_iterations_of_threaded_rows_are_operations():
 def test_footnotes_number_each_reason_once():
     records = [unsupported("a", counter="instructions"), unsupported("a", counter="cycles"),
                unsupported("a", counter="allocs", reason="the program is not linked with jemalloc")]
-    lines = EXPORTERS["table"](Report(["a"], records, [])).splitlines()
+    lines = EXPORTERS["table"](Table(["a"], records, [])).splitlines()
     assert [line.split()[-1] for line in lines[2:5]] == ["[1]", "[1]", "[2]"]
     assert lines[5:7] == ["[1] not supported: perf_event_open: ENOENT, no PMU",
                           "[2] not supported: the program is not linked with jemalloc"]
     # a short reason stays in its cell
-    short = EXPORTERS["table"](Report(["a"], [unsupported("a", reason="no PMU")], [])).splitlines()
+    short = EXPORTERS["table"](Table(["a"], [unsupported("a", reason="no PMU")], [])).splitlines()
     assert short[2].endswith("not supported: no PMU") and len(short) == 3
 
 
@@ -213,7 +215,7 @@ def test_a_failed_process_counts_against_its_own_sweep_value_only():
     faults = [Fault("hash_map", "native", "killed by SIGSEGV", sweep={"flag": "threads", "value": "2"}, process=0),
               Fault("hash_map", "native", "exit status 1", sweep={"flag": "threads", "value": "4"}, process=0),
               Fault("hash_map", "native", "exit status 1", sweep={"flag": "threads", "value": "4"}, process=1)]
-    report = Report(["native"], records, faults)
+    report = Table(["native"], records, faults)
     cells = {row.sweep_value: row.cells["native"] for row in report.rows}
     assert cells["1"].failed_processes == 0 and "processes]" not in cells["1"].text
     assert cells["2"].text.endswith("[1 of 2 processes]")
@@ -224,20 +226,20 @@ def test_a_failed_process_counts_against_its_own_sweep_value_only():
 def row_reads(rows: int, exporter: str, monkeypatch) -> int:
     """How many attributes of the report's rows `exporter` reads for a report of `rows` rows:
     a count of operations, not a time, so that the test does not depend on the machine."""
-    from benchlab import report as report_module
+    from benchlab import table as table_module
     records = [Record(bench=f"b{i}", param=None, samples=[1.0 + i % 7, 2.0, 3.0], platform="native", binary="x")
                for i in range(rows)]
-    report = Report(platforms=["native"], records=records, faults=[])
+    report = Table(platforms=["native"], records=records, faults=[])
     reads = [0]
-    original = report_module.Row.__getattribute__
+    original = table_module.Row.__getattribute__
 
     def counting(self, name):
         reads[0] += 1
         return original(self, name)
 
-    monkeypatch.setattr(report_module.Row, "__getattribute__", counting)
+    monkeypatch.setattr(table_module.Row, "__getattribute__", counting)
     EXPORTERS[exporter](report)
-    monkeypatch.setattr(report_module.Row, "__getattribute__", original)
+    monkeypatch.setattr(table_module.Row, "__getattribute__", original)
     return reads[0]
 
 
@@ -250,13 +252,34 @@ def test_every_format_reads_each_row_a_fixed_number_of_times(monkeypatch):
 
 
 def test_percents_are_capped_and_an_interval_wider_than_its_figure_is_called_uninformative():
-    from benchlab.report import percent_text
+    from benchlab.figures import percent_text
     assert [percent_text(f) for f in (0, 9e-7, 1e-4, 0.021, 0.44, 1.0, 9.99, 310.0)] == [
         "0%", "<0.01%", "0.01%", "2.1%", "44%", "100%", "999%", ">1000%"]
     summary = {"median": 10.0, "median_ci": [0.0, 3100.0], "processes": 5, "n": 100}
     wide = Record(bench="wide", param=None, samples=[1.0], platform="native", summary=summary)
     tight = Record(bench="tight", param=None, samples=[1.0], platform="native",
                    summary={**summary, "median_ci": [9.99999, 10.00001]})
-    table = EXPORTERS["table"](Report(platforms=["native"], records=[wide, tight], faults=[]))
+    table = EXPORTERS["table"](Table(platforms=["native"], records=[wide, tight], faults=[]))
     assert "10 +->1000% uninformative?" in table and "10 +-<0.01%" in table and "e+0" not in table
     assert "uninformative  the interval is as wide as the figure or wider (+-100% or more" in table
+
+
+def test_one_cell_status_decides_the_text_csv_and_json_alike():
+    # Four cells, one of each status: a figure, an unsupported counter, a failed binary,
+    # and nothing (the benchmark never ran on that platform).
+    unsupported = Record(bench="Read", param=1, samples=[], platform="b", binary="fs_read",
+                         reported={"supported": False, "reason": "no PMU"})
+    table = Table(["a", "b", "c"], [record("a", 200), unsupported], [Fault("crash", "c", "exit status 3")])
+    read, crash = table.rows
+    assert [read.cells[p].status for p in "abc"] == ["ok", "unsupported", "empty"]
+    assert [crash.cells[p].status for p in "abc"] == ["empty", "empty", "failed"]
+    assert (read.cells["b"].text, read.cells["c"].text, crash.cells["c"].text) == (
+        "not supported: no PMU", "-", "FAILED: exit status 3")
+    rows = list(csv.DictReader(io.StringIO(EXPORTERS["csv"](table))))
+    assert [(r["test"], r["platform"], r["status"], r["binary"], r["reason"]) for r in rows] == [
+        ("Read", "a", "ok", "fs_read", ""), ("Read", "b", "unsupported", "fs_read", "no PMU"),
+        ("crash", "c", "failed", "crash", "exit status 3")]
+    cells = [row["cells"] for row in json.loads(EXPORTERS["json"](table))["rows"]]
+    assert cells[0]["b"] == {"status": "unsupported", "reason": "no PMU"} and "c" not in cells[0]
+    assert cells[1] == {"c": {"status": "failed", "reason": "exit status 3"}}
+    assert cells[0]["a"]["status"] == "ok" and cells[0]["a"]["median"] == 200

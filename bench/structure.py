@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""How easy is the house to change? The figures issue 19 asks for, from the source alone.
+
+    .venv/bin/python bench/structure.py            # this tree
+    .venv/bin/python bench/structure.py --root DIR  # another checkout (e.g. a worktree at an old commit)
+
+Prints:
+  - the 10 longest functions of include/benchlab.h and of src/benchlab (lines, signature to
+    closing brace / last line of the body);
+  - imports from the domain (src/benchlab outside cli/) into the CLI, and import cycles
+    among the CLI's modules;
+  - hand-typed name lists: lines that spell out most of a family of names (the header's
+    output formats, the statistics, the build targets), and the files holding them. Adding a
+    member to the family means editing each of those lines, so fewer is better.
+
+No imports of benchlab: it reads files, so it measures any checkout, old or new.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import pathlib
+import re
+import sys
+
+#: Families of names that grow: (title, names, how many of them a line must spell to be a list).
+FAMILIES = (
+    ("header output formats", ("table", "csv", "jsonl", "lind", "csb"), 4),
+    ("statistics", ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad"), 5),
+)
+#: Build targets: a new one is a new row where the target is spelled or compared against.
+TARGET_SPELLINGS = re.compile(r'"wasm32-wasi"|== *WASM_TARGET|WASM_TARGET *==|!= *WASM_TARGET')
+SOURCE_GLOBS = ("include/*.h", "src/benchlab/**/*.py", "src/benchlab/**/*.c", "scripts/*", "CMakeLists.txt")
+
+
+def c_functions(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(length, name) of each function defined at column 0 of a C file: a signature line
+    ending in '{' (possibly after continuation lines) up to the next '}' at column 0."""
+    lines = path.read_text().splitlines()
+    found, start, name, in_comment = [], None, None, False
+    for number, line in enumerate(lines):
+        if in_comment:
+            in_comment = "*/" not in line
+            continue
+        if line.startswith("/*") and "*/" not in line:
+            in_comment = True
+            continue
+        if start is None:
+            match = re.match(r"^[A-Za-z_][\w \*]*?\b(\w+)\s*\(", line)
+            if match and not line.startswith(("#", "typedef", "struct", "return")) and "=" not in line.split("(")[0]:
+                if "{" in line and line.rstrip().endswith("}"):  # a one-line function
+                    found.append((1, match.group(1)))
+                    continue
+                # The opening brace ends this line or one of the next few (wrapped parameters).
+                for ahead in range(number, min(number + 6, len(lines))):
+                    if lines[ahead].rstrip().endswith("{"):
+                        start, name = number, match.group(1)
+                        break
+                    if lines[ahead].rstrip().endswith(";"):
+                        break
+        elif line.startswith("}"):
+            found.append((number - start + 1, name))
+            start = None
+    return found
+
+
+def python_functions(root: pathlib.Path) -> list[tuple[int, str]]:
+    found = []
+    for path in sorted((root / "src/benchlab").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((node.end_lineno - node.lineno + 1, f"{path.relative_to(root / 'src')}:{node.name}"))
+    return found
+
+
+def module_name(root: pathlib.Path, path: pathlib.Path) -> str:
+    parts = list(path.relative_to(root / "src").with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(root: pathlib.Path) -> dict[str, set[str]]:
+    """Module -> the benchlab modules it imports (at any depth in the file, lazy ones too)."""
+    graph = {}
+    for path in sorted((root / "src/benchlab").rglob("*.py")):
+        name = module_name(root, path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.startswith("benchlab"))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                if base.startswith("benchlab"):
+                    # `from pkg import module` is an arrow to the module; `from pkg import name`, to pkg.
+                    targets.add((base, tuple(f"{base}.{a.name}" for a in node.names)))
+        graph[name] = targets
+    known = set(graph)
+    resolved = {}
+    for name, targets in graph.items():
+        arrows = set()
+        for target in targets:
+            if isinstance(target, str):
+                arrows.add(target)
+            else:
+                base, submodules = target
+                modules = {m for m in submodules if m in known}
+                arrows.update(modules if modules == set(submodules) else modules | {base})
+        resolved[name] = {t for t in arrows if t in known and t != name}
+    return resolved
+
+
+def cycles(graph: dict[str, set[str]], members: set[str]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), within `members`."""
+    index, low, stack, on_stack, groups, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph[node] & members:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(members):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def source_files(root: pathlib.Path) -> list[pathlib.Path]:
+    files = set()
+    for pattern in SOURCE_GLOBS:
+        files.update(p for p in root.glob(pattern) if p.is_file() and "__pycache__" not in p.parts)
+    return sorted(files)
+
+
+def name_lists(root: pathlib.Path, names: tuple[str, ...], at_least: int) -> list[tuple[str, int]]:
+    """(file, line number) of each line that spells at least `at_least` of `names` as words."""
+    words = [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in names]
+    hits = []
+    for path in source_files(root):
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if sum(1 for w in words if w.search(line)) >= at_least:
+                hits.append((str(path.relative_to(root)), number))
+    return hits
+
+
+def report(root: pathlib.Path) -> None:
+    print(f"# structure of {root}")
+    print("\n## 10 longest functions, include/benchlab.h")
+    for length, name in sorted(c_functions(root / "include/benchlab.h"), reverse=True)[:10]:
+        print(f"  {length:4d}  {name}")
+    print("\n## 10 longest functions, src/benchlab (Python)")
+    for length, name in sorted(python_functions(root), reverse=True)[:10]:
+        print(f"  {length:4d}  {name}")
+
+    graph = imports(root)
+    cli = {m for m in graph if m == "benchlab.cli" or m.startswith("benchlab.cli.")}
+    domain_to_cli = sorted((m, t) for m in graph if m not in cli and m != "benchlab.__main__"
+                           for t in graph[m] if t in cli)
+    print(f"\n## domain -> CLI imports: {len(domain_to_cli)}")
+    for source, target in domain_to_cli:
+        print(f"  {source} -> {target}")
+    cli_cycles = cycles(graph, cli - {"benchlab.cli"})
+    print(f"\n## CLI <-> CLI cycles: {len(cli_cycles)}")
+    for group in cli_cycles:
+        print("  " + " <-> ".join(group))
+    all_cycles = cycles(graph, set(graph) - {"benchlab.cli", "benchlab"})
+    print(f"\n## import cycles anywhere in the package: {len(all_cycles)}")
+    for group in all_cycles:
+        print("  " + " <-> ".join(group))
+
+    for title, names, at_least in FAMILIES:
+        hits = name_lists(root, names, at_least)
+        files = sorted({f for f, _ in hits})
+        print(f"\n## hand-typed lists of the {title} (lines naming >= {at_least} of {len(names)}): "
+              f"{len(hits)} lines in {len(files)} files")
+        for path, number in hits:
+            print(f"  {path}:{number}")
+    target_hits = []
+    for path in source_files(root):
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if TARGET_SPELLINGS.search(line):
+                target_hits.append((str(path.relative_to(root)), number))
+    files = sorted({f for f, _ in target_hits})
+    print(f"\n## build target spelled or compared by hand (\"wasm32-wasi\", == WASM_TARGET): "
+          f"{len(target_hits)} lines in {len(files)} files")
+    for path, number in target_hits:
+        print(f"  {path}:{number}")
+    flat = sorted(p.name for p in (root / "src/benchlab").glob("*.py"))
+    print(f"\n## modules directly in src/benchlab/: {len(flat)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent.parent,
+                        help="the checkout to measure (default: this one)")
+    args = parser.parse_args(argv)
+    if not (args.root / "include/benchlab.h").is_file():
+        print(f"error: {args.root} has no include/benchlab.h (pass --root a benchlab checkout)", file=sys.stderr)
+        return 2
+    report(args.root.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
