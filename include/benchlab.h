@@ -101,15 +101,17 @@
    7. Counters                    BL_COUNTER, bl_counter_define, bl_set_counters, BL_MAIN_COUNTERS
    8. Threaded targets            BL_TARGET, bl_target, bl_register_target, BL_OP_*
    9. Command line                bl_main
-   10. Implementation             below the line "IMPLEMENTATION", in the order of a run:
-       I1 Platform   I2 Limits and tunables   I3 Registry   I4 Timer   I5 Randomness
-       I6 Statistics (batch-median intervals)   I7 Allocation tracking   I8 Counters
-       I9 Latency histogram   I10 Target registry   I11 Settings of a run
-       I12 Suspend and one sample   I13 Calibration   I14 Rounds: the time pass
-       I15 Counter passes   I15b Instruction regions (callgrind)   I16 Threaded mode
-       I17 Context of the run   I18 Output: one writer per format   I19 Command line
-       I20 bl_main: the outline
-       (search for "---- I14." to jump to a section)
+   10. Implementation             below the line "IMPLEMENTATION": first the core, in the
+       order of a run, then the optional parts that its steps call:
+       I1 Platform, and what it has   I2 Limits and tunables   I3 Registries   I4 Timer
+       I5 Randomness   I6 Statistics (batch-median intervals)   I7 What a run measures
+       I8 Suspend and one sample   I9 Calibration   I10 Rounds: the time pass
+       I11 Context of the run   I12 Output: one writer per format   I13 Command line
+       I14 bl_main: the outline
+       Optional parts, each backend one block whose #else side is one-line stubs (no call
+       site has an #if): I15 Allocation tracking   I16 Counters and their passes
+       I17 Threaded mode   I18 Instruction regions (callgrind)
+       (search for "---- I10." to jump to a section)
 
    COMPILE-TIME OPTIONS
    --------------------
@@ -266,9 +268,14 @@ uint64_t bl_random(uint64_t *state);
 
 /* ---- 6. Statistics --------------------------------------------------------------------
    The definitions are in docs/formats.md and are shared with the Python side;
-   tests/vectors/ checks both. */
+   tests/vectors/ checks both. BL__STATISTICS is the one list of the figures of a bl_stats,
+   in the order a jsonl record writes them: the struct's first fields (each a double, named
+   as listed), the jsonl writer and the C tests are made from it, and
+   src/benchlab/stats.py's STATISTICS must name the same (a test reads both). */
+#define BL__STATISTICS(X) X(median) X(min) X(max) X(mean) X(stddev) X(p75) X(p90) X(p99) X(mad)
+#define BL__STATISTIC_FIELD(name) double name;
 typedef struct bl_stats {
-    double median, min, max, mean, stddev, p75, p90, p99, mad;
+    BL__STATISTICS(BL__STATISTIC_FIELD)
     double median_ci_low, median_ci_high; /* 99%, within the run: order statistics widened
                                              by batch medians (docs/formats.md) */
     size_t outliers_low, outliers_high;   /* outside Tukey's fences; counted, never dropped */
@@ -367,7 +374,7 @@ int bl_main(int argc, char **argv);
 #ifndef BENCHLAB__IMPLEMENTED
 #define BENCHLAB__IMPLEMENTED
 
-/* ---- I1. Platform: includes, and what strict modes hide ---------------------------------- */
+/* ---- I1. Platform: includes, what strict modes hide, and what this platform has --------- */
 
 /* Without BENCHLAB_IMPLEMENTATION every translation unit gets a weak copy, so a
    one-file program needs no define and a many-file program still links; the file
@@ -390,17 +397,23 @@ int bl_main(int argc, char **argv);
 #include <pthread.h>
 #include <sched.h>
 #define BL__HAVE_THREADS 1
+#define BL__HAVE_RUSAGE 1
 #else
+/* wasi-libc has no pthreads and no getrusage. */
 #define BL__HAVE_THREADS 0
+#define BL__HAVE_RUSAGE 0
 #endif
 #if defined(__linux__)
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#define BL__HAVE_PERF 1
 #if !defined(__cplusplus)
 /* Strict ISO modes hide syscall() (glibc and musl alike); it is in libc all the same,
    and a second declaration with the same type is harmless in C. */
 extern long syscall(long number, ...);
 #endif
+#else
+#define BL__HAVE_PERF 0
 #endif
 #if defined(__GLIBC__) && !defined(__wasi__)
 #include <dlfcn.h>
@@ -437,6 +450,56 @@ extern int bl__nanosleep(const struct bl__timespec *want, struct bl__timespec *l
 #else
 #define BL__HAVE_TSC 0
 #endif
+/* What this platform has, besides what the includes above decided (BL__HAVE_THREADS,
+   BL__HAVE_RUSAGE, BL__HAVE_PERF, BL__HAVE_TSC). Each optional backend is one block:
+   `#if BL__HAVE_...` around the real thing, and on the #else side one-line stubs and
+   the reason a record gives for what is missing, so no call site has an #if of its own.
+   The blocks: the TSC in I4, the malloc wrappers (BL__ALLOC_HOOK) in I15, perf events,
+   getrusage and jemalloc (BL__HAVE_MALLCTL) in I16, threads in I17.
+
+   Threads also decide how the allocation counters are kept: per thread where there are
+   threads, so a pass counts the measured thread's own allocations, and plain globals
+   where there is only one. */
+#if BL__HAVE_THREADS
+#define BL__THREAD_LOCAL __thread
+#else
+#define BL__THREAD_LOCAL
+#endif
+/* jemalloc's mallctl, as a weak reference (NULL unless the program is linked with it), so
+   jemalloc is never a link dependency; on the systems jemalloc supports. */
+#if defined(__linux__) || defined(__APPLE__) || defined(__FreeBSD__)
+#define BL__HAVE_MALLCTL 1
+#else
+#define BL__HAVE_MALLCTL 0
+#endif
+/* The malloc wrappers: only on glibc 2.34 and later (dlsym is in libc.so itself since
+   2.34, so no -ldl), and not under sanitizers, which replace malloc themselves (section
+   I15 says why the header wraps malloc at all). BL__ALLOC_OFF is the reason the alloc
+   counters give when the wrapper is not what counts. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define BL__SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BL__SANITIZED 1
+#endif
+#if defined(__GLIBC__) && defined(__linux__) && !defined(BL_NO_ALLOC_HOOK) && !defined(BL__SANITIZED) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+#define BL__ALLOC_HOOK 1
+#define BL__ALLOC_OFF "malloc is not the header's wrapper: an allocator linked into the program defines it"
+#else
+#define BL__ALLOC_HOOK 0
+#if defined(BL__SANITIZED)
+#define BL__ALLOC_OFF "built with a sanitizer, which replaces malloc"
+#elif defined(BL_NO_ALLOC_HOOK)
+#define BL__ALLOC_OFF "built with BL_NO_ALLOC_HOOK"
+#elif defined(__wasi__)
+#define BL__ALLOC_OFF "allocation counting is not available on wasm32-wasi (malloc is linked statically into the module)"
+#else
+#define BL__ALLOC_OFF "allocation counting needs glibc 2.34 or later on Linux"
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -459,6 +522,13 @@ extern "C" {
 #define BL__MAX_NOPS 1000000
 #define BL__MAX_OPS 64
 #define BL__MAX_OPS_LAST 63
+/* The threaded mode picks each operation with one random number: its low
+   BL__OP_SLOT_BITS bits index a table of BL__OP_SLOTS slots, operation K holding -opK=F
+   of them (so frequencies are "per 1024" in flags, messages and output), and the bits
+   above them draw the nops. */
+#define BL__OP_SLOTS 1024
+#define BL__OP_SLOT_BITS 10
+typedef char bl__op_slots_is_2_to_its_bits[BL__OP_SLOTS == 1 << BL__OP_SLOT_BITS ? 1 : -1];
 #define BL__MAX_LATENCY_EVERY 1000000
 /* BL_STACK_OFFSET beyond a page or so adds nothing: alignment repeats every 4 KiB. */
 #define BL__MAX_STACK_OFFSET 65536
@@ -507,6 +577,9 @@ extern "C" {
 #define BL__LOOP_SHARE_NONE 8
 /* Confidence level of every interval we report (bl__t99 is its t quantile). */
 #define BL__CI_LEVEL 0.99
+/* Tukey's fences: a sample more than this many interquartile ranges outside the
+   quartiles is an outlier (counted in outliers_low/high, never dropped). */
+#define BL__TUKEY_FENCE 1.5
 /* Batches of the batch-medians interval (bl__batch_halfwidth): at most 10, so that each
    batch is long and its neighbours nearly independent; at least 4, or no batch interval. */
 #define BL__BATCHES 10
@@ -522,8 +595,35 @@ extern "C" {
 /* A batch of cheap operations (1 ns) stays under this many, so that the stop signal is
    seen within ~10 us even when the clock steps coarsely. */
 #define BL__MAX_OP_BATCH 8192
+/* --latency-every's default, not a number one can give: time the first operation of each
+   batch (BL__OP_BATCH_NS), so that cheap operations are timed once per 0.5 to 2 us and
+   operations that take over 0.5 us, a batch each, are all timed. */
+#define BL__LATENCY_PER_BATCH UINT64_MAX
 
-/* ---- I3. Registry ---------------------------------------------------------------------- */
+/* The timer's resolution is the smallest step seen over this many pairs of reads, its
+   cost the mean of this many reads: about a millisecond together, which every process
+   pays at its start. */
+#define BL__TIMER_PROBES 2000
+#define BL__TIMER_COST_READS 5000
+/* Resolutions within this factor of each other are a tie (seen: 20.03 ns against 20 ns),
+   so the choice of timer does not flip from run to run; a tie goes to the TSC, the
+   cheaper to read on bare metal. */
+#define BL__TIMER_TIE 1.1
+/* Calibration grows n by at least BL__CALIBRATION_MIN_STEP a step, aims
+   BL__CALIBRATION_AIM past the target it is short of, and grows at most
+   BL__CALIBRATION_MAX_STEP a step, so that a first, cold sample cannot make n
+   overshoot wildly. */
+#define BL__CALIBRATION_MIN_STEP 1.5
+#define BL__CALIBRATION_AIM 1.2
+#define BL__CALIBRATION_MAX_STEP 10
+/* Counters of one run besides time, and BL_COUNTERs of one program: fixed arrays, as a
+   constructor (BL_COUNTER's) has nobody to report a failed allocation to. */
+#define BL__MAX_COUNTERS 32
+#define BL__MAX_USER_COUNTERS 32
+
+/* ---- I3. Registries: benchmarks and threaded targets ------------------------------------
+   Both are filled before main by the constructors of BL_BENCH... and BL_TARGET, which
+   cannot fail: running out of memory is noted and reported by bl_main. */
 
 typedef struct bl__bench {
     const char *name;
@@ -568,6 +668,26 @@ BL__DEF void bl__register(const char *name, bl_body_fn body, int is_baseline,
     r->count++;
 }
 
+typedef struct bl__target_registry {
+    const bl_target **items;
+    size_t count, capacity;
+    int out_of_memory;
+} bl__target_registry;
+
+BL__DEF bl__target_registry bl__targets;
+
+BL__DEF void bl_register_target(const bl_target *t) {
+    bl__target_registry *r = &bl__targets;
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? 2 * r->capacity : 8;
+        const bl_target **items = BL__CAST(const bl_target **, realloc(BL__CAST(void *, r->items), capacity * sizeof *items));
+        if (!items) { r->out_of_memory = 1; return; }
+        r->items = items;
+        r->capacity = capacity;
+    }
+    r->items[r->count++] = t;
+}
+
 /* ---- I4. Timer --------------------------------------------------------------------------
    Two sources. clock_gettime(CLOCK_MONOTONIC) everywhere (on wasm32-wasi it is WASI's
    clock_time_get). On x86-64 the TSC when the CPU says it is invariant (constant rate
@@ -593,6 +713,9 @@ static uint64_t bl__clock_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The TSC backend (BL__HAVE_TSC: x86-64 without BL_NO_TSC). Elsewhere bl__tsc_invariant()
+   says no, so bl__clock.use_tsc and tsc_ns_per_tick stay 0 and the reads below are never
+   reached; the stubs only keep the callers free of #if. */
 #if BL__HAVE_TSC
 /* lfence before rdtsc keeps earlier instructions from finishing after the read;
    lfence after keeps later ones from starting before it. */
@@ -608,6 +731,27 @@ static int bl__tsc_invariant(void) {
     __get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx);
     return (edx >> 8) & 1u; /* CPUID.80000007H:EDX[8], "invariant TSC" */
 }
+/* The threaded mode's clock read: rdtsc without fences (see bl__op_now). */
+static inline uint64_t bl__rdtsc_unfenced(void) {
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+/* The CPU's brand string (CPUID 0x80000002-4), for a kernel that gives no model name;
+   0 if the CPU has none. */
+static int bl__cpuid_brand(char *out, size_t size) {
+    unsigned regs[12], eax, ebx, ecx, edx, i;
+    if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000004u) return 0;
+    for (i = 0; i < 3; i++) __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
+    memcpy(out, regs, size < sizeof regs ? size : sizeof regs);
+    out[size < sizeof regs ? size - 1 : sizeof regs] = 0;
+    return 1;
+}
+#else
+static inline uint64_t bl__rdtsc(void) { return 0; }
+static int bl__tsc_invariant(void) { return 0; }
+static inline uint64_t bl__rdtsc_unfenced(void) { return 0; }
+static int bl__cpuid_brand(char *out, size_t size) { (void)out; (void)size; return 0; }
 #endif
 
 /* The threaded mode's clock, read twice per operation, so the cheapest good one: rdtsc
@@ -616,24 +760,14 @@ static int bl__tsc_invariant(void) {
    double the cost of a read (20 ns against 10 ns for the pair on this project's AMD
    EPYC VM, where rdtsc alone takes about 10 ns). */
 static inline uint64_t bl__op_now(void) {
-#if BL__HAVE_TSC
-    if (bl__clock.tsc_ns_per_tick > 0) {
-        uint32_t lo, hi;
-        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-        return ((uint64_t)hi << 32) | lo;
-    }
-#endif
-    return bl__clock_ns();
+    return bl__clock.tsc_ns_per_tick > 0 ? bl__rdtsc_unfenced() : bl__clock_ns();
 }
 static double bl__op_ns_per_tick(void) {
     return bl__clock.tsc_ns_per_tick > 0 ? bl__clock.tsc_ns_per_tick : 1.0;
 }
 
 static inline uint64_t bl__now(void) {
-#if BL__HAVE_TSC
-    if (bl__clock.use_tsc) return bl__rdtsc();
-#endif
-    return bl__clock_ns();
+    return bl__clock.use_tsc ? bl__rdtsc() : bl__clock_ns();
 }
 
 /* Smallest non-zero difference between consecutive reads, in ticks, and the mean
@@ -641,13 +775,13 @@ static inline uint64_t bl__now(void) {
 static void bl__probe_timer(double *resolution_ticks, double *cost_ticks) {
     uint64_t best = UINT64_MAX;
     int i;
-    for (i = 0; i < 2000; i++) {
+    for (i = 0; i < BL__TIMER_PROBES; i++) {
         uint64_t t0 = bl__now(), t1;
         do { t1 = bl__now(); } while (t1 == t0);
         if (t1 - t0 < best) best = t1 - t0;
     }
     {
-        const int reads = 5000;
+        const int reads = BL__TIMER_COST_READS;
         uint64_t start = bl__now(), sink = 0;
         for (i = 0; i < reads; i++) sink += bl__now();
         BL_KEEP(sink);
@@ -656,17 +790,37 @@ static void bl__probe_timer(double *resolution_ticks, double *cost_ticks) {
     *resolution_ticks = (double)best;
 }
 
+/* The TSC in place of the clock where it is invariant and at least as fine (or forced
+   with BL_TIMER=tsc). Its rate is calibrated against the clock over the whole setup, from
+   (c0, t0) taken before the clock's own probe: at least BL__TSC_CALIBRATION_NS, so the
+   clock's read jitter (tens of ns) is about 1e-5 of the interval. */
+static void bl__choose_tsc(const char *forced, uint64_t c0, uint64_t t0) {
+    uint64_t c1, t1;
+    double ns_per_tick, tsc_res, tsc_cost;
+    if (!bl__tsc_invariant() || (forced && strcmp(forced, "clock") == 0)) return;
+    do { c1 = bl__clock_ns(); } while (c1 - c0 < BL__TSC_CALIBRATION_NS);
+    t1 = bl__rdtsc();
+    ns_per_tick = (double)(c1 - c0) / (double)(t1 - t0);
+    bl__clock.tsc_ns_per_tick = ns_per_tick;
+    bl__clock.use_tsc = 1;
+    bl__probe_timer(&tsc_res, &tsc_cost);
+    tsc_res *= ns_per_tick;
+    tsc_cost *= ns_per_tick;
+    if (tsc_res <= BL__TIMER_TIE * bl__clock.resolution_ns || (forced && strcmp(forced, "tsc") == 0)) {
+        bl__clock.ns_per_tick = ns_per_tick;
+        bl__clock.resolution_ns = tsc_res;
+        bl__clock.cost_ns = tsc_cost;
+        bl__clock.name = "tsc";
+    } else {
+        bl__clock.use_tsc = 0;
+    }
+}
+
 /* Start-up costs every process: kept to about 3 ms, as a run of several short
    processes pays it each time. */
 static void bl__setup_timer(void) {
-    const char *forced = getenv("BL_TIMER");
-    double res, cost;
-#if BL__HAVE_TSC
-    /* The TSC's rate is calibrated against the clock over the whole setup (at least
-       BL__TSC_CALIBRATION_NS): the clock's read jitter (tens of ns) is then about
-       1e-5 of the interval, and the clock's own probe runs inside it. */
     uint64_t c0 = bl__clock_ns(), t0 = bl__rdtsc();
-#endif
+    double res, cost;
     bl__clock.use_tsc = 0;
     bl__clock.tsc_ns_per_tick = 0;
     bl__clock.ns_per_tick = 1.0;
@@ -674,33 +828,7 @@ static void bl__setup_timer(void) {
     bl__probe_timer(&res, &cost);
     bl__clock.resolution_ns = res;
     bl__clock.cost_ns = cost;
-#if BL__HAVE_TSC
-    if (bl__tsc_invariant() && !(forced && strcmp(forced, "clock") == 0)) {
-        uint64_t c1, t1;
-        double ns_per_tick, tsc_res, tsc_cost;
-        do { c1 = bl__clock_ns(); } while (c1 - c0 < BL__TSC_CALIBRATION_NS);
-        t1 = bl__rdtsc();
-        ns_per_tick = (double)(c1 - c0) / (double)(t1 - t0);
-        bl__clock.tsc_ns_per_tick = ns_per_tick;
-        bl__clock.use_tsc = 1;
-        bl__probe_timer(&tsc_res, &tsc_cost);
-        tsc_res *= ns_per_tick;
-        tsc_cost *= ns_per_tick;
-        /* Within 10% counts as a tie (seen: 20.03 ns against 20 ns), so the choice
-           does not flip from run to run; on a tie the TSC wins, being cheaper to read
-           on bare metal. */
-        if (tsc_res <= 1.1 * res || (forced && strcmp(forced, "tsc") == 0)) {
-            bl__clock.ns_per_tick = ns_per_tick;
-            bl__clock.resolution_ns = tsc_res;
-            bl__clock.cost_ns = tsc_cost;
-            bl__clock.name = "tsc";
-        } else {
-            bl__clock.use_tsc = 0;
-        }
-    }
-#else
-    (void)forced;
-#endif
+    bl__choose_tsc(getenv("BL_TIMER"), c0, t0);
 }
 
 /* ---- I5. Randomness ----------------------------------------------------------------------- */
@@ -850,8 +978,8 @@ BL__DEF void bl_compute_stats(const double *x, size_t n, bl_stats *out) {
     q3 = bl_quantile_sorted(s, n, 0.75);
     iqr = q3 - q1;
     for (i = 0; i < n; i++) {
-        if (s[i] < q1 - 1.5 * iqr) out->outliers_low++;
-        if (s[i] > q3 + 1.5 * iqr) out->outliers_high++;
+        if (s[i] < q1 - BL__TUKEY_FENCE * iqr) out->outliers_low++;
+        if (s[i] > q3 + BL__TUKEY_FENCE * iqr) out->outliers_high++;
     }
 
     /* The interval is the wider of the order-statistic interval (exact for independent
@@ -906,191 +1034,60 @@ static int bl__floor_at_zero(bl_stats *s) {
     return zero;
 }
 
-/* ---- I7. Allocation tracking ---------------------------------------------------------------
-   glibc has no malloc hooks any more (removed in 2.34), and we want `allocs` to work
-   without relinking or LD_PRELOAD. So the header defines malloc, calloc, realloc, free,
-   posix_memalign and aligned_alloc itself: a definition in the executable comes first
-   in the dynamic linker's search order, so it also receives the calls libc and other
-   libraries make. Each wrapper forwards to the next definition (dlsym(RTLD_NEXT): libc's,
-   or jemalloc's when the program is linked with it). They are weak, so an allocator
-   or sanitizer that defines malloc in the program itself wins and nothing clashes.
-   Counting is off unless an allocation pass runs: the cost outside it is one
-   predictable branch and one indirect call, as a PLT call already was.
-   Compiled only on glibc (dlsym is in libc.so itself since 2.34, so no -ldl), and not
-   under sanitizers, which replace malloc themselves. BL_NO_ALLOC_HOOK turns it off. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define BL__SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BL__SANITIZED 1
-#endif
-#if defined(__GLIBC__) && defined(__linux__) && !defined(BL_NO_ALLOC_HOOK) && !defined(BL__SANITIZED) && \
-    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-#define BL__ALLOC_HOOK 1
-#else
-#define BL__ALLOC_HOOK 0
-#endif
+/* ---- I7. What a run measures: settings, benchmarks, counters, results -------------------
+   What the command line decides (section I13 fills it in), the benchmarks and counters
+   it selects, and the record each is measured into, for time and for every counter. */
 
-BL__DEF int bl__alloc_tracking;            /* set only during an allocation pass */
-#if !defined(__wasi__)
-BL__DEF __thread uint64_t bl__alloc_calls; /* per thread: the measured thread's own */
-BL__DEF __thread uint64_t bl__alloc_bytes;
-#else
-BL__DEF uint64_t bl__alloc_calls, bl__alloc_bytes;
-#endif
+enum bl__schedule { BL__ROUNDS, BL__SEQUENTIAL };
+static const char *const bl__schedule_names[] = {"rounds", "sequential"};
 
-#if BL__ALLOC_HOOK
-#ifdef __cplusplus
-#define BL__NOTHROW throw()
-#else
-#define BL__NOTHROW
-#endif
-typedef struct bl__allocator {
-    void *(*malloc_fn)(size_t);
-    void (*free_fn)(void *);
-    void *(*calloc_fn)(size_t, size_t);
-    void *(*realloc_fn)(void *, size_t);
-    int (*posix_memalign_fn)(void **, size_t, size_t);
-    void *(*aligned_alloc_fn)(size_t, size_t);
-} bl__allocator;
-BL__DEF bl__allocator bl__next_alloc;
-BL__DEF int bl__alloc_resolving;
-/* dlsym itself may allocate; those few early blocks come from here and are never freed. */
-BL__DEF unsigned char bl__alloc_boot[16384] __attribute__((aligned(16)));
-BL__DEF size_t bl__alloc_boot_used;
+typedef struct bl__options {
+    int list;
+    const char **filters;
+    size_t filter_count;
+    size_t samples;                /* --samples: at most this many per benchmark */
+    int samples_given;
+    double time_limit_s;           /* per benchmark */
+    double precision_pct;          /* stop once the median's interval is this tight; 0: off */
+    enum bl__schedule schedule;
+    int subtract;                  /* subtract the empty loop's cost (--no-subtract: 0) */
+    uint64_t seed;
+    int seed_given;
+    size_t format;                 /* index into bl__writers */
+    int format_given;              /* --format was on the command line */
+    int csb_flags;                 /* a CSB spelling (-t= -n= -d= -s= -opK=) was */
+    const char *out_path;
+    const char *counters;          /* --counters; without it bl_set_counters()'s, else time */
+    /* threaded mode */
+    uint64_t threads, nops, init_size, latency_every;
+    double duration_s;
+    int duration_given;
+    uint64_t op_freq[BL__MAX_OPS];
+    int op_given[BL__MAX_OPS];
+    int any_op_given;
+} bl__options;
 
-static void *bl__boot_alloc(size_t size) {
-    size_t need = (size + 16 + 15) & ~(size_t)15;
-    size_t at = __atomic_fetch_add(&bl__alloc_boot_used, need, __ATOMIC_RELAXED);
-    if (at + need > sizeof bl__alloc_boot) return NULL;
-    memcpy(bl__alloc_boot + at, &size, sizeof size); /* the size, for realloc */
-    return bl__alloc_boot + at + 16;
-}
-static int bl__in_boot(const void *p) {
-    return (const unsigned char *)p >= bl__alloc_boot && (const unsigned char *)p < bl__alloc_boot + sizeof bl__alloc_boot;
-}
-static void bl__alloc_sym(void *slot, const char *name) {
-    void *sym = dlsym(BL__RTLD_NEXT, name);
-    memcpy(slot, &sym, sizeof sym); /* ISO C has no object-to-function pointer cast */
-}
-static void bl__alloc_resolve(void) {
-    bl__allocator a;
-    __atomic_store_n(&bl__alloc_resolving, 1, __ATOMIC_RELAXED);
-    bl__alloc_sym(&a.free_fn, "free");
-    bl__alloc_sym(&a.calloc_fn, "calloc");
-    bl__alloc_sym(&a.realloc_fn, "realloc");
-    bl__alloc_sym(&a.posix_memalign_fn, "posix_memalign");
-    bl__alloc_sym(&a.aligned_alloc_fn, "aligned_alloc");
-    bl__alloc_sym(&a.malloc_fn, "malloc");
-    if (!a.malloc_fn || !a.free_fn || !a.calloc_fn || !a.realloc_fn) abort();
-    bl__next_alloc = a;
-    __atomic_store_n(&bl__alloc_resolving, 0, __ATOMIC_RELAXED);
-}
-#define BL__COUNT_ALLOC(size)                                              \
-    do {                                                                   \
-        if (__builtin_expect(bl__alloc_tracking, 0)) {                     \
-            bl__alloc_calls++;                                             \
-            bl__alloc_bytes += (size);                                     \
-        }                                                                  \
-    } while (0)
-#define BL__NEED_ALLOC(boot)                                               \
-    do {                                                                   \
-        if (__builtin_expect(!__atomic_load_n(&bl__next_alloc.malloc_fn, __ATOMIC_ACQUIRE), 0)) { \
-            if (__atomic_load_n(&bl__alloc_resolving, __ATOMIC_RELAXED)) return boot; \
-            bl__alloc_resolve();                                           \
-        }                                                                  \
-    } while (0)
+/* One benchmark at one parameter value. */
+typedef struct bl__instance {
+    const bl__bench *bench;
+    size_t param_index;
+    char display[256]; /* name, or name/param_name=value */
+} bl__instance;
 
-__attribute__((weak)) void *malloc(size_t size) BL__NOTHROW {
-    BL__COUNT_ALLOC(size);
-    BL__NEED_ALLOC(bl__boot_alloc(size));
-    return bl__next_alloc.malloc_fn(size);
+static int64_t bl__param(const bl__instance *in) {
+    return in->bench->params ? in->bench->params[in->param_index] : 0;
 }
-__attribute__((weak)) void *calloc(size_t count, size_t size) BL__NOTHROW {
-    BL__COUNT_ALLOC(count * size);
-    BL__NEED_ALLOC(size && count > (size_t)-1 / size ? NULL : bl__boot_alloc(count * size)); /* static memory: already zero */
-    return bl__next_alloc.calloc_fn(count, size);
-}
-__attribute__((weak)) void *realloc(void *p, size_t size) BL__NOTHROW {
-    BL__COUNT_ALLOC(size);
-    if (p && bl__in_boot(p)) {
-        size_t old;
-        void *q = malloc(size);
-        memcpy(&old, (unsigned char *)p - 16, sizeof old);
-        if (q) memcpy(q, p, old < size ? old : size);
-        if (bl__alloc_tracking) { bl__alloc_calls--; bl__alloc_bytes -= size; } /* counted once */
-        return q;
-    }
-    BL__NEED_ALLOC(bl__boot_alloc(size));
-    return bl__next_alloc.realloc_fn(p, size);
-}
-__attribute__((weak)) void free(void *p) BL__NOTHROW {
-    if (!p || bl__in_boot(p)) return;
-    if (__builtin_expect(!__atomic_load_n(&bl__next_alloc.malloc_fn, __ATOMIC_ACQUIRE), 0)) {
-        if (__atomic_load_n(&bl__alloc_resolving, __ATOMIC_RELAXED)) return; /* leak, once */
-        bl__alloc_resolve();
-    }
-    bl__next_alloc.free_fn(p);
-}
-__attribute__((weak)) int posix_memalign(void **out, size_t align, size_t size) BL__NOTHROW {
-    BL__COUNT_ALLOC(size);
-    BL__NEED_ALLOC(ENOMEM);
-    return bl__next_alloc.posix_memalign_fn(out, align, size);
-}
-__attribute__((weak)) void *aligned_alloc(size_t align, size_t size) BL__NOTHROW {
-    BL__COUNT_ALLOC(size);
-    BL__NEED_ALLOC(NULL);
-    return bl__next_alloc.aligned_alloc_fn(align, size);
-}
-#endif /* BL__ALLOC_HOOK */
 
-/* jemalloc, when the program is linked with it: a weak reference is NULL otherwise,
-   so there is no link dependency. */
-#if defined(__linux__) || defined(__APPLE__) || defined(__FreeBSD__)
-#define BL__HAVE_MALLCTL 1
-int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) __attribute__((weak));
-#else
-#define BL__HAVE_MALLCTL 0
-#endif
-
-/* ---- I8. Counters ---------------------------------------------------------------------------- */
-
-#define BL__MAX_COUNTERS 32
-#define BL__MAX_USER_COUNTERS 32
-
+/* The kinds of counter, in the order their passes run. Each kind is one pass: a perf
+   group is read with one system call; allocation tracking and perf counting are switched
+   on only in their own pass, so they perturb no other figure. The names are the `pass`
+   of a counter's record. */
 enum bl__ckind { BL__C_TIME, BL__C_TSC, BL__C_PERF_HW, BL__C_PERF_SW, BL__C_RUSAGE, BL__C_ALLOC, BL__C_USER, BL__C_KINDS };
-
-/* The passes, in the order they run. Each kind is one pass: a perf group is read with
-   one system call; allocation tracking and perf counting are switched on only in their
-   own pass, so they perturb no other figure. */
 static const char *const bl__pass_names[BL__C_KINDS] = {
     "time", "tsc", "perf-hardware", "perf-software", "rusage", "alloc", "user"};
 
-typedef struct bl__user_counter {
-    const char *name, *unit;
-    bl_counter_read_fn read;
-} bl__user_counter;
-
-BL__DEF bl__user_counter bl__user_counters[BL__MAX_USER_COUNTERS];
-BL__DEF size_t bl__user_counter_count;
-BL__DEF const char *bl__code_counters; /* from bl_set_counters() */
-
-BL__DEF int bl__user_counter_overflow; /* reported by bl_main: constructors cannot fail */
-
-BL__DEF void bl_counter_define(const char *name, const char *unit, bl_counter_read_fn read) {
-    if (bl__user_counter_count == BL__MAX_USER_COUNTERS) bl__user_counter_overflow = 1;
-    else {
-        bl__user_counters[bl__user_counter_count].name = name;
-        bl__user_counters[bl__user_counter_count].unit = unit;
-        bl__user_counters[bl__user_counter_count].read = read;
-        bl__user_counter_count++;
-    }
-}
-
-BL__DEF void bl_set_counters(const char *names) { bl__code_counters = names; }
-
+/* One counter of --counters, as section I16 parsed it (name, kind, perf event, unit) and
+   opened it (supported, or the reason it is not). */
 typedef struct bl__counter {
     char name[64];
     const char *unit;
@@ -1113,677 +1110,8 @@ typedef struct bl__counter_set {
     int want_time;
 } bl__counter_set;
 
-/* Values of every counter of a pass at one instant; for perf also the times the
-   event was enabled and running (they differ when the PMU multiplexes). */
-typedef struct bl__snap {
-    uint64_t v[BL__MAX_COUNTERS], enabled[BL__MAX_COUNTERS], running[BL__MAX_COUNTERS];
-} bl__snap;
-
-typedef struct bl__pass {
-    const bl__counter_set *set;
-    enum bl__ckind kind;
-    size_t idx[BL__MAX_COUNTERS]; /* indices into set->items */
-    size_t count;
-} bl__pass;
-
-/* ---- perf_event_open, without <linux/perf_event.h>: its bit-fields of __u64 are a GCC
-   extension that -std=c99 -pedantic rejects. The first 64 bytes of the attribute
-   (PERF_ATTR_SIZE_VER0) are all we set; the kernel accepts that size. */
-#if defined(__linux__)
-#define BL__HAVE_PERF 1
-typedef struct bl__perf_attr {
-    uint32_t type, size;
-    uint64_t config, sample_period, sample_type, read_format;
-    uint64_t flags;          /* bit 0 disabled, 4 exclude_user, 5 exclude_kernel, 6 exclude_hv */
-    uint32_t wakeup_events, bp_type;
-    uint64_t config1;
-} bl__perf_attr;
-#define BL__PERF_FMT_ENABLED 1u
-#define BL__PERF_FMT_RUNNING 2u
-#define BL__PERF_FMT_GROUP 8u
-#define BL__PERF_IOC_ENABLE 0x2400
-#define BL__PERF_IOC_DISABLE 0x2401
-#define BL__PERF_IOC_FLAG_GROUP 1
-#else
-#define BL__HAVE_PERF 0
-#endif
-
-typedef struct bl__name_code { const char *name; uint32_t code; const char *unit; } bl__name_code;
-static const bl__name_code bl__perf_hw_names[] = {
-    {"cpu-cycles", 0, "cycles"}, {"instructions", 1, "instructions"}, {"cache-references", 2, "events"},
-    {"cache-misses", 3, "events"}, {"branches", 4, "branches"}, {"branch-instructions", 4, "branches"},
-    {"branch-misses", 5, "branches"}, {"bus-cycles", 6, "cycles"}, {"stalled-cycles-frontend", 7, "cycles"},
-    {"idle-cycles-frontend", 7, "cycles"}, {"stalled-cycles-backend", 8, "cycles"},
-    {"idle-cycles-backend", 8, "cycles"}, {"ref-cycles", 9, "cycles"}, {NULL, 0, NULL}};
-static const bl__name_code bl__perf_sw_names[] = {
-    {"cpu-clock", 0, "ns"}, {"task-clock", 1, "ns"}, {"page-faults", 2, "events"}, {"faults", 2, "events"},
-    {"context-switches", 3, "events"}, {"cs", 3, "events"}, {"cpu-migrations", 4, "events"},
-    {"migrations", 4, "events"}, {"minor-faults", 5, "events"}, {"major-faults", 6, "events"},
-    {"alignment-faults", 7, "events"}, {"emulation-faults", 8, "events"}, {NULL, 0, NULL}};
-static const bl__name_code bl__cache_names[] = {
-    {"L1-dcache", 0, NULL}, {"L1-icache", 1, NULL}, {"LLC", 2, NULL}, {"dTLB", 3, NULL},
-    {"iTLB", 4, NULL}, {"branch", 5, NULL}, {"node", 6, NULL}, {NULL, 0, NULL}};
-static const bl__name_code bl__cache_ops[] = {
-    {"-loads", 0x0, NULL}, {"-load-misses", 0x10000, NULL}, {"-stores", 0x100, NULL},
-    {"-store-misses", 0x10100, NULL}, {"-prefetches", 0x200, NULL}, {"-prefetch-misses", 0x10200, NULL},
-    {NULL, 0, NULL}};
-static const bl__name_code bl__rusage_names[] = {
-    {"rusage-minor-faults", 0, "faults"}, {"rusage-major-faults", 1, "faults"},
-    {"rusage-voluntary-cs", 2, "switches"}, {"rusage-involuntary-cs", 3, "switches"},
-    {"rusage-max-rss", 4, "KiB"}, {NULL, 0, NULL}};
-
-static const bl__name_code *bl__find_name(const bl__name_code *table, const char *name) {
-    for (; table->name; table++)
-        if (strcmp(table->name, name) == 0) return table;
-    return NULL;
-}
-
-/* B63's counter names, accepted as aliases of ours (a B63 user's -c list or
-   B63_RUN_WITH string works as --counters or bl_set_counters): its perf events are
-   "lpe:" and perf's name or raw code, its jemalloc counter one name. The record is
-   named as ours, so "cpu-cycles,lpe:cycles" is one counter. */
-typedef struct bl__alias { const char *theirs, *ours; } bl__alias;
-static const bl__alias bl__b63_names[] = {
-    {"jemalloc_thread_allocated", "jemalloc-allocated"}, {"lpe:cycles", "cpu-cycles"}, {NULL, NULL}};
-
-static int bl__parse_counter(const char *spec, bl__counter *c);
-
-/* An alias of B63 (bl__b63_names, or "lpe:" and a perf event): 1 with c filled in as
-   the counter it names, 0 for any other name. */
-static int bl__parse_b63_counter(const char *spec, bl__counter *c) {
-    const bl__alias *a;
-    for (a = bl__b63_names; a->theirs; a++)
-        if (strcmp(a->theirs, spec) == 0) return bl__parse_counter(a->ours, c);
-    if (strncmp(spec, "lpe:", 4) != 0 || strchr(spec + 4, ':')) return 0;
-    return bl__parse_counter(spec + 4, c) && (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW);
-}
-
-/* Parse one counter name into c. Returns 0 for a name we do not know. */
-static int bl__parse_counter(const char *spec, bl__counter *c) {
-    char name[64];
-    const char *colon = strchr(spec, ':');
-    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-    const bl__name_code *nc;
-    size_t i;
-    if (!strncmp(spec, "lpe:", 4) || !strcmp(spec, "jemalloc_thread_allocated")) return bl__parse_b63_counter(spec, c);
-    if (len == 0 || len >= sizeof name) return 0;
-    memcpy(name, spec, len);
-    name[len] = 0;
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", spec);
-    c->supported = 1;
-    c->fd = -1;
-    /* perf's modifiers: u (user only, our default: the kernel's work is not the
-       benchmark's, and counting it needs perf_event_paranoid <= 1), k, uk. */
-    c->exclude_kernel = 1;
-    if (colon) {
-        const char *m = colon + 1;
-        if (strcmp(m, "u") == 0) c->exclude_kernel = 1;
-        else if (strcmp(m, "k") == 0) { c->exclude_kernel = 0; c->exclude_user = 1; }
-        else if (strcmp(m, "uk") == 0 || strcmp(m, "ku") == 0) c->exclude_kernel = 0;
-        else return 0;
-    }
-    if (!colon && strcmp(name, "time") == 0) { c->kind = BL__C_TIME; c->unit = "ns"; c->source = "timer"; return 1; }
-    if (!colon && strcmp(name, "cycles") == 0) {
-#if BL__HAVE_TSC
-        c->kind = BL__C_TSC; c->unit = "cycles"; c->source = "rdtsc (reference cycles at the TSC rate)";
-        return 1;
-#else
-        c->kind = BL__C_PERF_HW; c->perf_type = 0; c->perf_config = 0; c->unit = "cycles";
-        c->source = "perf_event_open";
-        return 1;
-#endif
-    }
-    if ((nc = bl__find_name(bl__perf_hw_names, name)) != NULL) {
-        c->kind = BL__C_PERF_HW; c->perf_type = 0; c->perf_config = nc->code; c->unit = nc->unit;
-        c->source = "perf_event_open";
-        return 1;
-    }
-    if ((nc = bl__find_name(bl__perf_sw_names, name)) != NULL) {
-        c->kind = BL__C_PERF_SW; c->perf_type = 1; c->perf_config = nc->code; c->unit = nc->unit;
-        c->source = "perf_event_open";
-        return 1;
-    }
-    for (nc = bl__cache_names; nc->name; nc++) {
-        size_t n = strlen(nc->name);
-        const bl__name_code *op;
-        if (strncmp(name, nc->name, n) != 0) continue;
-        for (op = bl__cache_ops; op->name; op++)
-            if (strcmp(name + n, op->name) == 0) {
-                c->kind = BL__C_PERF_HW; c->perf_type = 3; c->perf_config = nc->code | op->code;
-                c->unit = "events"; c->source = "perf_event_open";
-                return 1;
-            }
-    }
-    if (colon && strcmp(name, "cycles") == 0) { /* with a modifier, perf's cycles */
-        c->kind = BL__C_PERF_HW; c->perf_type = 0; c->perf_config = 0; c->unit = "cycles";
-        c->source = "perf_event_open";
-        return 1;
-    }
-    if (!colon && (nc = bl__find_name(bl__rusage_names, name)) != NULL) {
-        c->kind = BL__C_RUSAGE; c->which = (int)nc->code; c->unit = nc->unit; c->level = nc->code == 4;
-        c->source = "getrusage(RUSAGE_SELF)";
-        return 1;
-    }
-    if (!colon && (strcmp(name, "allocs") == 0 || strcmp(name, "alloc-bytes") == 0 || strcmp(name, "jemalloc-allocated") == 0)) {
-        c->kind = BL__C_ALLOC;
-        c->which = name[0] == 'j' ? 2 : name[5] == '-' ? 1 : 0;
-        c->unit = c->which == 0 ? "calls" : "bytes";
-        c->source = "malloc wrapper";
-        return 1;
-    }
-    for (i = 0; i < bl__user_counter_count && !colon; i++)
-        if (strcmp(bl__user_counters[i].name, name) == 0) {
-            c->kind = BL__C_USER; c->which = (int)i; c->unit = bl__user_counters[i].unit;
-            c->source = "user";
-            return 1;
-        }
-    if (name[0] == 'r' && name[1]) { /* raw: r<umask><event> in hex, as perf writes it */
-        uint64_t v = 0;
-        for (i = 1; name[i]; i++) {
-            char ch = name[i];
-            int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                  : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
-            if (d < 0 || i > 16) break;
-            v = v * 16 + (uint64_t)d;
-        }
-        if (!name[i]) {
-            c->kind = BL__C_PERF_HW; c->perf_type = 4; c->perf_config = v; c->unit = "events";
-            c->source = "perf_event_open";
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Parse a comma-separated list ("rusage" expands to its five fields). Returns 0, or 2
-   after printing the one-line error. */
-static int bl__parse_counter_list(const char *list, const char *flag, bl__counter_set *set) {
-    const char *p = list;
-    memset(set, 0, sizeof *set);
-    if (!*list) {
-        fprintf(stderr, "benchlab: %s needs at least one counter name (got \"\")\n", flag);
-        return 2;
-    }
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        char spec[64];
-        bl__counter c;
-        size_t i;
-        if (len == 0 || len >= sizeof spec) {
-            fprintf(stderr, "benchlab: %s must be a comma-separated list of counter names (got \"%s\")\n", flag, list);
-            return 2;
-        }
-        memcpy(spec, p, len);
-        spec[len] = 0;
-        if (strcmp(spec, "rusage") == 0) {
-            const bl__name_code *nc;
-            for (nc = bl__rusage_names; nc->name; nc++) {
-                if (set->count == BL__MAX_COUNTERS) break;
-                bl__parse_counter(nc->name, &set->items[set->count++]);
-            }
-        } else if (!bl__parse_counter(spec, &c)) {
-            fprintf(stderr, "benchlab: %s has no counter \"%s\" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)\n", flag, spec);
-            return 2;
-        } else if (c.kind == BL__C_TIME) {
-            set->want_time = 1;
-        } else {
-            for (i = 0; i < set->count; i++)
-                if (strcmp(set->items[i].name, c.name) == 0) break;
-            if (i == set->count) {
-                if (set->count == BL__MAX_COUNTERS) {
-                    fprintf(stderr, "benchlab: %s names more than %d counters\n", flag, BL__MAX_COUNTERS);
-                    return 2;
-                }
-                set->items[set->count++] = c;
-            }
-        }
-        p = comma ? comma + 1 : p + len;
-    }
-    return 0;
-}
-
-#if BL__HAVE_PERF
-static const char *bl__perf_reason(int err, char *buf, size_t size) {
-    int paranoid = -9;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    if (f) { if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9; fclose(f); }
-    if (err == ENOENT)
-        snprintf(buf, size, "perf_event_open: ENOENT, this CPU or kernel has no such event (virtual machines often expose no hardware PMU)");
-    else if (err == EACCES || err == EPERM)
-        snprintf(buf, size, "perf_event_open: %s, perf_event_paranoid is %d (fix: sysctl kernel.perf_event_paranoid=1, or CAP_PERFMON)", err == EACCES ? "EACCES" : "EPERM", paranoid);
-    else if (err == ENOSYS)
-        snprintf(buf, size, "perf_event_open: ENOSYS, the kernel has no perf events or a seccomp filter blocks them");
-    else if (err == EOPNOTSUPP)
-        snprintf(buf, size, "perf_event_open: EOPNOTSUPP, the PMU cannot count this event with these settings");
-    else if (err == EINVAL)
-        snprintf(buf, size, "perf_event_open: EINVAL, the kernel rejected the event (a raw code this CPU does not know?)");
-    else
-        snprintf(buf, size, "perf_event_open: %s", strerror(err));
-    return buf;
-}
-
-static int bl__perf_open(bl__counter *c, int group_fd) {
-    bl__perf_attr a;
-    memset(&a, 0, sizeof a);
-    a.type = c->perf_type;
-    a.size = sizeof a;
-    a.config = c->perf_config;
-    a.read_format = BL__PERF_FMT_ENABLED | BL__PERF_FMT_RUNNING | BL__PERF_FMT_GROUP;
-    /* Opened disabled: counting starts when the pass starts, so the time pass and the
-       other passes run without it. */
-    a.flags = (group_fd < 0 ? 1u : 0u) | (c->exclude_user ? 1u << 4 : 0u) |
-              (c->exclude_kernel ? 1u << 5 : 0u) | (1u << 6);
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, group_fd, 0);
-}
-
-/* A group of n members read at once: nr, time_enabled, time_running, value[nr]. */
-static int bl__perf_read_group(int fd, size_t n, uint64_t *values, uint64_t *enabled, uint64_t *running) {
-    uint64_t buf[3 + BL__MAX_COUNTERS];
-    ssize_t got = read(fd, buf, sizeof buf);
-    size_t i;
-    if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != n) return 0;
-    *enabled = buf[1];
-    *running = buf[2];
-    for (i = 0; i < n; i++) values[i] = buf[3 + i];
-    return 1;
-}
-#endif
-
-#if BL__HAVE_PERF
-/* A group with more events than the PMU has counters can never be scheduled: it would
-   count nothing, ever. Try it for a millisecond; if it never ran, open its events
-   alone, so the kernel multiplexes them one by one and we scale. */
-static void bl__perf_check_group(bl__counter_set *set) {
-    size_t i, n = 0;
-    int leader = -1;
-    uint64_t vals[BL__MAX_COUNTERS], en = 0, run = 0, t0;
-    for (i = 0; i < set->count; i++) {
-        bl__counter *c = &set->items[i];
-        if (c->kind != BL__C_PERF_HW || c->fd < 0) continue;
-        if (leader < 0) leader = c->fd;
-        n += c->leader == leader;
-    }
-    if (n < 2) return;
-    ioctl(leader, BL__PERF_IOC_ENABLE, BL__PERF_IOC_FLAG_GROUP);
-    t0 = bl__clock_ns();
-    while (bl__clock_ns() - t0 < 1000000u) BL_CLOBBER();
-    ioctl(leader, BL__PERF_IOC_DISABLE, BL__PERF_IOC_FLAG_GROUP);
-    if (bl__perf_read_group(leader, n, vals, &en, &run) && run > 0) return;
-    for (i = 0; i < set->count; i++) {
-        bl__counter *c = &set->items[i];
-        if (c->kind != BL__C_PERF_HW || c->fd < 0 || c->fd == leader || c->leader != leader) continue;
-        close(c->fd);
-        c->fd = c->leader = bl__perf_open(c, -1);
-        if (c->fd < 0) {
-            char buf[200];
-            c->supported = 0;
-            snprintf(c->reason, sizeof c->reason, "%s", bl__perf_reason(errno, buf, sizeof buf));
-        }
-    }
-}
-#endif
-
-/* Open what the counters need and decide, for each, whether it is supported and why
-   not. Called once before any measurement. */
-static void bl__counters_open(bl__counter_set *set) {
-    size_t i;
-    int alloc_active = 0;
-#if BL__ALLOC_HOOK
-    {   /* Is malloc really our wrapper? An allocator linked into the program defines its
-           own, and its strong definition beats our weak one. */
-        void *(*volatile m)(size_t) = malloc;
-        void (*volatile f)(void *) = free;
-        uint64_t before = bl__alloc_calls;
-        void *p;
-        bl__alloc_tracking = 1;
-        p = m(24);
-        bl__alloc_tracking = 0;
-        f(p);
-        alloc_active = bl__alloc_calls == before + 1;
-    }
-#endif
-    for (i = 0; i < set->count; i++) {
-        bl__counter *c = &set->items[i];
-        switch (c->kind) {
-        case BL__C_TSC:
-        case BL__C_TIME:
-        case BL__C_USER:
-            break;
-        case BL__C_RUSAGE:
-#if defined(__wasi__)
-            c->supported = 0;
-            snprintf(c->reason, sizeof c->reason, "getrusage is not available on wasm32-wasi");
-#endif
-            break;
-        case BL__C_ALLOC:
-            if (c->which == 2 || (c->which == 1 && !alloc_active)) {
-#if BL__HAVE_MALLCTL
-                if (mallctl) {
-                    uint64_t v;
-                    size_t len = sizeof v;
-                    if (mallctl("thread.allocated", &v, &len, NULL, 0) == 0) {
-                        c->source = "jemalloc thread.allocated";
-                        c->which = 2;
-                        break;
-                    }
-                    c->supported = 0;
-                    snprintf(c->reason, sizeof c->reason, "jemalloc has no thread.allocated (built without --enable-stats?)");
-                    break;
-                }
-#endif
-                if (c->which == 2) {
-                    c->supported = 0;
-                    snprintf(c->reason, sizeof c->reason, "the program is not linked with jemalloc (mallctl not found)");
-                    break;
-                }
-            }
-            if (!alloc_active) {
-                c->supported = 0;
-#if BL__ALLOC_HOOK
-                snprintf(c->reason, sizeof c->reason, "malloc is not the header's wrapper: an allocator linked into the program defines it");
-#elif defined(BL__SANITIZED)
-                snprintf(c->reason, sizeof c->reason, "built with a sanitizer, which replaces malloc");
-#elif defined(BL_NO_ALLOC_HOOK)
-                snprintf(c->reason, sizeof c->reason, "built with BL_NO_ALLOC_HOOK");
-#elif defined(__wasi__)
-                snprintf(c->reason, sizeof c->reason, "allocation counting is not available on wasm32-wasi (malloc is linked statically into the module)");
-#else
-                snprintf(c->reason, sizeof c->reason, "allocation counting needs glibc 2.34 or later on Linux");
-#endif
-            }
-            break;
-        case BL__C_PERF_HW:
-        case BL__C_PERF_SW:
-#if BL__HAVE_PERF
-        {
-            /* Hardware events go into one group (counted together, so ratios between
-               them are exact); software events into another: a software event in a
-               hardware group would share its fate when the PMU is missing. */
-            int leader = -1;
-            size_t j;
-            for (j = 0; j < i; j++)
-                if (set->items[j].kind == c->kind && set->items[j].fd >= 0) { leader = set->items[j].fd; break; }
-            c->fd = bl__perf_open(c, leader);
-            c->leader = c->fd >= 0 && leader >= 0 ? leader : c->fd;
-            if (c->fd < 0 && leader >= 0) {
-                /* The PMU may refuse the group but take the event alone; it is then
-                   multiplexed with the group and scaled. */
-                int err = errno;
-                c->fd = c->leader = bl__perf_open(c, -1);
-                if (c->fd < 0) errno = err;
-            }
-            if (c->fd < 0) {
-                char buf[200];
-                c->supported = 0;
-                snprintf(c->reason, sizeof c->reason, "%s", bl__perf_reason(errno, buf, sizeof buf));
-            }
-        }
-#else
-            c->supported = 0;
-#if defined(__wasi__)
-            snprintf(c->reason, sizeof c->reason, "perf events are not available on wasm32-wasi");
-#else
-            snprintf(c->reason, sizeof c->reason, "perf events need Linux (perf_event_open)");
-#endif
-#endif
-            break;
-        default:
-            break;
-        }
-    }
-#if BL__HAVE_PERF
-    bl__perf_check_group(set);
-#endif
-}
-
-static void bl__counters_close(bl__counter_set *set) {
-#if BL__HAVE_PERF
-    size_t i;
-    for (i = 0; i < set->count; i++)
-        if (set->items[i].fd >= 0) { close(set->items[i].fd); set->items[i].fd = -1; }
-#else
-    (void)set;
-#endif
-}
-
-static void bl__pass_read(const bl__pass *p, bl__snap *s) {
-    const bl__counter_set *set = p->set;
-    size_t j;
-    switch (p->kind) {
-    case BL__C_TSC:
-#if BL__HAVE_TSC
-        s->v[0] = bl__rdtsc();
-#endif
-        break;
-    case BL__C_PERF_HW:
-    case BL__C_PERF_SW:
-#if BL__HAVE_PERF
-    {
-        /* One read per group: a leader's read returns its members in the order they
-           were opened, which is the order of the counter list. */
-        size_t k;
-        for (j = 0; j < p->count; j++) {
-            const bl__counter *c = &set->items[p->idx[j]];
-            uint64_t vals[BL__MAX_COUNTERS], en = 0, run = 0;
-            size_t n = 0, at = 0;
-            if (c->leader != c->fd) continue; /* read with its leader */
-            for (k = 0; k < p->count; k++) n += set->items[p->idx[k]].leader == c->fd;
-            if (!bl__perf_read_group(c->fd, n, vals, &en, &run)) en = run = 0;
-            for (k = 0; k < p->count; k++)
-                if (set->items[p->idx[k]].leader == c->fd) {
-                    s->v[k] = run ? vals[at] : 0;
-                    s->enabled[k] = en;
-                    s->running[k] = run;
-                    at++;
-                }
-        }
-    }
-#endif
-        break;
-    case BL__C_RUSAGE:
-#if !defined(__wasi__)
-    {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        for (j = 0; j < p->count; j++) {
-            int w = set->items[p->idx[j]].which;
-            s->v[j] = (uint64_t)(w == 0 ? ru.ru_minflt : w == 1 ? ru.ru_majflt : w == 2 ? ru.ru_nvcsw
-                               : w == 3 ? ru.ru_nivcsw : ru.ru_maxrss);
-        }
-    }
-#endif
-        break;
-    case BL__C_ALLOC:
-        for (j = 0; j < p->count; j++) {
-            int w = set->items[p->idx[j]].which;
-            if (w == 0) s->v[j] = bl__alloc_calls;
-            else if (w == 1) s->v[j] = bl__alloc_bytes;
-            else {
-                s->v[j] = 0;
-#if BL__HAVE_MALLCTL
-                if (mallctl) {
-                    size_t len = sizeof s->v[j];
-                    mallctl("thread.allocated", &s->v[j], &len, NULL, 0);
-                }
-#endif
-            }
-        }
-        break;
-    case BL__C_USER:
-        for (j = 0; j < p->count; j++) s->v[j] = bl__user_counters[set->items[p->idx[j]].which].read();
-        break;
-    default:
-        break;
-    }
-}
-
-static void bl__pass_switch(const bl__pass *p, int on) {
-    if (p->kind == BL__C_ALLOC) __atomic_store_n(&bl__alloc_tracking, on, __ATOMIC_RELAXED);
-#if BL__HAVE_PERF
-    if (p->kind == BL__C_PERF_HW || p->kind == BL__C_PERF_SW) {
-        size_t j;
-        for (j = 0; j < p->count; j++) {
-            const bl__counter *c = &p->set->items[p->idx[j]];
-            if (c->fd >= 0 && c->leader == c->fd)
-                ioctl(c->fd, on ? BL__PERF_IOC_ENABLE : BL__PERF_IOC_DISABLE, BL__PERF_IOC_FLAG_GROUP);
-        }
-    }
-#endif
-}
-
-/* ---- I9. Latency histogram -----------------------------------------------------------------
-   Log-linear buckets, as HdrHistogram: values below 64 ticks have a bucket each; above,
-   every power of two [2^e, 2^(e+1)) is cut into 32 equal buckets. A bucket's width is
-   then at most 1/32 of its lower bound, and reporting its midpoint is off by at most
-   1/64 (1.6%) of the true value, at any magnitude. 1920 buckets cover all of uint64. */
-#define BL__HIST_LINEAR 64
-#define BL__HIST_SUB 32
-#define BL__HIST_BUCKETS (BL__HIST_LINEAR + (64 - 6) * BL__HIST_SUB)
-#define BL__HIST_MAX_ERROR (1.0 / (2.0 * BL__HIST_SUB))
-
-static inline unsigned bl__hist_index(uint64_t v) {
-    unsigned e;
-    if (v < BL__HIST_LINEAR) return (unsigned)v;
-    e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
-    return BL__HIST_LINEAR + (e - 6u) * BL__HIST_SUB + (unsigned)((v >> (e - 5u)) - BL__HIST_SUB);
-}
-static uint64_t bl__hist_low(unsigned i) {
-    unsigned e, sub;
-    if (i < BL__HIST_LINEAR) return i;
-    e = 6u + (i - BL__HIST_LINEAR) / BL__HIST_SUB;
-    sub = (i - BL__HIST_LINEAR) % BL__HIST_SUB;
-    return (uint64_t)(BL__HIST_SUB + sub) << (e - 5u);
-}
-static uint64_t bl__hist_high(unsigned i) { /* inclusive */
-    unsigned e;
-    if (i < BL__HIST_LINEAR) return i;
-    e = 6u + (i - BL__HIST_LINEAR) / BL__HIST_SUB;
-    return bl__hist_low(i) + (((uint64_t)1 << (e - 5u)) - 1u);
-}
-static double bl__hist_mid(unsigned i) {
-    return ((double)bl__hist_low(i) + (double)bl__hist_high(i)) / 2;
-}
-/* Nearest-rank quantile (the value at rank ceil(p*count)), as HdrHistogram reports it;
-   the bucket's midpoint, kept inside the exact [min, max]. */
-static double bl__hist_quantile(const uint64_t *h, uint64_t count, double p, uint64_t min, uint64_t max) {
-    uint64_t rank = (uint64_t)(p * (double)count), seen = 0;
-    unsigned i;
-    double v;
-    if (count == 0) return 0;
-    if ((double)rank < p * (double)count) rank++;
-    if (rank < 1) rank = 1;
-    for (i = 0; i < BL__HIST_BUCKETS; i++) {
-        seen += h[i];
-        if (seen >= rank) break;
-    }
-    if (i == BL__HIST_BUCKETS) i--;
-    v = bl__hist_mid(i);
-    if (v < (double)min) v = (double)min;
-    if (v > (double)max) v = (double)max;
-    return v;
-}
-
-typedef struct bl__opstats {
-    uint64_t count, succ, skipped, timed, sum, min, max; /* sum, min, max over the timed */
-    uint64_t hist[BL__HIST_BUCKETS];
-} bl__opstats;
-
-static void bl__opstats_init(bl__opstats *s) {
-    memset(s, 0, sizeof *s);
-    s->min = UINT64_MAX;
-}
-static inline void bl__opstats_count(bl__opstats *s, int result) {
-    s->count++;
-    s->succ += result > 0;
-    s->skipped += result < 0;
-}
-static inline void bl__opstats_add(bl__opstats *s, int result, uint64_t ticks) {
-    bl__opstats_count(s, result);
-    s->timed++;
-    s->sum += ticks;
-    if (ticks < s->min) s->min = ticks;
-    if (ticks > s->max) s->max = ticks;
-    s->hist[bl__hist_index(ticks)]++;
-}
-BL__UNUSED static void bl__opstats_merge(bl__opstats *into, const bl__opstats *s) {
-    unsigned i;
-    into->count += s->count;
-    into->succ += s->succ;
-    into->skipped += s->skipped;
-    into->timed += s->timed;
-    into->sum += s->sum;
-    if (s->min < into->min) into->min = s->min;
-    if (s->max > into->max) into->max = s->max;
-    for (i = 0; i < BL__HIST_BUCKETS; i++) into->hist[i] += s->hist[i];
-}
-
-/* ---- I10. Target registry ------------------------------------------------------------------ */
-
-typedef struct bl__target_registry {
-    const bl_target **items;
-    size_t count, capacity;
-    int out_of_memory;
-} bl__target_registry;
-
-BL__DEF bl__target_registry bl__targets;
-
-BL__DEF void bl_register_target(const bl_target *t) {
-    bl__target_registry *r = &bl__targets;
-    if (r->count == r->capacity) {
-        size_t capacity = r->capacity ? 2 * r->capacity : 8;
-        const bl_target **items = BL__CAST(const bl_target **, realloc(BL__CAST(void *, r->items), capacity * sizeof *items));
-        if (!items) { r->out_of_memory = 1; return; }
-        r->items = items;
-        r->capacity = capacity;
-    }
-    r->items[r->count++] = t;
-}
-
-/* ---- I11. Settings of a run ---------------------------------------------------------------------
-   What the command line decides (section "Command line" fills it in). */
-
-enum bl__schedule { BL__ROUNDS, BL__SEQUENTIAL };
-static const char *const bl__schedule_names[] = {"rounds", "sequential"};
-
-typedef struct bl__options {
-    int list;
-    const char **filters;
-    size_t filter_count;
-    size_t samples;                /* --samples: at most this many per benchmark */
-    int samples_given;
-    double time_limit_s;           /* per benchmark */
-    double precision_pct;          /* stop once the median's interval is this tight; 0: off */
-    enum bl__schedule schedule;
-    int subtract;                  /* subtract the empty loop's cost (--no-subtract: 0) */
-    uint64_t seed;
-    int seed_given;
-    size_t format;                 /* index into bl__writers */
-    int format_given;              /* --format was on the command line */
-    int csb_flags;                 /* a CSB spelling (-t= -n= -d= -s= -opK=) was */
-    const char *out_path;
-    const char *counters;          /* --counters, else bl_set_counters(), else "time" */
-    const char *counters_flag;     /* how it was given, for messages */
-    /* threaded mode */
-    uint64_t threads, nops, init_size, latency_every;
-    double duration_s;
-    int duration_given;
-    uint64_t op_freq[BL__MAX_OPS];
-    int op_given[BL__MAX_OPS];
-    int any_op_given;
-} bl__options;
-
-/* One benchmark at one parameter value. */
-typedef struct bl__instance {
-    const bl__bench *bench;
-    size_t param_index;
-    char display[256]; /* name, or name/param_name=value */
-} bl__instance;
-
-static int64_t bl__param(const bl__instance *in) {
-    return in->bench->params ? in->bench->params[in->param_index] : 0;
-}
+/* A threaded target's figures (section I17); the writers of section I12 take them. */
+typedef struct bl__tp_result bl__tp_result;
 
 /* The samples of one benchmark (or of the empty loop) and what was computed from them;
    the same record for the time pass and for every counter. */
@@ -1853,36 +1181,32 @@ static void bl__free_result(bl__result *r) {
     r->capacity = r->count = 0;
 }
 
-/* ---- I12. Suspend and one sample ------------------------------------------------------------- */
+/* ---- I8. Suspend and one sample -------------------------------------------------------------
+   A BL_SUSPEND block stops the clock of the time pass; in a counter pass (section I16) it
+   stops the counters instead, which that section's bl__pass_pause and bl__pass_resume
+   do, so this section needs to know nothing of counters. */
+
+typedef struct bl__pass_state bl__pass_state;
+static void bl__pass_pause(bl__pass_state *pass);
+static void bl__pass_resume(bl__pass_state *pass);
 
 struct bl_state {
     uint64_t suspend_start;
     uint64_t suspended_ticks; /* time inside BL_SUSPEND blocks during this sample */
     uint64_t suspends;        /* BL_SUSPEND blocks entered (instruction regions report it) */
-    const bl__pass *pass;     /* NULL in the time pass; else the counters being read */
-    bl__snap pass_start, pass_suspended;
+    bl__pass_state *pass;     /* NULL in the time pass; else the counter pass being sampled */
 };
 
 BL__DEF int bl__suspend_begin(bl_state *state) {
     state->suspends++;
-    if (state->pass) bl__pass_read(state->pass, &state->pass_start);
+    if (state->pass) bl__pass_pause(state->pass);
     else state->suspend_start = bl__now();
     return 1;
 }
 
 BL__DEF int bl__suspend_end(bl_state *state) {
-    if (state->pass) {
-        bl__snap now;
-        size_t j;
-        bl__pass_read(state->pass, &now);
-        for (j = 0; j < state->pass->count; j++) {
-            state->pass_suspended.v[j] += now.v[j] - state->pass_start.v[j];
-            state->pass_suspended.enabled[j] += now.enabled[j] - state->pass_start.enabled[j];
-            state->pass_suspended.running[j] += now.running[j] - state->pass_start.running[j];
-        }
-    } else {
-        state->suspended_ticks += bl__now() - state->suspend_start;
-    }
+    if (state->pass) bl__pass_resume(state->pass);
+    else state->suspended_ticks += bl__now() - state->suspend_start;
     return 0;
 }
 
@@ -1915,7 +1239,7 @@ static void bl__empty_body(bl_state *state, uint64_t n, int64_t arg) {
     for (i = 0; i < n; i++) BL_CLOBBER();
 }
 
-/* ---- I13. Calibration -------------------------------------------------------------------------
+/* ---- I9. Calibration -------------------------------------------------------------------------
    Grow n until one sample takes its share of the time (wall_target_ns, counting
    BL_SUSPEND time, as the limit does) and its timed part is long against the timer's
    resolution. Sizing by timed time alone would let a body with slow suspended setup
@@ -1928,7 +1252,7 @@ static uint64_t bl__calibrate(bl_body_fn body, int64_t arg, double wall_target_n
     uint64_t n = 1;
     int warm_rounds = 0;
     for (;;) {
-        double wall, t = bl__sample_ns(body, n, arg, &wall), factor = 1.5;
+        double wall, t = bl__sample_ns(body, n, arg, &wall), factor = BL__CALIBRATION_MIN_STEP;
         *spent_ns += wall;
         if (*spent_ns > limit_ns) return n;
         if (wall >= wall_target_ns && t >= timed_floor_ns) {
@@ -1937,12 +1261,13 @@ static uint64_t bl__calibrate(bl_body_fn body, int64_t arg, double wall_target_n
             if (warm_rounds++ >= 1) return n;
             continue;
         }
-        if (t <= 0 || wall <= 0) { n *= 10; continue; }
-        /* Aim 20% past whichever target is further; at most x10 per step so that a
-           first, cold sample cannot make n overshoot wildly. */
-        if (wall < wall_target_ns && 1.2 * wall_target_ns / wall > factor) factor = 1.2 * wall_target_ns / wall;
-        if (t < timed_floor_ns && 1.2 * timed_floor_ns / t > factor) factor = 1.2 * timed_floor_ns / t;
-        if (factor > 10) factor = 10;
+        if (t <= 0 || wall <= 0) { n *= BL__CALIBRATION_MAX_STEP; continue; }
+        /* Aim past whichever target is further, within the steps of section I2. */
+        if (wall < wall_target_ns && BL__CALIBRATION_AIM * wall_target_ns / wall > factor)
+            factor = BL__CALIBRATION_AIM * wall_target_ns / wall;
+        if (t < timed_floor_ns && BL__CALIBRATION_AIM * timed_floor_ns / t > factor)
+            factor = BL__CALIBRATION_AIM * timed_floor_ns / t;
+        if (factor > BL__CALIBRATION_MAX_STEP) factor = BL__CALIBRATION_MAX_STEP;
         n = (uint64_t)((double)n * factor) + 1;
     }
 }
@@ -1963,7 +1288,7 @@ static double bl__sample_target_ns(const bl__options *o) {
     return target > floor_ns ? target : floor_ns;
 }
 
-/* ---- I14. Rounds: the time pass ----------------------------------------------------------------
+/* ---- I10. Rounds: the time pass ----------------------------------------------------------------
    Every benchmark still sampling takes one sample per round, in a freshly shuffled
    order drawn from the run's seed, together with the empty loop (whose cost is
    subtracted) and the baseline (which the compared ones are divided by). A slow phase
@@ -2159,34 +1484,2036 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
     free(net);
 }
 
-/* ---- I15. Counter passes -----------------------------------------------------------------------
+/* ---- I11. Context of the run ----------------------------------------------------------------- */
+
+typedef struct bl__context {
+    char date[32], host[128], cpu[160], os[128], kernel[128];
+    const char *arch, *compiler_flags;
+    char compiler[128];
+    size_t stack_offset;      /* BL_STACK_OFFSET as applied */
+    int start_cpu;            /* the CPU the run started on, -1 where unknown */
+} bl__context;
+
+BL__DEF size_t bl__stack_offset_used;
+BL__DEF int bl__start_cpu = -1;
+
+BL__UNUSED static void bl__trim(char *s) {
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = 0;
+}
+
+static void bl__cpu_model(char *out, size_t size) {
+    snprintf(out, size, "unknown");
+#if !defined(__wasi__)
+    {
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        char line[512];
+        if (f) {
+            while (fgets(line, sizeof line, f)) {
+                /* x86 says "model name", many ARM kernels "Model" or "Processor". */
+                if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5) ||
+                    !strncmp(line, "Processor", 9) || !strncmp(line, "cpu model", 9)) {
+                    char *colon = strchr(line, ':');
+                    if (colon) {
+                        colon++;
+                        while (*colon == ' ' || *colon == '\t') colon++;
+                        snprintf(out, size, "%s", colon);
+                        bl__trim(out);
+                        break;
+                    }
+                }
+            }
+            fclose(f);
+        }
+    }
+#endif
+    /* No model name from the kernel (some VMs, some ARM kernels): the CPU's own brand
+       string where there is one. */
+    if (strcmp(out, "unknown") == 0 && bl__cpuid_brand(out, size)) bl__trim(out);
+}
+
+static void bl__collect_context(bl__context *c) {
+    time_t now = time(NULL);
+    struct tm *utc = gmtime(&now);
+    memset(c, 0, sizeof *c);
+    if (utc) strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", utc);
+    snprintf(c->host, sizeof c->host, "unknown");
+    snprintf(c->kernel, sizeof c->kernel, "unknown");
+#if defined(__wasi__)
+    snprintf(c->os, sizeof c->os, "wasi");
+#else
+    {
+        struct utsname u;
+        if (uname(&u) == 0) {
+            snprintf(c->os, sizeof c->os, "%s", u.sysname);
+            snprintf(c->kernel, sizeof c->kernel, "%s", u.release);
+            snprintf(c->host, sizeof c->host, "%s", u.nodename);
+        } else {
+            snprintf(c->os, sizeof c->os, "unknown");
+        }
+    }
+#endif
+    bl__cpu_model(c->cpu, sizeof c->cpu);
+#if defined(__x86_64__)
+    c->arch = "x86_64";
+#elif defined(__aarch64__)
+    c->arch = "aarch64";
+#elif defined(__wasm32__)
+    c->arch = "wasm32";
+#elif defined(__i386__)
+    c->arch = "i386";
+#elif defined(__arm__)
+    c->arch = "arm";
+#elif defined(__riscv) && __riscv_xlen == 64
+    c->arch = "riscv64";
+#elif defined(__powerpc64__)
+    c->arch = "ppc64";
+#else
+    c->arch = "unknown";
+#endif
+#if defined(__clang__)
+    snprintf(c->compiler, sizeof c->compiler, "clang %d.%d.%d", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+    snprintf(c->compiler, sizeof c->compiler, "gcc %d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#endif
+    c->stack_offset = bl__stack_offset_used;
+    c->start_cpu = bl__start_cpu;
+#ifdef BL_CFLAGS
+    c->compiler_flags = BL_CFLAGS;
+#else
+    c->compiler_flags = NULL;
+#endif
+}
+
+#if !defined(__wasi__)
+/* The number at the start of a sysfs file; -1 when it cannot be read (no such driver). */
+static long bl__sysfs_number(const char *path) {
+    long value = -1;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%ld", &value) != 1) value = -1;
+        fclose(f);
+    }
+    return value;
+}
+#endif
+
+/* Warn about what makes figures unreliable, and say how to fix it. */
+static void bl__warn_machine(void) {
+    const char *quiet = getenv("BL_NO_WARN");
+    if (quiet && *quiet && strcmp(quiet, "0") != 0) return;
+#if !defined(__OPTIMIZE__)
+    fprintf(stderr, "benchlab: warning: built without optimization; figures will not match an -O2 build (fix: compile with -O2; silence: BL_NO_WARN=1)\n");
+#endif
+#if !defined(__wasi__)
+    {
+        FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "r");
+        char governor[64] = "";
+        if (f) {
+            if (fgets(governor, sizeof governor, f)) bl__trim(governor);
+            fclose(f);
+            if (*governor && strcmp(governor, "performance") != 0)
+                fprintf(stderr, "benchlab: warning: CPU frequency governor is \"%s\"; frequency changes add noise (fix: cpupower frequency-set --governor performance; silence: BL_NO_WARN=1)\n", governor);
+        }
+    }
+    /* Turbo (intel_pstate) or boost (acpi-cpufreq, amd-pstate): the clock then follows the
+       temperature and how many cores are busy, which a benchmark does not control. */
+    if (bl__sysfs_number("/sys/devices/system/cpu/intel_pstate/no_turbo") == 0)
+        fprintf(stderr, "benchlab: warning: CPU turbo is on; the clock follows temperature and load (fix: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo; silence: BL_NO_WARN=1)\n");
+    if (bl__sysfs_number("/sys/devices/system/cpu/cpufreq/boost") == 1)
+        fprintf(stderr, "benchlab: warning: CPU boost is on; the clock follows temperature and load (fix: echo 0 > /sys/devices/system/cpu/cpufreq/boost; silence: BL_NO_WARN=1)\n");
+#endif
+}
+
+/* ---- I12. Output: one writer per format ---------------------------------------------------------
+   Each format is a row of bl__writers: what it prints before the results (context),
+   for each result of a benchmark and counter, for a counter that could not count, and
+   for a threaded target. A NULL entry means the format has no such thing (lind has no
+   context; csb shows only threaded targets). Adding a format is its functions and a row.
+   docs/formats.md describes every format; the threaded target's writers are with the
+   threaded mode (section I17), the statistics they print being its own.
+
+   Each record is flushed as soon as it is written, so a run that stops part way (a body
+   that crashes in a counter pass, `benchlab run`'s timeout) keeps the records before. */
+
+/* A JSON string. Only the quote, the backslash and control characters need escaping;
+   every other byte goes through as it is, so names in UTF-8 stay readable. */
+static void bl__json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    if (s) {
+        for (; *s; s++) {
+            unsigned char ch = (unsigned char)*s;
+            if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+            else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+            else fputc(ch, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* JSON has no NaN or infinity: write null. %.9g keeps every digit a measurement has. */
+static void bl__json_number(FILE *f, double v) {
+    if (v != v || v > 1.7e308 || v < -1.7e308) fputs("null", f);
+    else fprintf(f, "%.9g", v);
+}
+
+/* Every field after a record's first is written with its leading comma, so a record is
+   its head (bl__json_result_head) and then any fields in any order, with no state to
+   carry between the calls. */
+static void bl__json_field(FILE *f, const char *name, double v) {
+    fprintf(f, ",\"%s\":", name);
+    bl__json_number(f, v);
+}
+
+static void bl__json_pair(FILE *f, const char *name, double a, double b) {
+    fprintf(f, ",\"%s\":[", name);
+    bl__json_number(f, a);
+    fputc(',', f);
+    bl__json_number(f, b);
+    fputc(']', f);
+}
+
+static void bl__json_array(FILE *f, const char *name, const double *v, size_t n) {
+    size_t i;
+    fprintf(f, ",\"%s\":[", name);
+    for (i = 0; i < n; i++) {
+        if (i) fputc(',', f);
+        bl__json_number(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+/* Scale to ns, us, ms or s so the figure has 3 to 4 significant digits: the table is read
+   by people comparing rows, and a column of 9-digit ns figures hides which is larger. */
+static const char *bl__human_time(char *out, size_t size, double ns) {
+    double a = ns < 0 ? -ns : ns;
+    if (a < 1e3) snprintf(out, size, "%.2fns", ns);
+    else if (a < 1e6) snprintf(out, size, "%.2fus", ns / 1e3);
+    else if (a < 1e9) snprintf(out, size, "%.2fms", ns / 1e6);
+    else snprintf(out, size, "%.2fs", ns / 1e9);
+    return out;
+}
+
+/* A ratio is significant when its interval leaves out 1: the benchmark and the baseline
+   differ by more than this run's noise explains. Both the table's '*' and jsonl's
+   "significant" say so, from this one rule. */
+static int bl__significant(const bl__result *r) {
+    return r->ratio_low > 1 || r->ratio_high < 1;
+}
+
+/* -- jsonl: the canonical format, every sample and every figure ------------------------------ */
+
+/* The first line of a run: what a reader needs to judge the figures or repeat the run
+   (machine, compiler, timer, seed, and the settings that shape the figures). The
+   Python side stores it with the run, and compares machines by it. */
+static void bl__jsonl_context(FILE *f, const bl__options *o, const bl__context *c) {
+    fprintf(f, "{\"type\":\"context\",\"schema\":%d,\"benchlab\":", BENCHLAB_SCHEMA);
+    bl__json_string(f, BENCHLAB_VERSION);
+    fputs(",\"date\":", f); bl__json_string(f, c->date);
+    fputs(",\"host\":", f); bl__json_string(f, c->host);
+    fputs(",\"cpu\":", f); bl__json_string(f, c->cpu);
+    fputs(",\"os\":", f); bl__json_string(f, c->os);
+    fputs(",\"kernel\":", f); bl__json_string(f, c->kernel);
+    fputs(",\"arch\":", f); bl__json_string(f, c->arch);
+    fputs(",\"compiler\":", f); bl__json_string(f, c->compiler);
+    fputs(",\"compiler_flags\":", f);
+    if (c->compiler_flags) bl__json_string(f, c->compiler_flags);
+    else fputs("null", f);
+    fputs(",\"timer\":", f); bl__json_string(f, bl__clock.name);
+    bl__json_field(f, "timer_resolution_ns", bl__clock.resolution_ns);
+    bl__json_field(f, "timer_cost_ns", bl__clock.cost_ns);
+    fprintf(f, ",\"seed\":%llu,\"schedule\":\"%s\",\"samples\":", (unsigned long long)bl__run_seed,
+            bl__schedule_names[o->schedule]);
+    if (o->samples_given) fprintf(f, "%lu", (unsigned long)o->samples);
+    else fputs("null", f);
+    fprintf(f, ",\"max_samples\":%lu", (unsigned long)o->samples);
+    bl__json_field(f, "time_limit_s", o->time_limit_s);
+    bl__json_field(f, "precision_pct", o->precision_pct);
+    fprintf(f, ",\"subtract\":%s,\"stack_offset\":%lu,\"start_cpu\":%d}\n", o->subtract ? "true" : "false",
+            (unsigned long)c->stack_offset, c->start_cpu);
+}
+
+/* The fields that open every result record: which benchmark, param and counter. */
+static void bl__json_result_head(FILE *f, const bl__instance *in, const char *counter, const char *unit) {
+    const bl__bench *b = in->bench;
+    fputs("{\"type\":\"result\",\"bench\":", f);
+    bl__json_string(f, b->name);
+    if (b->params) {
+        fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
+        bl__json_string(f, b->param_name);
+    } else {
+        fputs(",\"param\":null,\"param_name\":null", f);
+    }
+    fputs(",\"counter\":", f); bl__json_string(f, counter);
+    fputs(",\"unit\":", f); bl__json_string(f, unit);
+}
+
+/* Every sample is written, in the order taken, with its own iteration count, and so are
+   the empty loop's and the baseline's samples of the same rounds: the Python side
+   recomputes every statistic from them (and combines processes), so the figures here
+   are for readers without it and for checking the two implementations agree. A counter
+   record adds where its figure came from and, for perf events, the share of the time
+   the PMU counted it (below 1: scaled, as perf stat scales). */
+#define BL__JSON_STATISTIC(name) bl__json_field(f, #name, s->name);
+static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r) {
+    const bl_stats *s = &r->stats;
+    const bl__counter *c = r->counter;
+    size_t i;
+    (void)o;
+    bl__json_result_head(f, r->instance, c ? c->name : "time", c ? c->unit : "ns");
+    fprintf(f, ",\"iterations\":%llu,\"sample_iterations\":[", (unsigned long long)r->iterations);
+    for (i = 0; i < r->count; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)r->sample_iterations[i]);
+    fputc(']', f);
+    bl__json_array(f, "samples", r->samples, r->count);
+    if (r->baseline_samples) bl__json_array(f, "baseline_samples", r->baseline_samples, r->count);
+    BL__STATISTICS(BL__JSON_STATISTIC)
+    bl__json_pair(f, "median_ci", s->median_ci_low, s->median_ci_high);
+    bl__json_field(f, "ci_level", BL__CI_LEVEL);
+    fputs(",\"ci_scope\":\"within this run\"", f);
+    fprintf(f, ",\"zero\":%s", r->zero ? "true" : "false");
+    bl__json_field(f, "raw_median", r->raw.median);
+    bl__json_pair(f, "raw_median_ci", r->raw.median_ci_low, r->raw.median_ci_high);
+    fprintf(f, ",\"outliers_low\":%lu,\"outliers_high\":%lu", (unsigned long)s->outliers_low,
+            (unsigned long)s->outliers_high);
+    bl__json_field(f, "overhead", r->overhead_ns);
+    bl__json_field(f, "loop_share", r->loop_share);
+    if (r->overhead_samples) bl__json_array(f, "overhead_samples", r->overhead_samples, r->count);
+    fprintf(f, ",\"subtracted\":%s", r->subtracted ? "true" : "false");
+    fputs(",\"stopped\":", f);
+    if (r->stopped) bl__json_string(f, r->stopped);
+    else fputs("null", f);
+    fprintf(f, ",\"baseline\":%s,\"compared_to\":", r->instance->bench->is_baseline ? "true" : "false");
+    if (r->compared_to) bl__json_string(f, r->compared_to);
+    else fputs("null", f);
+    if (r->compared_to && r->ratio == r->ratio) {
+        bl__json_field(f, "ratio", r->ratio);
+        bl__json_pair(f, "ratio_ci", r->ratio_low, r->ratio_high);
+        bl__json_field(f, "ratio_of_medians", r->ratio_of_medians);
+        fprintf(f, ",\"significant\":%s", bl__significant(r) ? "true" : "false");
+    } else {
+        fputs(",\"ratio\":null,\"ratio_ci\":null,\"ratio_of_medians\":null,\"significant\":null", f);
+    }
+    if (c) {
+        /* Fields of counter records only. */
+        fputs(",\"supported\":true,\"source\":", f); bl__json_string(f, c->source);
+        fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
+        fprintf(f, ",\"per_iteration\":%s", c->level ? "false" : "true");
+        if (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW) {
+            fprintf(f, ",\"kernel\":%s,\"user\":%s", c->exclude_kernel ? "false" : "true", c->exclude_user ? "false" : "true");
+            bl__json_field(f, "running_fraction", r->running_fraction);
+            fprintf(f, ",\"scaled\":%s", r->running_fraction < 1 ? "true" : "false");
+        }
+    }
+    fputs("}\n", f);
+}
+
+/* A counter that could not count still gets its record, with the reason, so that the
+   table shows the row as "not supported: ..." instead of losing it. */
+static void bl__jsonl_unsupported(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason) {
+    bl__json_result_head(f, in, c->name, c->unit);
+    fputs(",\"supported\":false,\"reason\":", f); bl__json_string(f, reason);
+    fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
+    fputs(",\"samples\":[],\"sample_iterations\":[]}\n", f);
+}
+
+/* -- table: for people ----------------------------------------------------------------------- */
+
+/* Two lines before the rows: what ran where (timer and seed included, to repeat it), and
+   how to read the figures, whose meaning depends on --no-subtract. */
+static void bl__table_context(FILE *f, const bl__options *o, const bl__context *c) {
+    char res[32];
+    fprintf(f, "benchlab %s | %s | %s %s | timer %s (resolution %s) | %s, seed %llu\n", BENCHLAB_VERSION, c->cpu,
+            c->os, c->arch, bl__clock.name, bl__human_time(res, sizeof res, bl__clock.resolution_ns),
+            bl__schedule_names[o->schedule], (unsigned long long)bl__run_seed);
+    fprintf(f, "%s; +-%% is the half-width of the median's 99%% interval within this run (another run may differ "
+               "more: benchlab run --processes)\n",
+            o->subtract ? "empty loop's cost subtracted (--no-subtract shows raw figures); lowest: the lowest raw "
+                          "sample less the empty loop's median, in the share taken from the body"
+                        : "raw figures (--no-subtract)");
+}
+
+/* The comparison column: the ratio to the baseline with its interval, '*' when
+   significant; a baseline indistinguishable from zero has no ratio (bl__time_figures). */
+static void bl__table_ratio(char *out, size_t size, const bl__result *r) {
+    if (!r->compared_to) out[0] = 0;
+    else if (r->ratio != r->ratio) snprintf(out, size, "no ratio: baseline is ~0");
+    else snprintf(out, size, "%.3fx [%.3f, %.3f]%s", r->ratio, r->ratio_low, r->ratio_high, bl__significant(r) ? " *" : "");
+}
+
+/* The "lowest" column: the lowest raw sample less the body's share of the empty loop's
+   median, not the lowest of the round-by-round differences, which is a round whose empty
+   loop ran slow (see bl__table_result). */
+static double bl__lowest_less_loop(const bl__result *r) {
+    double low = r->raw.min - r->loop_share * r->overhead_ns;
+    return low > 0 ? low : 0;
+}
+
+/* One row per benchmark and counter. Time rows scale to ns/us/ms/s and give the
+   interval as +-% of the median, the figure a reader compares; counter rows print the
+   counter's own unit with 4 significant digits, as a count has no natural scale. */
+static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r) {
+    const bl__instance *in = r->instance;
+    const bl_stats *s = &r->stats;
+    char name[400], cmp[96], med[48], low[32], p75[32], p90[32], p99[32];
+    double hw = s->median_ci_high - s->median > s->median - s->median_ci_low ? s->median_ci_high - s->median
+                                                                                : s->median - s->median_ci_low;
+    (void)o;
+    bl__table_ratio(cmp, sizeof cmp, r);
+    if (r->counter) {
+        const char *u = r->counter->unit;
+        char scaled[64] = "";
+        snprintf(name, sizeof name, "%s%s [%s]", in->display, in->bench->is_baseline ? " (baseline)" : "", r->counter->name);
+        if (r->running_fraction > 0 && r->running_fraction < 1)
+            snprintf(scaled, sizeof scaled, " (scaled: counted %.0f%% of the time)", 100 * r->running_fraction);
+        fprintf(f, "%-32s median: %.4g %s%s lowest: %.4g [p75: %.4g p90: %.4g p99: %.4g]%s  %s\n", name, s->median, u,
+                r->counter->level ? "" : "/iter", s->min, s->p75, s->p90, s->p99, scaled, cmp);
+        return;
+    }
+    snprintf(name, sizeof name, "%s%s", in->display, in->bench->is_baseline ? " (baseline)" : "");
+    if (r->zero) {
+        /* Not distinguishable from the empty loop: no digits to read as a cost. */
+        char high[32];
+        snprintf(med, sizeof med, "~0 (<%s)", bl__human_time(high, sizeof high, s->median_ci_high));
+    } else {
+        char m[32];
+        snprintf(med, sizeof med, "%s +-%.2g%%", bl__human_time(m, sizeof m, s->median), 100 * hw / s->median);
+    }
+    /* The lowest raw sample less the body's share of the empty loop's median (the context
+       line says so): the lowest after round-by-round subtraction is the sample whose
+       round's empty loop happened to run slowest, and read 0.00ns on every row of
+       suites/calls. */
+    fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s\n", name, med,
+            bl__human_time(low, sizeof low, bl__lowest_less_loop(r)), bl__human_time(p75, sizeof p75, s->p75),
+            bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp);
+}
+
+/* As the jsonl record: the counter's row stays, with the reason it has no figure. */
+static void bl__table_unsupported(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason) {
+    char name[400];
+    snprintf(name, sizeof name, "%s%s [%s]", in->display, in->bench->is_baseline ? " (baseline)" : "", c->name);
+    fprintf(f, "%-32s not supported: %s\n", name, reason);
+}
+
+/* -- csv: one line per sample, as B63's plaintext mode (the raw count over the sample) --------
+   The value is what the sample counted in all (its per-iteration figure times its
+   iterations, before any subtraction), so B63's readers, which divide by the iterations
+   themselves, read it unchanged. A level (max RSS) is not per iteration: written as is. */
+
+static void bl__csv_context(FILE *f, const bl__options *o, const bl__context *c) {
+    (void)o;
+    (void)c;
+    fputs("name,param,counter,iterations,value\n", f);
+}
+
+static void bl__csv_result(FILE *f, const bl__options *o, const bl__result *r) {
+    const bl__bench *b = r->instance->bench;
+    size_t i;
+    (void)o;
+    for (i = 0; i < r->count; i++) {
+        fprintf(f, "%s,", b->name);
+        if (b->params) fprintf(f, "%lld", (long long)bl__param(r->instance));
+        fprintf(f, ",%s,%llu,%.1f\n", r->counter ? r->counter->name : "time", (unsigned long long)r->sample_iterations[i],
+                r->samples[i] * (r->counter && r->counter->level ? 1.0 : (double)r->sample_iterations[i]));
+    }
+}
+
+/* -- lind: the cross-platform runner's `test<TAB>param<TAB>loops<TAB>avg_ns` ---------------------
+   Lind's runner reads whole nanoseconds and one figure per test: the median, rounded. */
+
+static void bl__lind_result(FILE *f, const bl__options *o, const bl__result *r) {
+    double m = r->stats.median;
+    (void)o;
+    if (r->counter) return; /* lind has one figure per test: the time */
+    fprintf(f, "%s\t%lld\t%llu\t%lld\n", r->instance->bench->name, (long long)bl__param(r->instance),
+            (unsigned long long)r->iterations, (long long)(m + 0.5)); /* m >= 0: never printed below zero */
+}
+
+/* The threaded mode's writers (section I17). */
+static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_result *r);
+static void bl__jsonl_throughput(FILE *f, const bl__options *o, const bl__tp_result *r);
+static void bl__csb_throughput(FILE *f, const bl__options *o, const bl__tp_result *r);
+
+/* -- The table of formats -------------------------------------------------------------------
+   One row per format: its name, what --help says of it, and its writers. A NULL writer
+   means the format has no such thing, which the steps of section I14 check: no context
+   line (lind's and csb's readers take only their own lines), no result (csb: the
+   benchmarks are skipped, and said so), no unsupported record (csv and lind: the
+   counter's row is left out), no throughput (csv and lind: the threaded targets are
+   skipped, and said so). The writers also say what a format needs: one without `result`
+   is for threaded targets only. Everything that names formats is made from this table
+   (--format's check and message, the help, the messages that suggest another format),
+   so adding a format is its functions and a row. */
+typedef struct bl__writer {
+    const char *name;
+    const char *help; /* after the name in --help; a '\n' continues on the next line */
+    void (*context)(FILE *f, const bl__options *o, const bl__context *c);
+    void (*result)(FILE *f, const bl__options *o, const bl__result *r);
+    void (*unsupported)(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason);
+    void (*throughput)(FILE *f, const bl__options *o, const bl__tp_result *r);
+} bl__writer;
+
+static const bl__writer bl__writers[] = {
+    {"table", " (default on a terminal)", bl__table_context, bl__table_result, bl__table_unsupported,
+     bl__table_throughput},
+    {"csv", "", bl__csv_context, bl__csv_result, NULL, NULL},
+    {"jsonl", " (default otherwise)", bl__jsonl_context, bl__jsonl_result, bl__jsonl_unsupported, bl__jsonl_throughput},
+    {"lind", "", NULL, bl__lind_result, NULL, NULL},
+    {"csb", " for threaded targets (the default when a CSB flag -t= -n= -d=\n-s= -opK= is given, as CSB's runner reads it)",
+     NULL, NULL, NULL, bl__csb_throughput},
+};
+#define BL__FORMATS (sizeof bl__writers / sizeof bl__writers[0])
+
+/* The formats a message lists: all, those that print benchmarks, those that print threaded
+   targets. */
+enum bl__formats_of { BL__ALL_FORMATS, BL__BENCHMARK_FORMATS, BL__TARGET_FORMATS };
+
+static int bl__format_is(const bl__writer *w, enum bl__formats_of which) {
+    return which == BL__ALL_FORMATS || (which == BL__BENCHMARK_FORMATS ? w->result != NULL : w->throughput != NULL);
+}
+
+/* The names of `which` formats in the table's order, "a, b, c" with `last` before the
+   last name (", " or " or "), into out. */
+static const char *bl__format_list(char *out, size_t size, enum bl__formats_of which, const char *last) {
+    size_t i, n = 0, at = 0, count = 0;
+    for (i = 0; i < BL__FORMATS; i++) count += (size_t)bl__format_is(&bl__writers[i], which);
+    out[0] = 0;
+    for (i = 0; i < BL__FORMATS && at < size; i++) {
+        if (!bl__format_is(&bl__writers[i], which)) continue;
+        at += (size_t)snprintf(out + at, size - at, "%s%s", n == 0 ? "" : n + 1 == count ? last : ", ",
+                               bl__writers[i].name);
+        n++;
+    }
+    return out;
+}
+
+/* The index of the format called `name`, or BL__FORMATS when there is none. */
+static size_t bl__format_named(const char *name) {
+    size_t i;
+    for (i = 0; i < BL__FORMATS; i++)
+        if (strcmp(name, bl__writers[i].name) == 0) break;
+    return i;
+}
+
+/* ---- I13. Command line --------------------------------------------------------------------------
+   Every flag is a row of bl__flags: its name, whether it takes a value, and the function
+   that checks and stores the value. Messages name the flag, the rule and the value; the
+   rule's numbers are the limits of section I2, so the check and its message agree. */
+
+#define BL__STR2(x) #x
+#define BL__STR(x) BL__STR2(x)
+
+/* The help, around its --format lines, which bl__print_help makes from the table of formats. */
+static const char *const bl__usage =
+    "usage: %s [flags]\n"
+    "  --list                 list the benchmarks and exit\n"
+    "  --filter=SUBSTRING     run benchmarks whose name contains SUBSTRING (repeatable: any matches);\n"
+    "                         the baseline always runs, as the reference of the others\n"
+    "  --precision=PCT        stop a benchmark once its median's 99%% interval is within +-PCT%% of it\n"
+    "                         (default " BL__STR(BL__DEFAULT_PRECISION_PCT) "; 0: off, sample to --samples or --time-limit)\n"
+    "  --samples=N            take N samples per benchmark, N from " BL__STR(BL__MIN_SAMPLES) " to " BL__STR(BL__MAX_SAMPLES) "\n"
+    "                         (default: as many as --precision needs, at most " BL__STR(BL__DEFAULT_MAX_SAMPLES) ")\n"
+    "  --time-limit=SECONDS   sampling time per benchmark (default " BL__STR(BL__DEFAULT_TIME_LIMIT_S) "), once it has " BL__STR(BL__MIN_SAMPLES_AT_LIMIT) " samples;\n"
+    "                         one sample may go past it\n"
+    "  --schedule=SCHEDULE    rounds (default: one sample of every benchmark per round, shuffled) or\n"
+    "                         sequential (one benchmark after another)\n"
+    "  --no-subtract          report figures as measured, without subtracting the empty loop's cost\n"
+    "  --seed=N               seed of bl_seed(), of the round order and of the iteration jitter\n";
+static const char *const bl__usage_after_formats =
+    "  --out=FILE             write the results to FILE instead of standard output\n"
+    "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
+    "threaded targets (docs/threads.md):\n"
+    "  -t=T, --threads=T      threads (default 1)\n"
+    "  -n=N, --nops=N         at most N nops between operations, random 0..N (default 0)\n"
+    "  -d=D, --duration=D     seconds to run (default: --time-limit)\n"
+    "  -s=S, --size=S         initial size passed to the target's init (default 0)\n"
+    "  -opK=F, --opK=F        operation K runs F times in " BL__STR(BL__OP_SLOTS) " (all given must sum to " BL__STR(BL__OP_SLOTS) ";\n"
+    "                         default: an equal share each)\n"
+    "  --latency-every=K      time one operation in K (1: all; 0: none; default: the first\n"
+    "                         of each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
+    "  -h, --help             show this help\n"
+    "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
+
+#define BL__HELP_INDENT "                         " /* the column where a flag's text starts */
+
+/* --help: the benchmark formats on --format's line, then each format for threaded targets
+   only on lines of its own. */
+static void bl__print_help(const char *program) {
+    size_t i;
+    const char *sep = "", *c;
+    printf(bl__usage, program);
+    fputs("  --format=FORMAT        ", stdout);
+    for (i = 0; i < BL__FORMATS; i++)
+        if (bl__writers[i].result) {
+            printf("%s%s%s", sep, bl__writers[i].name, bl__writers[i].help);
+            sep = ", ";
+        }
+    fputs(";\n", stdout);
+    for (i = 0; i < BL__FORMATS; i++) {
+        if (bl__writers[i].result) continue;
+        printf(BL__HELP_INDENT "%s", bl__writers[i].name);
+        for (c = bl__writers[i].help; *c; c++)
+            if (*c == '\n') fputs("\n" BL__HELP_INDENT, stdout);
+            else putchar(*c);
+        putchar('\n');
+    }
+    fputs(bl__usage_after_formats, stdout);
+}
+
+static int bl__flag_error(const char *flag, const char *rule, const char *value) {
+    if (value) fprintf(stderr, "benchlab: %s %s (got \"%s\")\n", flag, rule, value);
+    else fprintf(stderr, "benchlab: %s %s\n", flag, rule);
+    return 2;
+}
+
+/* Whole numbers only: strtoull alone accepts "-1", " 7" and "7x". */
+static int bl__parse_u64(const char *text, uint64_t *out) {
+    char *end;
+    unsigned long long v;
+    if (!text || *text < '0' || *text > '9') return 0;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno || *end) return 0;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+/* A finite number in [low, high], written as a number and nothing else. */
+static int bl__parse_number(const char *text, double low, double high, double *out) {
+    char *end;
+    double v;
+    if (!text || !*text || *text == ' ') return 0;
+    errno = 0;
+    v = strtod(text, &end);
+    if (errno || *end || !(v >= low) || !(v <= high)) return 0;
+    *out = v;
+    return 1;
+}
+
+static int bl__parse_seconds(const char *text, double *out) {
+    return bl__parse_number(text, 0, BL__MAX_TIME_LIMIT_S, out) && *out > 0;
+}
+
+static int bl__set_list(bl__options *o, const char *flag, const char *value) {
+    (void)flag;
+    (void)value;
+    o->list = 1;
+    return 0;
+}
+
+static int bl__set_no_subtract(bl__options *o, const char *flag, const char *value) {
+    (void)flag;
+    (void)value;
+    o->subtract = 0;
+    return 0;
+}
+
+static int bl__set_filter(bl__options *o, const char *flag, const char *value) {
+    if (!*value) return bl__flag_error(flag, "needs a non-empty substring", value);
+    o->filters[o->filter_count++] = value;
+    return 0;
+}
+
+static int bl__set_samples(bl__options *o, const char *flag, const char *value) {
+    uint64_t v;
+    if (!bl__parse_u64(value, &v) || v < BL__MIN_SAMPLES || v > BL__MAX_SAMPLES)
+        return bl__flag_error(flag, "must be a whole number from " BL__STR(BL__MIN_SAMPLES) " to " BL__STR(BL__MAX_SAMPLES), value);
+    o->samples = (size_t)v;
+    o->samples_given = 1;
+    return 0;
+}
+
+static int bl__set_time_limit(bl__options *o, const char *flag, const char *value) {
+    if (!bl__parse_seconds(value, &o->time_limit_s))
+        return bl__flag_error(flag, "must be a number of seconds > 0 and <= " BL__STR(BL__MAX_TIME_LIMIT_S), value);
+    return 0;
+}
+
+static int bl__set_precision(bl__options *o, const char *flag, const char *value) {
+    if (!bl__parse_number(value, 0, BL__MAX_PRECISION_PCT, &o->precision_pct))
+        return bl__flag_error(flag, "must be a percentage from 0 (off) to " BL__STR(BL__MAX_PRECISION_PCT), value);
+    return 0;
+}
+
+static int bl__set_schedule(bl__options *o, const char *flag, const char *value) {
+    if (strcmp(value, "rounds") == 0) o->schedule = BL__ROUNDS;
+    else if (strcmp(value, "sequential") == 0) o->schedule = BL__SEQUENTIAL;
+    else return bl__flag_error(flag, "must be rounds or sequential", value);
+    return 0;
+}
+
+static int bl__set_seed(bl__options *o, const char *flag, const char *value) {
+    if (!bl__parse_u64(value, &o->seed)) return bl__flag_error(flag, "must be a whole number from 0 to 18446744073709551615", value);
+    o->seed_given = 1;
+    return 0;
+}
+
+static int bl__set_format(bl__options *o, const char *flag, const char *value) {
+    char rule[256] = "must be one of ";
+    size_t format = bl__format_named(value);
+    if (format < BL__FORMATS) {
+        o->format = format;
+        o->format_given = 1;
+        return 0;
+    }
+    bl__format_list(rule + strlen(rule), sizeof rule - strlen(rule), BL__ALL_FORMATS, ", ");
+    return bl__flag_error(flag, rule, value);
+}
+
+static int bl__set_out(bl__options *o, const char *flag, const char *value) {
+    if (!*value) return bl__flag_error(flag, "needs a file name", value);
+    o->out_path = value;
+    return 0;
+}
+
+static int bl__set_counters(bl__options *o, const char *flag, const char *value) {
+    (void)flag;
+    o->counters = value;
+    return 0;
+}
+
+/* The threaded mode's values; `flag` is as the user wrote it (-t or --threads). */
+static int bl__set_thread_value(bl__options *o, const char *flag, const char *value) {
+    const char *name = flag + (flag[1] == '-' ? 2 : 1);
+    uint64_t v;
+    if (!strcmp(name, "t") || !strcmp(name, "threads")) {
+        if (!bl__parse_u64(value, &v) || v < 1 || v > BL__MAX_THREADS)
+            return bl__flag_error(flag, "must be a whole number of threads from 1 to " BL__STR(BL__MAX_THREADS), value);
+        o->threads = v;
+    } else if (!strcmp(name, "n") || !strcmp(name, "nops")) {
+        if (!bl__parse_u64(value, &v) || v > BL__MAX_NOPS)
+            return bl__flag_error(flag, "must be a whole number of nops from 0 to " BL__STR(BL__MAX_NOPS), value);
+        o->nops = v;
+    } else if (!strcmp(name, "d") || !strcmp(name, "duration")) {
+        if (!bl__parse_seconds(value, &o->duration_s))
+            return bl__flag_error(flag, "must be a number of seconds > 0 and <= " BL__STR(BL__MAX_TIME_LIMIT_S), value);
+        o->duration_given = 1;
+    } else if (!strcmp(name, "s") || !strcmp(name, "size")) {
+        if (!bl__parse_u64(value, &o->init_size))
+            return bl__flag_error(flag, "must be a whole number from 0 to 18446744073709551615", value);
+    } else if (!strcmp(name, "latency-every")) {
+        if (!bl__parse_u64(value, &o->latency_every) || o->latency_every > BL__MAX_LATENCY_EVERY)
+            return bl__flag_error(flag, "must be a whole number from 0 (time no operation) to " BL__STR(BL__MAX_LATENCY_EVERY), value);
+    } else { /* opK */
+        uint64_t k;
+        if (!bl__parse_u64(name + 2, &k) || k >= BL__MAX_OPS)
+            return bl__flag_error(flag, "names no operation: K in -opK goes from 0 to " BL__STR(BL__MAX_OPS_LAST), NULL);
+        if (!bl__parse_u64(value, &v) || v > BL__OP_SLOTS)
+            return bl__flag_error(flag, "must be a whole number of operations per " BL__STR(BL__OP_SLOTS) ", from 0 to " BL__STR(BL__OP_SLOTS), value);
+        o->op_freq[k] = v;
+        o->op_given[k] = 1;
+        o->any_op_given = 1;
+    }
+    return 0;
+}
+
+typedef struct bl__flag {
+    const char *name;
+    int takes_value;
+    int (*set)(bl__options *o, const char *flag, const char *value);
+} bl__flag;
+
+static const bl__flag bl__flags[] = {
+    {"--list", 0, bl__set_list},           {"--filter", 1, bl__set_filter},
+    {"--samples", 1, bl__set_samples},     {"--time-limit", 1, bl__set_time_limit},
+    {"--precision", 1, bl__set_precision}, {"--schedule", 1, bl__set_schedule},
+    {"--no-subtract", 0, bl__set_no_subtract}, {"--seed", 1, bl__set_seed},
+    {"--format", 1, bl__set_format},       {"--out", 1, bl__set_out},
+    {"--counters", 1, bl__set_counters},   {"--threads", 1, bl__set_thread_value},
+    {"--nops", 1, bl__set_thread_value},   {"--duration", 1, bl__set_thread_value},
+    {"--size", 1, bl__set_thread_value},   {"--latency-every", 1, bl__set_thread_value},
+    /* CSB's spellings: always flag=value */
+    {"-t", 1, bl__set_thread_value}, {"-n", 1, bl__set_thread_value}, {"-d", 1, bl__set_thread_value},
+    {"-s", 1, bl__set_thread_value},
+};
+
+/* The row of `flag` ("--opK" and "-opK" share the threaded row), or NULL. */
+static const bl__flag *bl__find_flag(const char *flag) {
+    static const bl__flag op = {"-opK", 1, bl__set_thread_value};
+    const char *digits = !strncmp(flag, "--op", 4) ? flag + 4 : !strncmp(flag, "-op", 3) ? flag + 3 : NULL;
+    size_t i;
+    for (i = 0; i < sizeof bl__flags / sizeof bl__flags[0]; i++)
+        if (!strcmp(flag, bl__flags[i].name)) return &bl__flags[i];
+    return digits && *digits ? &op : NULL; /* the row checks K */
+}
+
+static void bl__default_options(bl__options *o) {
+    memset(o, 0, sizeof *o);
+    o->samples = BL__DEFAULT_MAX_SAMPLES;
+    o->time_limit_s = BL__DEFAULT_TIME_LIMIT_S;
+    o->precision_pct = -1; /* not given: decided after the flags */
+    o->schedule = BL__ROUNDS;
+    o->subtract = 1;
+    o->threads = 1;
+    o->latency_every = BL__LATENCY_PER_BATCH;
+    o->format = bl__format_named(isatty(STDOUT_FILENO) ? "table" : "jsonl");
+}
+
+/* Returns 0 to go on, or the exit status to stop with (--help gives 0 through -1). */
+static int bl__parse_options(int argc, char **argv, bl__options *o) {
+    int i;
+    bl__default_options(o);
+    o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
+    if (!o->filters) return bl__flag_error("benchlab:", "out of memory", NULL);
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '='), *value;
+        char flag[64];
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        const bl__flag *row;
+        int status, short_flag = arg[0] == '-' && arg[1] && arg[1] != '-';
+        if (arg[0] != '-') {
+            fprintf(stderr, "benchlab: unexpected argument \"%s\" (flags start with --; see --help)\n", arg);
+            return 2;
+        }
+        if (len >= sizeof flag) len = sizeof flag - 1;
+        memcpy(flag, arg, len);
+        flag[len] = 0;
+        if (strcmp(flag, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            bl__print_help(argc > 0 ? argv[0] : "benchmark");
+            return -1;
+        }
+        if (!(row = bl__find_flag(flag))) {
+            fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", flag);
+            return 2;
+        }
+        if (!row->takes_value && eq) return bl__flag_error(flag, "takes no value", eq + 1);
+        /* --flag=value and --flag value; CSB's short flags only as -t=4. */
+        value = eq ? eq + 1 : NULL;
+        if (row->takes_value && !value && short_flag)
+            return bl__flag_error(flag, "needs a value, written as flag=value (e.g. -t=4)", NULL);
+        if (row->takes_value && !value) {
+            if (i + 1 >= argc) return bl__flag_error(flag, "needs a value", NULL);
+            value = argv[++i];
+        }
+        if ((status = row->set(o, flag, value))) return status;
+        if (short_flag && row->set == bl__set_thread_value) o->csb_flags = 1;
+    }
+    /* --samples=N asks for N samples: --precision stops earlier only when also given. */
+    if (o->precision_pct < 0) o->precision_pct = o->samples_given ? 0 : BL__DEFAULT_PRECISION_PCT;
+    return 0;
+}
+
+/* ---- I14. bl_main: the outline of a run ---------------------------------------------------------
+   bl_main is a list of steps, each returning 0 to go on, an exit status to stop with,
+   or -1 to stop with 0 (--help, --list); one cleanup path frees what any step made.
+   The optional parts define their own steps, after this section; they are declared
+   here, so the outline reads in the order of a run. */
+
+typedef struct bl__run {
+    bl__options o;
+    bl__context context;
+    bl__counter_set counters;
+    const bl__bench *baseline;  /* the program's BL_BASELINE, or NULL */
+    bl__instance *instances;    /* selected benchmarks, the baseline first when there is one */
+    size_t instance_count;
+    const bl_target **targets;  /* selected threaded targets */
+    size_t target_count;
+    bl__result *results;        /* the time pass, one per instance */
+    FILE *out;
+    uint64_t rng;               /* the harness's own stream, apart from bl_seed() users */
+    uint64_t callgrind_n;       /* BL_CALLGRIND: instruction regions of n and 2n iterations; 0: off */
+} bl__run;
+
+/* Steps and checks of the optional parts (sections I16-I18), defined with them. */
+static int bl__choose_counters(bl__run *run);
+static void bl__open_counters(bl__run *run);
+static int bl__measure_counters(bl__run *run, size_t index);
+static void bl__counters_close(bl__counter_set *set);
+static int bl__op_freqs(const bl_target *t, const bl__options *o, uint64_t *freq);
+static int bl__run_targets(bl__run *run);
+static int bl__callgrind_setup(bl__run *run);
+static int bl__measure_instructions(bl__run *run);
+
+static int bl__out_of_memory(const char *what) {
+    fprintf(stderr, "benchlab: out of memory while %s\n", what);
+    return 1;
+}
+
+/* Definition order: by file, then line, so the order does not depend on the order in
+   which the toolchain runs constructors. */
+static int bl__compare_benches(const void *pa, const void *pb) {
+    const bl__bench *a = BL__CAST(const bl__bench *, pa), *b = BL__CAST(const bl__bench *, pb);
+    int by_file = strcmp(a->file, b->file);
+    if (by_file) return by_file;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int bl__compare_targets(const void *pa, const void *pb) {
+    const bl_target *a = *BL__CAST(const bl_target *const *, pa), *b = *BL__CAST(const bl_target *const *, pb);
+    int by_file = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+    if (by_file) return by_file;
+    return (a->line > b->line) - (a->line < b->line);
+}
+
+/* Step: the program itself is sound (counters known, one baseline, unique names). */
+static int bl__check_program(bl__run *run) {
+    bl__registry *reg = &bl__benchmarks;
+    bl__target_registry *treg = &bl__targets;
+    size_t i, j;
+    int status = bl__choose_counters(run);
+    if (status) return status;
+    if (reg->out_of_memory || treg->out_of_memory) return bl__out_of_memory("registering benchmarks") + 1;
+    if (reg->count) qsort(reg->items, reg->count, sizeof(bl__bench), bl__compare_benches);
+    if (treg->count) qsort(BL__CAST(void *, treg->items), treg->count, sizeof(const bl_target *), bl__compare_targets);
+    for (i = 0; i < reg->count; i++) {
+        const bl__bench *b = &reg->items[i];
+        if (b->is_baseline && run->baseline) {
+            fprintf(stderr, "benchlab: two baselines defined (%s at %s:%d and %s at %s:%d); keep one BL_BASELINE and make the other BL_BENCH\n",
+                    run->baseline->name, run->baseline->file, run->baseline->line, b->name, b->file, b->line);
+            return 2;
+        }
+        if (b->is_baseline) run->baseline = b;
+        for (j = i + 1; j < reg->count; j++)
+            if (strcmp(b->name, reg->items[j].name) == 0) {
+                fprintf(stderr, "benchlab: two benchmarks named \"%s\" (%s:%d and %s:%d); rename one\n",
+                        b->name, b->file, b->line, reg->items[j].file, reg->items[j].line);
+                return 2;
+            }
+    }
+    for (i = 0; i < treg->count; i++) {
+        const bl_target *t = treg->items[i];
+        const char *other = NULL;
+        for (j = 0; j < reg->count; j++)
+            if (strcmp(t->name, reg->items[j].name) == 0) other = reg->items[j].file;
+        for (j = i + 1; j < treg->count; j++)
+            if (strcmp(t->name, treg->items[j]->name) == 0) other = treg->items[j]->file;
+        if (other) {
+            fprintf(stderr, "benchlab: two benchmarks named \"%s\" (%s:%d and %s); rename one\n", t->name, t->file, t->line, other);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int bl__matches(const bl__options *o, const char *display) {
+    size_t i;
+    if (o->filter_count == 0) return 1;
+    for (i = 0; i < o->filter_count; i++)
+        if (strstr(display, o->filters[i])) return 1;
+    return 0;
+}
+
+static void bl__set_instance(bl__instance *in, const bl__bench *b, size_t param_index) {
+    in->bench = b;
+    in->param_index = param_index;
+    if (b->params) snprintf(in->display, sizeof in->display, "%s/%s=%lld", b->name, b->param_name, (long long)b->params[param_index]);
+    else snprintf(in->display, sizeof in->display, "%s", b->name);
+}
+
+/* Step: the instances and targets --filter selects. The baseline comes first, and
+   always when a compared benchmark is selected: it is their reference. */
+static int bl__select(bl__run *run) {
+    bl__registry *reg = &bl__benchmarks;
+    bl__target_registry *treg = &bl__targets;
+    size_t total = 1, i, j;
+    int baseline_selected = 0;
+    for (i = 0; i < reg->count; i++) total += reg->items[i].params ? reg->items[i].param_count : 1;
+    run->instances = BL__CAST(bl__instance *, calloc(total, sizeof(bl__instance)));
+    run->results = BL__CAST(bl__result *, calloc(total, sizeof(bl__result)));
+    run->targets = BL__CAST(const bl_target **, calloc(treg->count + 1, sizeof(const bl_target *)));
+    if (!run->instances || !run->results || !run->targets) return bl__out_of_memory("selecting benchmarks") + 1;
+    if (run->baseline) run->instance_count = 1; /* slot 0 is kept for it */
+    for (i = 0; i < reg->count; i++) {
+        const bl__bench *b = &reg->items[i];
+        for (j = 0; j < (b->params ? b->param_count : 1); j++) {
+            bl__instance *in = b->is_baseline ? &run->instances[0] : &run->instances[run->instance_count];
+            bl__set_instance(in, b, j);
+            if (!bl__matches(&run->o, in->display)) continue;
+            if (b->is_baseline) baseline_selected = 1;
+            else run->instance_count++;
+        }
+    }
+    if (run->baseline && !baseline_selected && run->instance_count == 1) run->instance_count = 0;
+    if (run->baseline) bl__set_instance(&run->instances[0], run->baseline, 0);
+    for (i = 0; i < treg->count; i++)
+        if (bl__matches(&run->o, treg->items[i]->name)) run->targets[run->target_count++] = treg->items[i];
+    if (run->o.filter_count && run->instance_count == 0 && run->target_count == 0) {
+        fprintf(stderr, "benchlab: no benchmark matches --filter=%s (see --list)\n", run->o.filters[0]);
+        return 2;
+    }
+    return 0;
+}
+
+/* Step: what can be checked before anything runs, so that a typo costs no run. CSB's
+   spellings of the threaded flags make the program a CSB binary, whose runner reads
+   the key=val; line from its stdout: then csb is the default format (--format wins),
+   when a threaded target is selected to print it. */
+static int bl__check_selection(bl__run *run) {
+    const bl__writer *w;
+    size_t i;
+    if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = bl__format_named("csb");
+    w = &bl__writers[run->o.format];
+    for (i = 0; i < run->target_count; i++) {
+        uint64_t freq[BL__MAX_OPS];
+        if (bl__op_freqs(run->targets[i], &run->o, freq)) return 2;
+    }
+    if (!w->result && run->target_count == 0) {
+        char others[256];
+        fprintf(stderr, "benchlab: --format=%s is the threaded mode's format and no threaded target is selected (use %s)\n",
+                w->name, bl__format_list(others, sizeof others, BL__BENCHMARK_FORMATS, " or "));
+        return 2;
+    }
+    return 0;
+}
+
+static int bl__list(bl__run *run) {
+    size_t i;
+    if (!run->o.list) return 0;
+    for (i = 0; i < run->instance_count; i++)
+        printf("%s%s\n", run->instances[i].display, run->instances[i].bench->is_baseline ? " (baseline)" : "");
+    for (i = 0; i < run->target_count; i++) printf("%s (threaded)\n", run->targets[i]->name);
+    return -1;
+}
+
+static int bl__open_output(bl__run *run) {
+    run->out = stdout;
+    if (!run->o.out_path) return 0;
+    run->out = fopen(run->o.out_path, "w");
+    if (run->out) return 0;
+    fprintf(stderr, "benchlab: --out cannot open \"%s\" for writing: %s\n", run->o.out_path, strerror(errno));
+    return 2;
+}
+
+/* Step: seed, timer, warnings, context; say what the format leaves out. */
+static int bl__prepare(bl__run *run) {
+    const bl__writer *w = &bl__writers[run->o.format];
+    /* A seed nobody chose still has to be reported, so the run can be repeated. */
+    if (run->o.seed_given) {
+        bl__run_seed = run->o.seed;
+    } else {
+        uint64_t mix = bl__clock_ns() ^ ((uint64_t)(uintptr_t)run << 16);
+        bl__run_seed = bl_random(&mix) >> 1; /* fits a signed 64-bit reader too */
+    }
+    run->rng = bl__run_seed ^ 0x5DEECE66Dull;
+    bl__setup_timer();
+    bl__warn_machine();
+    bl__collect_context(&run->context);
+    if (!w->result && run->instance_count) {
+        fprintf(stderr, "benchlab: --format=%s: the %lu benchmarks that are not threaded targets are skipped\n", w->name,
+                (unsigned long)run->instance_count);
+        run->instance_count = 0;
+    }
+    if (!w->throughput && run->target_count) {
+        char others[256];
+        fprintf(stderr, "benchlab: threaded targets have no %s form and are skipped (use %s)\n", w->name,
+                bl__format_list(others, sizeof others, BL__TARGET_FORMATS, " or "));
+        run->target_count = 0;
+    }
+    if (w->context) w->context(run->out, &run->o, &run->context);
+    bl__open_counters(run);
+    return 0;
+}
+
+static void bl__init_series(bl__result *r, const bl__instance *in) {
+    memset(r, 0, sizeof *r);
+    r->instance = in;
+    r->body = in ? in->bench->body : bl__empty_body;
+    r->arg = in ? bl__param(in) : 0;
+    r->support = in == NULL; /* the empty loop is only ever a reference */
+}
+
+/* Samples `g` and computes the figures of its benchmarks (series 1..). */
+static int bl__sample_group(bl__run *run, bl__rounds *g) {
+    size_t i;
+    if (!bl__sample_rounds(g, &run->o, &run->rng)) return 0;
+    for (i = 1; i < g->count; i++)
+        if (!g->series[i]->support) bl__time_figures(g->series[i], g->baseline, &run->o);
+    return 1;
+}
+
+/* Step: the time pass. Rounds: one group of every instance; sequential: a group per
+   instance, with an empty loop and a baseline of its own. */
+static int bl__measure_time(bl__run *run) {
+    size_t n = run->instance_count, i;
+    bl__result empty, base, *series[3], **all;
+    bl__rounds g;
+    int ok = 1;
+    g.max_samples = run->o.samples;
+    if (!n) return 0;
+    if (run->o.schedule == BL__ROUNDS) {
+        all = BL__CAST(bl__result **, malloc((n + 1) * sizeof(bl__result *)));
+        if (!all) return bl__out_of_memory("measuring");
+        bl__init_series(&empty, NULL);
+        all[0] = &empty;
+        for (i = 0; i < n; i++) {
+            bl__init_series(&run->results[i], &run->instances[i]);
+            all[i + 1] = &run->results[i];
+        }
+        g.series = all;
+        g.count = n + 1;
+        g.baseline = run->baseline ? &run->results[0] : NULL;
+        ok = bl__sample_group(run, &g);
+        bl__free_result(&empty);
+        free(all);
+        return ok ? 0 : bl__out_of_memory("measuring");
+    }
+    for (i = 0; ok && i < n; i++) {
+        int compared = run->baseline && i > 0;
+        bl__init_series(&empty, NULL);
+        bl__init_series(&run->results[i], &run->instances[i]);
+        bl__init_series(&base, &run->instances[0]);
+        base.support = 1;
+        series[0] = &empty;
+        series[1] = &run->results[i];
+        series[2] = &base;
+        g.series = series;
+        g.count = compared ? 3 : 2;
+        g.baseline = compared ? &base : NULL;
+        ok = bl__sample_group(run, &g);
+        bl__free_result(&empty);
+        bl__free_result(&base);
+    }
+    return ok ? 0 : bl__out_of_memory("measuring");
+}
+
+/* Step: print each benchmark's time record, then run and print its counter passes. */
+static int bl__report_benchmarks(bl__run *run) {
+    const bl__writer *w = &bl__writers[run->o.format];
+    size_t i;
+    int status = 0;
+    for (i = 0; i < run->instance_count; i++) {
+        if (run->counters.want_time) w->result(run->out, &run->o, &run->results[i]);
+        fflush(run->out);
+        if (run->counters.count && !bl__measure_counters(run, i)) status = bl__out_of_memory("counting");
+    }
+    bl__counters_close(&run->counters);
+    return status;
+}
+
+/* The one cleanup path: whatever the steps made, whichever step stopped. */
+static int bl__finish(bl__run *run, int status) {
+    size_t i;
+    if (run->out && run->out != stdout && fclose(run->out) != 0 && status <= 0) {
+        fprintf(stderr, "benchlab: --out could not write \"%s\": %s\n", run->o.out_path, strerror(errno));
+        status = 1;
+    }
+    if (run->results)
+        for (i = 0; i < run->instance_count; i++) bl__free_result(&run->results[i]);
+    free(run->results);
+    free(run->instances);
+    free(BL__CAST(void *, run->targets));
+    free(BL__CAST(void *, run->o.filters));
+    return status < 0 ? 0 : status;
+}
+
+static int bl__main(int argc, char **argv) __attribute__((noinline));
+static int bl__main(int argc, char **argv) {
+    bl__run run;
+    int status;
+    memset(&run, 0, sizeof run);
+    status = bl__parse_options(argc, argv, &run.o);
+    if (!status) status = bl__check_program(&run);
+    if (!status) status = bl__select(&run);
+    if (!status) status = bl__check_selection(&run);
+    if (!status) status = bl__list(&run);
+    if (!status) status = bl__callgrind_setup(&run);
+    if (!status) status = bl__open_output(&run);
+    if (!status) status = bl__prepare(&run);
+    if (!status) status = bl__measure_instructions(&run);
+    if (!status) status = bl__measure_time(&run);
+    if (!status) status = bl__report_benchmarks(&run);
+    if (!status) status = bl__run_targets(&run);
+    return bl__finish(&run, status);
+}
+
+/* BL_STACK_OFFSET=BYTES moves the stack of the whole run down by that many bytes (at
+   most BL__MAX_STACK_OFFSET). Where the stack starts changes the alignment of every
+   local variable, and with it figures, by a few percent (Mytkowicz et al., "Producing
+   wrong data without doing anything obviously wrong!", ASPLOS 2009): `benchlab run
+   --processes N` gives each process a different offset, so the figure it combines is
+   not one layout's accident. */
+static size_t bl__stack_offset(void) {
+    const char *text = getenv("BL_STACK_OFFSET");
+    uint64_t v = 0;
+    if (!text || !bl__parse_u64(text, &v)) return 0;
+    return v > BL__MAX_STACK_OFFSET ? BL__MAX_STACK_OFFSET : (size_t)v;
+}
+
+/* BL_RELEASE_CPUS=0,1,...: `benchlab run` starts each process on one CPU (taskset), a
+   different one for each process of a run, so that a run meets every CPU's state (on
+   this project's VM the two vCPUs' states differed by 35% for getpid and lasted
+   seconds, so five processes that happened to start on one CPU all missed the other).
+   The run stays where it started, as an idle scheduler leaves it, but the pin is
+   released to these CPUs so that a child a body forks (IPC benchmarks) runs anywhere. */
+static void bl__release_cpus(void) {
+#if defined(__linux__) && defined(SYS_sched_setaffinity) && defined(SYS_getcpu)
+    const char *list = getenv("BL_RELEASE_CPUS");
+    unsigned long mask[16];
+    unsigned cpu = 0;
+    memset(mask, 0, sizeof mask);
+    if (syscall(SYS_getcpu, &cpu, NULL, NULL) == 0) bl__start_cpu = (int)cpu;
+    if (!list || !*list) return;
+    while (*list) {
+        char *end;
+        unsigned long v = strtoul(list, &end, 10);
+        if (end == list || v >= 16 * 8 * sizeof(unsigned long)) return; /* not a list of CPUs: leave it */
+        mask[v / (8 * sizeof(unsigned long))] |= 1ul << (v % (8 * sizeof(unsigned long)));
+        list = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return;
+    }
+    syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
+#endif
+}
+
+BL__DEF int bl_main(int argc, char **argv) {
+    size_t offset = bl__stack_offset();
+    volatile char *pad = BL__CAST(volatile char *, __builtin_alloca(offset + 1));
+    pad[0] = 0; /* the pad is used, so it is kept */
+    bl__stack_offset_used = offset;
+    bl__release_cpus();
+    return bl__main(argc, argv);
+}
+
+/* ======================================================================================
+   OPTIONAL PARTS
+   Called by the steps of bl_main (section I14). Each backend is one block, switched by
+   the BL__HAVE_... of section I1: the real code under #if, one-line stubs under #else.
+   ====================================================================================== */
+
+/* ---- I15. Allocation tracking ---------------------------------------------------------------
+   glibc has no malloc hooks any more (removed in 2.34), and we want `allocs` to work
+   without relinking or LD_PRELOAD. So the header defines malloc, calloc, realloc, free,
+   posix_memalign and aligned_alloc itself: a definition in the executable comes first
+   in the dynamic linker's search order, so it also receives the calls libc and other
+   libraries make. Each wrapper forwards to the next definition (dlsym(RTLD_NEXT): libc's,
+   or jemalloc's when the program is linked with it). They are weak, so an allocator
+   or sanitizer that defines malloc in the program itself wins and nothing clashes.
+   Counting is off unless an allocation pass runs: the cost outside it is one
+   predictable branch and one indirect call, as a PLT call already was.
+   Compiled only where BL__ALLOC_HOOK (section I1) says so: glibc 2.34 or later, no
+   sanitizer, no BL_NO_ALLOC_HOOK. Elsewhere the allocs and alloc-bytes counters say why
+   not (BL__ALLOC_OFF), unless jemalloc counts the bytes (section I16). */
+
+BL__DEF int bl__alloc_tracking; /* set only during an allocation pass */
+BL__DEF BL__THREAD_LOCAL uint64_t bl__alloc_calls; /* per thread: the measured thread's own */
+BL__DEF BL__THREAD_LOCAL uint64_t bl__alloc_bytes;
+
+#if BL__ALLOC_HOOK
+#ifdef __cplusplus
+#define BL__NOTHROW throw()
+#else
+#define BL__NOTHROW
+#endif
+typedef struct bl__allocator {
+    void *(*malloc_fn)(size_t);
+    void (*free_fn)(void *);
+    void *(*calloc_fn)(size_t, size_t);
+    void *(*realloc_fn)(void *, size_t);
+    int (*posix_memalign_fn)(void **, size_t, size_t);
+    void *(*aligned_alloc_fn)(size_t, size_t);
+} bl__allocator;
+BL__DEF bl__allocator bl__next_alloc;
+BL__DEF int bl__alloc_resolving;
+/* dlsym itself may allocate; those few early blocks come from here and are never freed. */
+#define BL__ALLOC_BOOT_BYTES 16384
+BL__DEF unsigned char bl__alloc_boot[BL__ALLOC_BOOT_BYTES] __attribute__((aligned(16)));
+BL__DEF size_t bl__alloc_boot_used;
+
+static void *bl__boot_alloc(size_t size) {
+    size_t need = (size + 16 + 15) & ~(size_t)15;
+    size_t at = __atomic_fetch_add(&bl__alloc_boot_used, need, __ATOMIC_RELAXED);
+    if (at + need > sizeof bl__alloc_boot) return NULL;
+    memcpy(bl__alloc_boot + at, &size, sizeof size); /* the size, for realloc */
+    return bl__alloc_boot + at + 16;
+}
+static int bl__in_boot(const void *p) {
+    return (const unsigned char *)p >= bl__alloc_boot && (const unsigned char *)p < bl__alloc_boot + sizeof bl__alloc_boot;
+}
+static void bl__alloc_sym(void *slot, const char *name) {
+    void *sym = dlsym(BL__RTLD_NEXT, name);
+    memcpy(slot, &sym, sizeof sym); /* ISO C has no object-to-function pointer cast */
+}
+static void bl__alloc_resolve(void) {
+    bl__allocator a;
+    __atomic_store_n(&bl__alloc_resolving, 1, __ATOMIC_RELAXED);
+    bl__alloc_sym(&a.free_fn, "free");
+    bl__alloc_sym(&a.calloc_fn, "calloc");
+    bl__alloc_sym(&a.realloc_fn, "realloc");
+    bl__alloc_sym(&a.posix_memalign_fn, "posix_memalign");
+    bl__alloc_sym(&a.aligned_alloc_fn, "aligned_alloc");
+    bl__alloc_sym(&a.malloc_fn, "malloc");
+    if (!a.malloc_fn || !a.free_fn || !a.calloc_fn || !a.realloc_fn) abort();
+    bl__next_alloc = a;
+    __atomic_store_n(&bl__alloc_resolving, 0, __ATOMIC_RELAXED);
+}
+#define BL__COUNT_ALLOC(size)                                              \
+    do {                                                                   \
+        if (__builtin_expect(bl__alloc_tracking, 0)) {                     \
+            bl__alloc_calls++;                                             \
+            bl__alloc_bytes += (size);                                     \
+        }                                                                  \
+    } while (0)
+#define BL__NEED_ALLOC(boot)                                               \
+    do {                                                                   \
+        if (__builtin_expect(!__atomic_load_n(&bl__next_alloc.malloc_fn, __ATOMIC_ACQUIRE), 0)) { \
+            if (__atomic_load_n(&bl__alloc_resolving, __ATOMIC_RELAXED)) return boot; \
+            bl__alloc_resolve();                                           \
+        }                                                                  \
+    } while (0)
+
+__attribute__((weak)) void *malloc(size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    BL__NEED_ALLOC(bl__boot_alloc(size));
+    return bl__next_alloc.malloc_fn(size);
+}
+__attribute__((weak)) void *calloc(size_t count, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(count * size);
+    BL__NEED_ALLOC(size && count > (size_t)-1 / size ? NULL : bl__boot_alloc(count * size)); /* static memory: already zero */
+    return bl__next_alloc.calloc_fn(count, size);
+}
+__attribute__((weak)) void *realloc(void *p, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    if (p && bl__in_boot(p)) {
+        size_t old;
+        void *q = malloc(size);
+        memcpy(&old, (unsigned char *)p - 16, sizeof old);
+        if (q) memcpy(q, p, old < size ? old : size);
+        if (bl__alloc_tracking) { bl__alloc_calls--; bl__alloc_bytes -= size; } /* counted once */
+        return q;
+    }
+    BL__NEED_ALLOC(bl__boot_alloc(size));
+    return bl__next_alloc.realloc_fn(p, size);
+}
+__attribute__((weak)) void free(void *p) BL__NOTHROW {
+    if (!p || bl__in_boot(p)) return;
+    if (__builtin_expect(!__atomic_load_n(&bl__next_alloc.malloc_fn, __ATOMIC_ACQUIRE), 0)) {
+        if (__atomic_load_n(&bl__alloc_resolving, __ATOMIC_RELAXED)) return; /* leak, once */
+        bl__alloc_resolve();
+    }
+    bl__next_alloc.free_fn(p);
+}
+__attribute__((weak)) int posix_memalign(void **out, size_t align, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    BL__NEED_ALLOC(ENOMEM);
+    return bl__next_alloc.posix_memalign_fn(out, align, size);
+}
+__attribute__((weak)) void *aligned_alloc(size_t align, size_t size) BL__NOTHROW {
+    BL__COUNT_ALLOC(size);
+    BL__NEED_ALLOC(NULL);
+    return bl__next_alloc.aligned_alloc_fn(align, size);
+}
+
+/* Is malloc really our wrapper? An allocator linked into the program defines its own,
+   and its strong definition beats our weak one: then nothing is counted, and the counter
+   must say so rather than report zero. One tracked allocation tells. */
+static int bl__alloc_wrapper_active(void) {
+    void *(*volatile m)(size_t) = malloc;
+    void (*volatile f)(void *) = free;
+    uint64_t before = bl__alloc_calls;
+    void *p;
+    bl__alloc_tracking = 1;
+    p = m(24);
+    bl__alloc_tracking = 0;
+    f(p);
+    return bl__alloc_calls == before + 1;
+}
+#else
+static int bl__alloc_wrapper_active(void) { return 0; }
+#endif
+
+/* ---- I16. Counters and their passes -----------------------------------------------------------
+   A counter is named as `perf list` names it (or as B63 named it) and parsed into a kind;
+   the kind decides its backend (perf events, getrusage, the malloc wrappers or jemalloc,
+   the TSC, a user's function) and its pass. Time is measured first and alone, in the
+   rounds of section I10. Then each benchmark is rerun once per kind of counter, with
+   only that kind switched on, at the iterations the time pass calibrated, so a counter's
+   instrumentation never inflates the time and one kind never perturbs another (a perf
+   group is read with one system call; counting allocations costs every malloc a
+   branch). A counter the machine cannot count (no PMU in a VM, perf_event_paranoid,
+   wasm32-wasi) is "not supported" with the reason, and the others run.
+   docs/counters.md lists the names, their units and their passes. */
+
+/* User counters (BL_COUNTER): a name, a unit and a function that reads the total. */
+typedef struct bl__user_counter {
+    const char *name, *unit;
+    bl_counter_read_fn read;
+} bl__user_counter;
+
+BL__DEF bl__user_counter bl__user_counters[BL__MAX_USER_COUNTERS];
+BL__DEF size_t bl__user_counter_count;
+BL__DEF const char *bl__code_counters; /* from bl_set_counters() */
+
+BL__DEF int bl__user_counter_overflow; /* reported by bl_main: constructors cannot fail */
+
+/* BL_COUNTER's constructor calls this before main, where a failure has nobody to tell:
+   a counter past the array's end is noted, and bl__choose_counters stops the run with a
+   message, as it would for a bad name. */
+BL__DEF void bl_counter_define(const char *name, const char *unit, bl_counter_read_fn read) {
+    if (bl__user_counter_count == BL__MAX_USER_COUNTERS) bl__user_counter_overflow = 1;
+    else {
+        bl__user_counters[bl__user_counter_count].name = name;
+        bl__user_counters[bl__user_counter_count].unit = unit;
+        bl__user_counters[bl__user_counter_count].read = read;
+        bl__user_counter_count++;
+    }
+}
+
+/* Only remembered: parsed with --counters' rules when the run starts, and --counters wins. */
+BL__DEF void bl_set_counters(const char *names) { bl__code_counters = names; }
+
+/* -- Names ---------------------------------------------------------------------------------
+   Each table maps a name to the number its backend needs, and a unit. The perf tables
+   are perf_event_open(2)'s hardware and software events under perf's names (aliases
+   included, as `perf list` shows them), so a name a user copies from `perf list` or
+   `perf stat` works here. Software events are the kernel's own accounting and count in
+   any VM; hardware events need a PMU, which many VMs do not expose. The unit is what a
+   figure is "per iteration" of, in the record and the table. */
+
+/* perf_event_attr's event types. */
+#define BL__PERF_TYPE_HARDWARE 0
+#define BL__PERF_TYPE_SOFTWARE 1
+#define BL__PERF_TYPE_HW_CACHE 3
+#define BL__PERF_TYPE_RAW 4
+
+typedef struct bl__name_code { const char *name; uint32_t code; const char *unit; } bl__name_code;
+static const bl__name_code bl__perf_hw_names[] = {
+    {"cpu-cycles", 0, "cycles"}, {"instructions", 1, "instructions"}, {"cache-references", 2, "events"},
+    {"cache-misses", 3, "events"}, {"branches", 4, "branches"}, {"branch-instructions", 4, "branches"},
+    {"branch-misses", 5, "branches"}, {"bus-cycles", 6, "cycles"}, {"stalled-cycles-frontend", 7, "cycles"},
+    {"idle-cycles-frontend", 7, "cycles"}, {"stalled-cycles-backend", 8, "cycles"},
+    {"idle-cycles-backend", 8, "cycles"}, {"ref-cycles", 9, "cycles"}, {NULL, 0, NULL}};
+static const bl__name_code bl__perf_sw_names[] = {
+    {"cpu-clock", 0, "ns"}, {"task-clock", 1, "ns"}, {"page-faults", 2, "events"}, {"faults", 2, "events"},
+    {"context-switches", 3, "events"}, {"cs", 3, "events"}, {"cpu-migrations", 4, "events"},
+    {"migrations", 4, "events"}, {"minor-faults", 5, "events"}, {"major-faults", 6, "events"},
+    {"alignment-faults", 7, "events"}, {"emulation-faults", 8, "events"}, {NULL, 0, NULL}};
+/* Cache events are a cache and an operation with its result: config = cache | op << 8 |
+   result << 16, with op read 0, write 1, prefetch 2 and result access 0, miss 1. */
+static const bl__name_code bl__cache_names[] = {
+    {"L1-dcache", 0, NULL}, {"L1-icache", 1, NULL}, {"LLC", 2, NULL}, {"dTLB", 3, NULL},
+    {"iTLB", 4, NULL}, {"branch", 5, NULL}, {"node", 6, NULL}, {NULL, 0, NULL}};
+static const bl__name_code bl__cache_ops[] = {
+    {"-loads", 0x0, NULL}, {"-load-misses", 0x10000, NULL}, {"-stores", 0x100, NULL},
+    {"-store-misses", 0x10100, NULL}, {"-prefetches", 0x200, NULL}, {"-prefetch-misses", 0x10200, NULL},
+    {NULL, 0, NULL}};
+/* getrusage's fields, and the allocation counters' sources: a counter's `which`, which
+   its backend's read switches on. Every rusage field is a count of events except max
+   RSS, a level (counter.level), reported as it stands after the sample. */
+enum { BL__RUSAGE_MINOR_FAULTS, BL__RUSAGE_MAJOR_FAULTS, BL__RUSAGE_VOLUNTARY_CS, BL__RUSAGE_INVOLUNTARY_CS,
+       BL__RUSAGE_MAX_RSS };
+enum { BL__ALLOC_CALLS, BL__ALLOC_BYTES, BL__ALLOC_JEMALLOC };
+static const bl__name_code bl__rusage_names[] = {
+    {"rusage-minor-faults", BL__RUSAGE_MINOR_FAULTS, "faults"}, {"rusage-major-faults", BL__RUSAGE_MAJOR_FAULTS, "faults"},
+    {"rusage-voluntary-cs", BL__RUSAGE_VOLUNTARY_CS, "switches"},
+    {"rusage-involuntary-cs", BL__RUSAGE_INVOLUNTARY_CS, "switches"},
+    {"rusage-max-rss", BL__RUSAGE_MAX_RSS, "KiB"}, {NULL, 0, NULL}};
+static const bl__name_code bl__alloc_names[] = {
+    {"allocs", BL__ALLOC_CALLS, "calls"}, {"alloc-bytes", BL__ALLOC_BYTES, "bytes"},
+    {"jemalloc-allocated", BL__ALLOC_JEMALLOC, "bytes"}, {NULL, 0, NULL}};
+
+/* The tables end with a NULL name; NULL when the name is not in the table. */
+static const bl__name_code *bl__find_name(const bl__name_code *table, const char *name) {
+    for (; table->name; table++)
+        if (strcmp(table->name, name) == 0) return table;
+    return NULL;
+}
+
+/* B63's counter names, accepted as aliases of ours (a B63 user's -c list or
+   B63_RUN_WITH string works as --counters or bl_set_counters): its perf events are
+   "lpe:" and perf's name or raw code, its jemalloc counter one name. The record is
+   named as ours, so "cpu-cycles,lpe:cycles" is one counter. */
+typedef struct bl__alias { const char *theirs, *ours; } bl__alias;
+static const bl__alias bl__b63_names[] = {
+    {"jemalloc_thread_allocated", "jemalloc-allocated"}, {"lpe:cycles", "cpu-cycles"}, {NULL, NULL}};
+
+static int bl__parse_counter(const char *spec, bl__counter *c);
+
+/* An alias of B63 (bl__b63_names, or "lpe:" and a perf event): 1 with c filled in as
+   the counter it names, 0 for any other name. */
+static int bl__parse_b63_counter(const char *spec, bl__counter *c) {
+    const bl__alias *a;
+    for (a = bl__b63_names; a->theirs; a++)
+        if (strcmp(a->theirs, spec) == 0) return bl__parse_counter(a->ours, c);
+    if (strncmp(spec, "lpe:", 4) != 0 || strchr(spec + 4, ':')) return 0;
+    return bl__parse_counter(spec + 4, c) && (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW);
+}
+
+/* The kind, unit and source of a counter we know by its name; 1, for the parsers. */
+static int bl__set_kind(bl__counter *c, enum bl__ckind kind, const char *unit, const char *source) {
+    c->kind = kind;
+    c->unit = unit;
+    c->source = source;
+    return 1;
+}
+/* A perf event. Software events go to a pass of their own: in the hardware group they
+   would share its fate when the PMU refuses it. */
+static int bl__set_perf(bl__counter *c, uint32_t type, uint64_t config, const char *unit) {
+    c->perf_type = type;
+    c->perf_config = config;
+    return bl__set_kind(c, type == BL__PERF_TYPE_SOFTWARE ? BL__C_PERF_SW : BL__C_PERF_HW, unit, "perf_event_open");
+}
+
+/* perf's modifiers: u (user only, our default: the kernel's work is not the benchmark's,
+   and counting it needs perf_event_paranoid <= 1), k, uk. 0 for any other. */
+static int bl__parse_modifier(const char *m, bl__counter *c) {
+    if (strcmp(m, "u") == 0) c->exclude_kernel = 1;
+    else if (strcmp(m, "k") == 0) { c->exclude_kernel = 0; c->exclude_user = 1; }
+    else if (strcmp(m, "uk") == 0 || strcmp(m, "ku") == 0) c->exclude_kernel = 0;
+    else return 0;
+    return 1;
+}
+
+/* A perf event by its name: hardware, software, or cache. "cycles" is perf's only with a
+   modifier; alone it is the TSC's (bl__parse_own_counter), which needs no PMU. */
+static int bl__parse_perf_named(const char *name, int modified, bl__counter *c) {
+    const bl__name_code *nc, *op;
+    if ((nc = bl__find_name(bl__perf_hw_names, name)) != NULL)
+        return bl__set_perf(c, BL__PERF_TYPE_HARDWARE, nc->code, nc->unit);
+    if ((nc = bl__find_name(bl__perf_sw_names, name)) != NULL)
+        return bl__set_perf(c, BL__PERF_TYPE_SOFTWARE, nc->code, nc->unit);
+    for (nc = bl__cache_names; nc->name; nc++) {
+        size_t n = strlen(nc->name);
+        if (strncmp(name, nc->name, n) == 0 && (op = bl__find_name(bl__cache_ops, name + n)) != NULL)
+            return bl__set_perf(c, BL__PERF_TYPE_HW_CACHE, nc->code | op->code, "events");
+    }
+    if (modified && strcmp(name, "cycles") == 0) {
+        nc = bl__find_name(bl__perf_hw_names, "cpu-cycles");
+        return bl__set_perf(c, BL__PERF_TYPE_HARDWARE, nc->code, nc->unit);
+    }
+    return 0;
+}
+
+/* A raw perf event, r<umask><event> in hex as perf writes it: at most 16 digits. */
+static int bl__parse_perf_raw(const char *name, bl__counter *c) {
+    uint64_t v = 0;
+    size_t i;
+    if (name[0] != 'r' || !name[1]) return 0;
+    for (i = 1; name[i]; i++) {
+        char ch = name[i];
+        int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+              : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+        if (d < 0 || i > 16) return 0;
+        v = v * 16 + (uint64_t)d;
+    }
+    return bl__set_perf(c, BL__PERF_TYPE_RAW, v, "events");
+}
+
+/* Our own names, which take no modifier: time, the TSC's cycles, getrusage's fields,
+   the allocation counters, and the BL_COUNTERs (after the built-in names, so a
+   BL_COUNTER cannot hide one). */
+static int bl__parse_own_counter(const char *name, bl__counter *c) {
+    const bl__name_code *nc;
+    size_t i;
+    if (strcmp(name, "time") == 0) return bl__set_kind(c, BL__C_TIME, "ns", "timer");
+    if (strcmp(name, "cycles") == 0) {
+        if (BL__HAVE_TSC) return bl__set_kind(c, BL__C_TSC, "cycles", "rdtsc (reference cycles at the TSC rate)");
+        nc = bl__find_name(bl__perf_hw_names, "cpu-cycles");
+        return bl__set_perf(c, BL__PERF_TYPE_HARDWARE, nc->code, nc->unit);
+    }
+    if ((nc = bl__find_name(bl__rusage_names, name)) != NULL) {
+        c->which = (int)nc->code;
+        c->level = nc->code == BL__RUSAGE_MAX_RSS;
+        return bl__set_kind(c, BL__C_RUSAGE, nc->unit, "getrusage(RUSAGE_SELF)");
+    }
+    if ((nc = bl__find_name(bl__alloc_names, name)) != NULL) {
+        c->which = (int)nc->code;
+        return bl__set_kind(c, BL__C_ALLOC, nc->unit, "malloc wrapper");
+    }
+    for (i = 0; i < bl__user_counter_count; i++)
+        if (strcmp(bl__user_counters[i].name, name) == 0) {
+            c->which = (int)i;
+            return bl__set_kind(c, BL__C_USER, bl__user_counters[i].unit, "user");
+        }
+    return 0;
+}
+
+/* Parse one counter name, with perf's modifier if any ("instructions:u"), into c.
+   Returns 0 for a name we do not know. Named perf events come first, then our own
+   names, then raw events, so a BL_COUNTER named r1 is the user's, not a raw event. */
+static int bl__parse_counter(const char *spec, bl__counter *c) {
+    char name[sizeof c->name];
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (!strncmp(spec, "lpe:", 4) || !strcmp(spec, "jemalloc_thread_allocated")) return bl__parse_b63_counter(spec, c);
+    if (len == 0 || len >= sizeof name) return 0;
+    memcpy(name, spec, len);
+    name[len] = 0;
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", spec);
+    c->supported = 1;
+    c->fd = -1;
+    c->exclude_kernel = 1; /* user only unless a modifier says otherwise */
+    if (colon && !bl__parse_modifier(colon + 1, c)) return 0;
+    if (bl__parse_perf_named(name, colon != NULL, c)) return 1;
+    if (!colon && bl__parse_own_counter(name, c)) return 1;
+    return bl__parse_perf_raw(name, c);
+}
+
+/* Parse a comma-separated list ("rusage" expands to its five fields). Returns 0, or 2
+   after printing the one-line error. `time` is not a counter of the set but a flag: the
+   time pass always runs (the passes take their iterations from it), and `time` only
+   says whether its record is printed. A name given twice is counted once, so lists
+   that are joined from several places ("time,allocs" and "allocs") stay valid. */
+static int bl__parse_counter_list(const char *list, const char *flag, bl__counter_set *set) {
+    const char *p = list;
+    memset(set, 0, sizeof *set);
+    if (!*list) {
+        fprintf(stderr, "benchlab: %s needs at least one counter name (got \"\")\n", flag);
+        return 2;
+    }
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char spec[64];
+        bl__counter c;
+        size_t i;
+        if (len == 0 || len >= sizeof spec) {
+            fprintf(stderr, "benchlab: %s must be a comma-separated list of counter names (got \"%s\")\n", flag, list);
+            return 2;
+        }
+        memcpy(spec, p, len);
+        spec[len] = 0;
+        if (strcmp(spec, "rusage") == 0) {
+            const bl__name_code *nc;
+            for (nc = bl__rusage_names; nc->name; nc++) {
+                if (set->count == BL__MAX_COUNTERS) break;
+                bl__parse_counter(nc->name, &set->items[set->count++]);
+            }
+        } else if (!bl__parse_counter(spec, &c)) {
+            fprintf(stderr, "benchlab: %s has no counter \"%s\" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)\n", flag, spec);
+            return 2;
+        } else if (c.kind == BL__C_TIME) {
+            set->want_time = 1;
+        } else {
+            for (i = 0; i < set->count; i++)
+                if (strcmp(set->items[i].name, c.name) == 0) break;
+            if (i == set->count) {
+                if (set->count == BL__MAX_COUNTERS) {
+                    fprintf(stderr, "benchlab: %s names more than %d counters\n", flag, BL__MAX_COUNTERS);
+                    return 2;
+                }
+                set->items[set->count++] = c;
+            }
+        }
+        p = comma ? comma + 1 : p + len;
+    }
+    return 0;
+}
+
+/* Step (part of bl__check_program): the run's counters: --counters, else the program's
+   bl_set_counters(), else time alone. A name we do not know stops the run before anything
+   runs, as a bad flag does. */
+static int bl__choose_counters(bl__run *run) {
+    const char *list = run->o.counters ? run->o.counters : bl__code_counters;
+    int status = bl__parse_counter_list(list ? list : "time", run->o.counters ? "--counters" : "bl_set_counters()",
+                                        &run->counters);
+    if (status) return status;
+    if (!list) run->counters.want_time = 1;
+    if (bl__user_counter_overflow) {
+        fprintf(stderr, "benchlab: more than %d user counters defined (BL_COUNTER); keep at most %d\n",
+                BL__MAX_USER_COUNTERS, BL__MAX_USER_COUNTERS);
+        return 2;
+    }
+    return 0;
+}
+
+/* -- Backends --------------------------------------------------------------------------------
+   Each backend opens its counters (deciding, for each, supported or the reason not),
+   reads a pass's values into a snapshot, and switches counting on and off. */
+
+/* Values of every counter of a pass at one instant; for perf also the times the
+   event was enabled and running (they differ when the PMU multiplexes). A figure is
+   always the difference of two snapshots, so no backend needs to reset anything. */
+typedef struct bl__snap {
+    uint64_t v[BL__MAX_COUNTERS], enabled[BL__MAX_COUNTERS], running[BL__MAX_COUNTERS];
+} bl__snap;
+
+/* One pass: the supported counters of one kind, which are switched on together and
+   read together. */
+typedef struct bl__pass {
+    const bl__counter_set *set;
+    enum bl__ckind kind;
+    size_t idx[BL__MAX_COUNTERS]; /* indices into set->items */
+    size_t count;
+} bl__pass;
+
+/* A counter the machine cannot count: its record and table row give the reason. */
+static void bl__refuse(bl__counter *c, const char *reason) {
+    if (!reason) return;
+    c->supported = 0;
+    snprintf(c->reason, sizeof c->reason, "%s", reason);
+}
+
+/* perf events: perf_event_open, without <linux/perf_event.h>, whose bit-fields of __u64
+   are a GCC extension that -std=c99 -pedantic rejects. The first 64 bytes of the
+   attribute (PERF_ATTR_SIZE_VER0) are all we set; the kernel accepts that size. */
+#if BL__HAVE_PERF
+typedef struct bl__perf_attr {
+    uint32_t type, size;
+    uint64_t config, sample_period, sample_type, read_format;
+    uint64_t flags;          /* bit 0 disabled, 4 exclude_user, 5 exclude_kernel, 6 exclude_hv */
+    uint32_t wakeup_events, bp_type;
+    uint64_t config1;
+} bl__perf_attr;
+/* read_format: each read brings the times the event was enabled and running, so that a
+   multiplexed event can be scaled, and a leader's read brings its whole group. */
+#define BL__PERF_FMT_ENABLED 1u
+#define BL__PERF_FMT_RUNNING 2u
+#define BL__PERF_FMT_GROUP 8u
+/* PERF_EVENT_IOC_ENABLE and _DISABLE, applied through a leader to its whole group. */
+#define BL__PERF_IOC_ENABLE 0x2400
+#define BL__PERF_IOC_DISABLE 0x2401
+#define BL__PERF_IOC_FLAG_GROUP 1
+/* Bits of bl__perf_attr.flags. */
+#define BL__PERF_DISABLED (1u << 0)
+#define BL__PERF_EXCLUDE_USER (1u << 4)
+#define BL__PERF_EXCLUDE_KERNEL (1u << 5)
+#define BL__PERF_EXCLUDE_HV (1u << 6)
+/* How long a group is enabled to see whether the PMU can schedule it at all. */
+#define BL__PERF_GROUP_TRIAL_NS 1000000u
+
+/* Why perf_event_open failed, in the words that say what to do about it. */
+static const char *bl__perf_reason(int err, char *buf, size_t size) {
+    int paranoid = -9;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) { if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9; fclose(f); }
+    if (err == ENOENT)
+        snprintf(buf, size, "perf_event_open: ENOENT, this CPU or kernel has no such event (virtual machines often expose no hardware PMU)");
+    else if (err == EACCES || err == EPERM)
+        snprintf(buf, size, "perf_event_open: %s, perf_event_paranoid is %d (fix: sysctl kernel.perf_event_paranoid=1, or CAP_PERFMON)", err == EACCES ? "EACCES" : "EPERM", paranoid);
+    else if (err == ENOSYS)
+        snprintf(buf, size, "perf_event_open: ENOSYS, the kernel has no perf events or a seccomp filter blocks them");
+    else if (err == EOPNOTSUPP)
+        snprintf(buf, size, "perf_event_open: EOPNOTSUPP, the PMU cannot count this event with these settings");
+    else if (err == EINVAL)
+        snprintf(buf, size, "perf_event_open: EINVAL, the kernel rejected the event (a raw code this CPU does not know?)");
+    else
+        snprintf(buf, size, "perf_event_open: %s", strerror(err));
+    return buf;
+}
+
+/* One event, for this thread on any CPU (pid 0, cpu -1): the benchmark runs on the thread
+   that measures it, wherever the scheduler puts it. A hypervisor's work is never the
+   benchmark's, so it is always excluded. Returns the fd, or -1 with errno. */
+static int bl__perf_open(bl__counter *c, int group_fd) {
+    bl__perf_attr a;
+    memset(&a, 0, sizeof a);
+    a.type = c->perf_type;
+    a.size = sizeof a;
+    a.config = c->perf_config;
+    a.read_format = BL__PERF_FMT_ENABLED | BL__PERF_FMT_RUNNING | BL__PERF_FMT_GROUP;
+    /* Opened disabled: counting starts when the pass starts, so the time pass and the
+       other passes run without it. */
+    a.flags = (group_fd < 0 ? BL__PERF_DISABLED : 0u) | (c->exclude_user ? BL__PERF_EXCLUDE_USER : 0u) |
+              (c->exclude_kernel ? BL__PERF_EXCLUDE_KERNEL : 0u) | BL__PERF_EXCLUDE_HV;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, group_fd, 0);
+}
+
+/* A group of n members read at once (PERF_FORMAT_GROUP): nr, time_enabled, time_running,
+   value[nr]. One system call for the whole group, so the members' values are of the same
+   instant and the pass pays for one read, not one per event. 0 when the read is short. */
+static int bl__perf_read_group(int fd, size_t n, uint64_t *values, uint64_t *enabled, uint64_t *running) {
+    uint64_t buf[3 + BL__MAX_COUNTERS];
+    ssize_t got = read(fd, buf, sizeof buf);
+    size_t i;
+    if (got < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] != n) return 0;
+    *enabled = buf[1];
+    *running = buf[2];
+    for (i = 0; i < n; i++) values[i] = buf[3 + i];
+    return 1;
+}
+
+/* The event cannot count: its reason from the errno of its failed open. */
+static void bl__perf_refuse(bl__counter *c, int err) {
+    char buf[200];
+    bl__refuse(c, bl__perf_reason(err, buf, sizeof buf));
+}
+
+/* A group with more events than the PMU has counters can never be scheduled: it would
+   count nothing, ever. Try it for a millisecond; if it never ran, open its events
+   alone, so the kernel multiplexes them one by one and we scale. */
+static void bl__perf_check_group(bl__counter_set *set) {
+    size_t i, n = 0;
+    int leader = -1;
+    uint64_t vals[BL__MAX_COUNTERS], en = 0, run = 0, t0;
+    for (i = 0; i < set->count; i++) {
+        bl__counter *c = &set->items[i];
+        if (c->kind != BL__C_PERF_HW || c->fd < 0) continue;
+        if (leader < 0) leader = c->fd;
+        n += c->leader == leader;
+    }
+    if (n < 2) return;
+    ioctl(leader, BL__PERF_IOC_ENABLE, BL__PERF_IOC_FLAG_GROUP);
+    t0 = bl__clock_ns();
+    while (bl__clock_ns() - t0 < BL__PERF_GROUP_TRIAL_NS) BL_CLOBBER();
+    ioctl(leader, BL__PERF_IOC_DISABLE, BL__PERF_IOC_FLAG_GROUP);
+    if (bl__perf_read_group(leader, n, vals, &en, &run) && run > 0) return;
+    for (i = 0; i < set->count; i++) {
+        bl__counter *c = &set->items[i];
+        if (c->kind != BL__C_PERF_HW || c->fd < 0 || c->fd == leader || c->leader != leader) continue;
+        close(c->fd);
+        c->fd = c->leader = bl__perf_open(c, -1);
+        if (c->fd < 0) bl__perf_refuse(c, errno);
+    }
+}
+
+/* Opens counter i. Hardware events go into one group (counted together, so ratios
+   between them are exact); software events into another: a software event in a
+   hardware group would share its fate when the PMU is missing. */
+static void bl__perf_open_counter(bl__counter_set *set, size_t i) {
+    bl__counter *c = &set->items[i];
+    int leader = -1;
+    size_t j;
+    for (j = 0; j < i; j++)
+        if (set->items[j].kind == c->kind && set->items[j].fd >= 0) { leader = set->items[j].fd; break; }
+    c->fd = bl__perf_open(c, leader);
+    c->leader = c->fd >= 0 && leader >= 0 ? leader : c->fd;
+    if (c->fd < 0 && leader >= 0) {
+        /* The PMU may refuse the group but take the event alone; it is then
+           multiplexed with the group and scaled. */
+        int err = errno;
+        c->fd = c->leader = bl__perf_open(c, -1);
+        if (c->fd < 0) errno = err;
+    }
+    if (c->fd < 0) bl__perf_refuse(c, errno);
+}
+
+/* One read per group: a leader's read returns its members in the order they were
+   opened, which is the order of the counter list. A failed read leaves the group's
+   values 0 with enabled = running = 0, which bl__pass_sample makes NaN: no figure,
+   rather than a false zero. */
+static void bl__perf_read(const bl__pass *p, bl__snap *s) {
+    const bl__counter_set *set = p->set;
+    size_t j, k;
+    for (j = 0; j < p->count; j++) {
+        const bl__counter *c = &set->items[p->idx[j]];
+        uint64_t vals[BL__MAX_COUNTERS], en = 0, run = 0;
+        size_t n = 0, at = 0;
+        if (c->leader != c->fd) continue; /* read with its leader */
+        for (k = 0; k < p->count; k++) n += set->items[p->idx[k]].leader == c->fd;
+        if (!bl__perf_read_group(c->fd, n, vals, &en, &run)) en = run = 0;
+        for (k = 0; k < p->count; k++)
+            if (set->items[p->idx[k]].leader == c->fd) {
+                s->v[k] = run ? vals[at] : 0;
+                s->enabled[k] = en;
+                s->running[k] = run;
+                at++;
+            }
+    }
+}
+
+/* A group is switched through its leader, all members at once. */
+static void bl__perf_switch(const bl__pass *p, int on) {
+    size_t j;
+    for (j = 0; j < p->count; j++) {
+        const bl__counter *c = &p->set->items[p->idx[j]];
+        if (c->fd >= 0 && c->leader == c->fd)
+            ioctl(c->fd, on ? BL__PERF_IOC_ENABLE : BL__PERF_IOC_DISABLE, BL__PERF_IOC_FLAG_GROUP);
+    }
+}
+
+static void bl__perf_close(bl__counter_set *set) {
+    size_t i;
+    for (i = 0; i < set->count; i++)
+        if (set->items[i].fd >= 0) { close(set->items[i].fd); set->items[i].fd = -1; }
+}
+#else
+#if defined(__wasi__)
+#define BL__NO_PERF "perf events are not available on wasm32-wasi"
+#else
+#define BL__NO_PERF "perf events need Linux (perf_event_open)"
+#endif
+static void bl__perf_open_counter(bl__counter_set *set, size_t i) { bl__refuse(&set->items[i], BL__NO_PERF); }
+static void bl__perf_check_group(bl__counter_set *set) { (void)set; }
+static void bl__perf_read(const bl__pass *p, bl__snap *s) { (void)p; (void)s; }
+static void bl__perf_switch(const bl__pass *p, int on) { (void)p; (void)on; }
+static void bl__perf_close(bl__counter_set *set) { (void)set; }
+#endif
+
+/* getrusage: the process's page faults, context switches and peak memory. The kernel
+   keeps these for every process, so they work where perf events do not (a VM without a
+   PMU, perf_event_paranoid at 3); max RSS is a level, reported as is (counter.level). */
+#if BL__HAVE_RUSAGE
+#define BL__NO_RUSAGE NULL
+static uint64_t bl__rusage_field(const struct rusage *ru, int which) {
+    switch (which) {
+    case BL__RUSAGE_MINOR_FAULTS: return (uint64_t)ru->ru_minflt;
+    case BL__RUSAGE_MAJOR_FAULTS: return (uint64_t)ru->ru_majflt;
+    case BL__RUSAGE_VOLUNTARY_CS: return (uint64_t)ru->ru_nvcsw;
+    case BL__RUSAGE_INVOLUNTARY_CS: return (uint64_t)ru->ru_nivcsw;
+    default: return (uint64_t)ru->ru_maxrss;
+    }
+}
+static void bl__rusage_read(const bl__pass *p, bl__snap *s) {
+    struct rusage ru;
+    size_t j;
+    getrusage(RUSAGE_SELF, &ru);
+    for (j = 0; j < p->count; j++) s->v[j] = bl__rusage_field(&ru, p->set->items[p->idx[j]].which);
+}
+#else
+#define BL__NO_RUSAGE "getrusage is not available on wasm32-wasi"
+static void bl__rusage_read(const bl__pass *p, bl__snap *s) { (void)p; (void)s; }
+#endif
+
+/* jemalloc: its count of the bytes this thread allocated ("thread.allocated"), for
+   jemalloc-allocated, and for alloc-bytes where the malloc wrapper does not count. */
+enum { BL__JEMALLOC_ABSENT, BL__JEMALLOC_NO_STATS, BL__JEMALLOC_OK };
+#if BL__HAVE_MALLCTL
+int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) __attribute__((weak));
+static uint64_t bl__jemalloc_allocated(void) {
+    uint64_t v = 0;
+    size_t len = sizeof v;
+    if (mallctl) mallctl("thread.allocated", &v, &len, NULL, 0);
+    return v;
+}
+/* Linked without statistics is told apart from not linked: the fixes differ (rebuild
+   jemalloc with --enable-stats; link it). */
+static int bl__jemalloc_state(void) {
+    uint64_t v;
+    size_t len = sizeof v;
+    if (!mallctl) return BL__JEMALLOC_ABSENT;
+    return mallctl("thread.allocated", &v, &len, NULL, 0) == 0 ? BL__JEMALLOC_OK : BL__JEMALLOC_NO_STATS;
+}
+#else
+static uint64_t bl__jemalloc_allocated(void) { return 0; }
+static int bl__jemalloc_state(void) { return BL__JEMALLOC_ABSENT; }
+#endif
+
+/* Allocations: calls and bytes from the malloc wrappers (section I15), or bytes from
+   jemalloc, which counts them where the wrappers cannot (an allocator linked into the
+   program, a sanitizer). `wrapper`: bl__alloc_wrapper_active(). */
+static void bl__alloc_open(bl__counter *c, int wrapper) {
+    int jemalloc;
+    if (c->which == BL__ALLOC_CALLS || (c->which == BL__ALLOC_BYTES && wrapper)) {
+        if (!wrapper) bl__refuse(c, BL__ALLOC_OFF);
+        return;
+    }
+    jemalloc = bl__jemalloc_state();
+    if (jemalloc == BL__JEMALLOC_OK) {
+        c->source = "jemalloc thread.allocated";
+        c->which = BL__ALLOC_JEMALLOC;
+    } else if (jemalloc == BL__JEMALLOC_NO_STATS) {
+        bl__refuse(c, "jemalloc has no thread.allocated (built without --enable-stats?)");
+    } else {
+        bl__refuse(c, c->which == BL__ALLOC_JEMALLOC ? "the program is not linked with jemalloc (mallctl not found)"
+                                                     : BL__ALLOC_OFF);
+    }
+}
+/* The wrappers count per thread (BL__THREAD_LOCAL), so a pass counts the allocations of
+   the thread that runs the body, not those of threads it left running; jemalloc's
+   thread.allocated is per thread too. */
+static void bl__alloc_read(const bl__pass *p, bl__snap *s) {
+    size_t j;
+    for (j = 0; j < p->count; j++) {
+        int w = p->set->items[p->idx[j]].which;
+        s->v[j] = w == BL__ALLOC_CALLS ? bl__alloc_calls : w == BL__ALLOC_BYTES ? bl__alloc_bytes : bl__jemalloc_allocated();
+    }
+}
+
+/* A BL_COUNTER's total, read through the user's function: the pass takes differences,
+   so the function need only return a running count. */
+static void bl__user_read(const bl__pass *p, bl__snap *s) {
+    size_t j;
+    for (j = 0; j < p->count; j++) s->v[j] = bl__user_counters[p->set->items[p->idx[j]].which].read();
+}
+
+/* -- What the passes call: each dispatches on the kind to its backend ---------------------- */
+
+/* Open what the counters need and decide, for each, whether it is supported and why
+   not. Called once before any measurement, so an event the PMU refuses costs one failed
+   open, not one per benchmark; the malloc wrapper is probed once for all alloc counters. */
+static void bl__counters_open(bl__counter_set *set) {
+    int wrapper = bl__alloc_wrapper_active();
+    size_t i;
+    for (i = 0; i < set->count; i++) {
+        bl__counter *c = &set->items[i];
+        switch (c->kind) {
+        case BL__C_RUSAGE: bl__refuse(c, BL__NO_RUSAGE); break;
+        case BL__C_ALLOC: bl__alloc_open(c, wrapper); break;
+        case BL__C_PERF_HW:
+        case BL__C_PERF_SW: bl__perf_open_counter(set, i); break;
+        default: break; /* time, the TSC and user counters: nothing to open */
+        }
+    }
+    bl__perf_check_group(set);
+}
+
+/* After the last pass: only perf events hold anything (their file descriptors). */
+static void bl__counters_close(bl__counter_set *set) { bl__perf_close(set); }
+
+/* Step (part of bl__prepare): open the counters, and say once on stderr which cannot
+   count (their records say it again, for each benchmark). */
+static void bl__open_counters(bl__run *run) {
+    size_t i;
+    if (!run->counters.count || !run->instance_count) return;
+    bl__counters_open(&run->counters);
+    for (i = 0; i < run->counters.count; i++)
+        if (!run->counters.items[i].supported)
+            fprintf(stderr, "benchlab: counter %s not supported: %s\n", run->counters.items[i].name, run->counters.items[i].reason);
+}
+
+/* A snapshot of the pass's counters: before and after each sample, and around each
+   BL_SUSPEND block inside it. The TSC is read with fences, as the time pass reads it. */
+static void bl__pass_read(const bl__pass *p, bl__snap *s) {
+    switch (p->kind) {
+    case BL__C_TSC: s->v[0] = bl__rdtsc(); break;
+    case BL__C_PERF_HW:
+    case BL__C_PERF_SW: bl__perf_read(p, s); break;
+    case BL__C_RUSAGE: bl__rusage_read(p, s); break;
+    case BL__C_ALLOC: bl__alloc_read(p, s); break;
+    case BL__C_USER: bl__user_read(p, s); break;
+    default: break;
+    }
+}
+
+/* Counting is switched on only for its own pass: the malloc wrappers count nothing, and
+   perf events run nowhere, outside it. */
+static void bl__pass_switch(const bl__pass *p, int on) {
+    if (p->kind == BL__C_ALLOC) __atomic_store_n(&bl__alloc_tracking, on, __ATOMIC_RELAXED);
+    if (p->kind == BL__C_PERF_HW || p->kind == BL__C_PERF_SW) bl__perf_switch(p, on);
+}
+
+/* -- The passes ------------------------------------------------------------------------------
    Each pass reruns one benchmark with one kind of counter switched on, at the iteration
    count the time pass calibrated, for as many samples as the time pass took and within
    the time limit; with a baseline, in alternating pairs (AB, BA, ...), so every counter
    gets its ratio too. Passes keep this scheme of their own: a counter's figure does not
    drift with the machine as time does. */
 
+/* A pass's state while a sample runs: what its BL_SUSPEND blocks counted, to take out
+   of the sample, as the time pass takes out their time (section I8). */
+struct bl__pass_state {
+    const bl__pass *pass;
+    bl__snap paused_at, suspended;
+};
+static void bl__pass_pause(bl__pass_state *ps) { bl__pass_read(ps->pass, &ps->paused_at); }
+static void bl__pass_resume(bl__pass_state *ps) {
+    bl__snap now;
+    size_t j;
+    bl__pass_read(ps->pass, &now);
+    for (j = 0; j < ps->pass->count; j++) {
+        ps->suspended.v[j] += now.v[j] - ps->paused_at.v[j];
+        ps->suspended.enabled[j] += now.enabled[j] - ps->paused_at.enabled[j];
+        ps->suspended.running[j] += now.running[j] - ps->paused_at.running[j];
+    }
+}
+
 /* One sample: per-iteration values of each counter of the pass (NaN when a perf event
    never ran during it: no figure is better than a false zero), and the share of the
-   sample each was counted for (below 1 when the PMU multiplexed it). */
+   sample each was counted for (below 1 when the PMU multiplexed it). What BL_SUSPEND
+   blocks counted is taken out, as their time is in the time pass; a perf event counted
+   part of the time is scaled to the whole; a level is its value after the sample. */
 static void bl__pass_sample(const bl__pass *p, bl_body_fn body, uint64_t n, int64_t arg,
                             double *value, double *running) {
     bl_state st;
+    bl__pass_state ps;
     bl__snap a, b;
     size_t j;
     memset(&st, 0, sizeof st);
-    st.pass = p;
+    memset(&ps, 0, sizeof ps);
+    ps.pass = p;
+    st.pass = &ps;
     bl__pass_read(p, &a);
     body(&st, n, arg);
     bl__pass_read(p, &b);
     for (j = 0; j < p->count; j++) {
         const bl__counter *c = &p->set->items[p->idx[j]];
-        double d = (double)(b.v[j] - a.v[j]) - (double)st.pass_suspended.v[j];
+        double d = (double)(b.v[j] - a.v[j]) - (double)ps.suspended.v[j];
         running[j] = 1;
         if (c->level) { value[j] = (double)b.v[j]; continue; }
         if (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW) {
-            double en = (double)(b.enabled[j] - a.enabled[j]) - (double)st.pass_suspended.enabled[j];
-            double run = (double)(b.running[j] - a.running[j]) - (double)st.pass_suspended.running[j];
+            double en = (double)(b.enabled[j] - a.enabled[j]) - (double)ps.suspended.enabled[j];
+            double run = (double)(b.running[j] - a.running[j]) - (double)ps.suspended.running[j];
             if (!(run > 0) || !(en > 0)) { value[j] = bl__nan(); running[j] = 0; continue; }
             /* Counted only part of the time: scale to the whole, as perf stat does. */
             if (run < en) { d *= en / run; running[j] = run / en; }
@@ -2195,125 +3522,284 @@ static void bl__pass_sample(const bl__pass *p, bl_body_fn body, uint64_t n, int6
     }
 }
 
-static int bl__measure_pass(const bl__pass *p, bl_body_fn body, int64_t arg, uint64_t iterations,
-                            bl_body_fn base_body, uint64_t base_iterations, size_t samples, double time_limit_s,
-                            uint64_t *rng, bl__result *res) {
-    double start = (double)bl__clock_ns(), deadline = start + time_limit_s * 1e9, last = 0;
-    double va[BL__MAX_COUNTERS], vb[BL__MAX_COUNTERS], ra[BL__MAX_COUNTERS], rb[BL__MAX_COUNTERS];
-    double run_sum[BL__MAX_COUNTERS];
-    size_t j, count = 0;
+/* What a pass reruns: the benchmark at the iterations the time pass calibrated, as many
+   samples as it took, within the time limit; and the baseline, when it is compared. The
+   same n as the time pass, so a counter's figure per iteration is of the very loop the
+   time figure is (an instruction count and a time of different loop lengths would
+   differ by the loop's fixed costs spread differently). */
+typedef struct bl__rerun {
+    bl_body_fn body, base_body; /* base_body: NULL when not compared */
+    int64_t arg;
+    uint64_t iterations, base_iterations;
+    size_t samples;
+    double time_limit_s;
+} bl__rerun;
+
+/* Room for every sample of each counter of the pass, and the baseline's. 0: out of memory. */
+static int bl__pass_reserve(const bl__pass *p, const bl__rerun *q, bl__result *res) {
+    size_t j, room = q->samples ? q->samples : 1;
     for (j = 0; j < p->count; j++) {
-        run_sum[j] = 0;
-        if (!bl__reserve(&res[j], samples ? samples : 1, 0, 0)) return 0;
-        if (base_body) {
-            res[j].baseline_samples = BL__CAST(double *, calloc(samples ? samples : 1, sizeof(double)));
+        if (!bl__reserve(&res[j], room, 0, 0)) return 0;
+        if (q->base_body) {
+            res[j].baseline_samples = BL__CAST(double *, calloc(room, sizeof(double)));
             if (!res[j].baseline_samples) return 0;
-        }
-    }
-    bl__pass_switch(p, 1);
-    bl__pass_sample(p, body, iterations, arg, va, ra); /* warm-up after the switch, not kept */
-    while (count < samples) {
-        double now = (double)bl__clock_ns();
-        uint64_t n, nb = 0;
-        if (count > 0 && now + last > deadline) break;
-        n = bl__jitter(iterations, rng);
-        if (base_body) {
-            nb = bl__jitter(base_iterations, rng);
-            if (count % 2 == 0) {
-                bl__pass_sample(p, body, n, arg, va, ra);
-                bl__pass_sample(p, base_body, nb, 0, vb, rb);
-            } else {
-                bl__pass_sample(p, base_body, nb, 0, vb, rb);
-                bl__pass_sample(p, body, n, arg, va, ra);
-            }
-        } else {
-            bl__pass_sample(p, body, n, arg, va, ra);
-        }
-        for (j = 0; j < p->count; j++) {
-            res[j].samples[count] = va[j];
-            res[j].sample_iterations[count] = n;
-            if (base_body) res[j].baseline_samples[count] = vb[j];
-            run_sum[j] += ra[j];
-        }
-        count++;
-        last = (double)bl__clock_ns() - now;
-    }
-    bl__pass_switch(p, 0);
-    for (j = 0; j < p->count; j++) {
-        bl__result *r = &res[j];
-        size_t i, kept = 0;
-        /* Keep the rounds where every figure is finite. */
-        for (i = 0; i < count; i++) {
-            int finite = r->samples[i] == r->samples[i] &&
-                         (!base_body || r->baseline_samples[i] == r->baseline_samples[i]);
-            if (!finite) continue;
-            r->samples[kept] = r->samples[i];
-            r->sample_iterations[kept] = r->sample_iterations[i];
-            if (base_body) r->baseline_samples[kept] = r->baseline_samples[i];
-            kept++;
-        }
-        r->count = kept;
-        r->running_fraction = count ? run_sum[j] / (double)count : 0;
-        r->iterations = iterations;
-        if (kept == 0) {
-            r->problem = "the event never ran during a sample: the PMU gave its counters to other events (fewer events at once may help)";
-            continue;
-        }
-        bl_compute_stats(r->samples, kept, &r->stats);
-        r->raw = r->stats; /* counters are not corrected for the harness */
-        if (base_body) {
-            bl_stats base_stats;
-            bl_compute_stats(r->baseline_samples, kept, &base_stats);
-            if (base_stats.median_ci_low > 0) {
-                bl_ratio_ci(r->samples, r->baseline_samples, kept, &r->ratio, &r->ratio_low, &r->ratio_high);
-                r->ratio_of_medians = r->stats.median / base_stats.median;
-            } else {
-                r->ratio = r->ratio_low = r->ratio_high = r->ratio_of_medians = bl__nan();
-            }
         }
     }
     return 1;
 }
 
-/* ---- I15b. Instruction regions (callgrind) -----------------------------------------------------
-   With BL_CALLGRIND=N in the environment (src/benchlab/callgrind.py sets it for `benchlab
-   run --platform callgrind`) nothing is timed: each selected benchmark runs once as a
-   warm-up (lazy binding of the library functions it calls, first touch of its data and
-   code), then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,
-   started with --collect-atstart=no --toggle-collect=bl__callgrind_region
-   --dump-after=bl__callgrind_region, counts only while that function runs and writes
-   one dump as it returns, so dump k is region k and nothing else. The names must be
-   exact: with a wildcard (bl__callgrind_region*) callgrind 3.19 wrote no dumps. After each region one
-   jsonl line says which it was, so the Python side can pair the lines with the dumps
-   in order and report (Ir(2N) - Ir(N)) / N instructions per iteration: what one call
-   costs once (the call through the pointer, the body's prologue and epilogue, BL_SUSPEND
-   blocks outside its loop) is in both and cancels exactly. The interface is the
-   function's name, so no valgrind header is needed and the header stays
-   self-contained. */
-
-/* Never inlined and never cloned (a clone, "bl__callgrind_region.constprop.0", would
-   be another name, and callgrind would never see the region). The barrier after the call
-   keeps it a call rather than a jump: callgrind sees a function's entry and exit by
-   its call and return. */
-#if defined(__clang__)
-#define BL__REGION_ATTRS __attribute__((noinline))
-#else
-#define BL__REGION_ATTRS __attribute__((noinline, noclone))
-#endif
-BL__DEF void bl__callgrind_region(bl_body_fn body, bl_state *state, uint64_t n, int64_t arg) BL__REGION_ATTRS;
-BL__DEF void bl__callgrind_region(bl_body_fn body, bl_state *state, uint64_t n, int64_t arg) {
-    body(state, n, arg);
-    __asm__ __volatile__("" ::: "memory");
+/* The samples, in pairs with the baseline whose order alternates (AB, BA, ...), so that
+   neither always runs warm from the other; until the time pass's count or the deadline.
+   Adds each counter's running share to run_sum; returns the number of samples. */
+static size_t bl__pass_rounds(const bl__pass *p, const bl__rerun *q, double deadline, uint64_t *rng,
+                              bl__result *res, double *run_sum) {
+    double va[BL__MAX_COUNTERS], vb[BL__MAX_COUNTERS], ra[BL__MAX_COUNTERS], rb[BL__MAX_COUNTERS], last = 0;
+    size_t j, count = 0;
+    while (count < q->samples) {
+        double now = (double)bl__clock_ns();
+        uint64_t n, nb = 0;
+        if (count > 0 && now + last > deadline) break;
+        n = bl__jitter(q->iterations, rng);
+        if (q->base_body) {
+            nb = bl__jitter(q->base_iterations, rng);
+            if (count % 2 == 0) {
+                bl__pass_sample(p, q->body, n, q->arg, va, ra);
+                bl__pass_sample(p, q->base_body, nb, 0, vb, rb);
+            } else {
+                bl__pass_sample(p, q->base_body, nb, 0, vb, rb);
+                bl__pass_sample(p, q->body, n, q->arg, va, ra);
+            }
+        } else {
+            bl__pass_sample(p, q->body, n, q->arg, va, ra);
+        }
+        for (j = 0; j < p->count; j++) {
+            res[j].samples[count] = va[j];
+            res[j].sample_iterations[count] = n;
+            if (q->base_body) res[j].baseline_samples[count] = vb[j];
+            run_sum[j] += ra[j];
+        }
+        count++;
+        last = (double)bl__clock_ns() - now;
+    }
+    return count;
 }
-/* Called through this pointer: the optimizer cannot know what it calls, so it can
-   neither inline nor specialize (clone) the region at the call site, whatever the
-   compiler and its version. */
-static void (*volatile bl__region_fn)(bl_body_fn, bl_state *, uint64_t, int64_t) = bl__callgrind_region;
 
-/* ---- I16. Threaded mode ---------------------------------------------------------------------- */
+/* One counter's figures from the `count` samples of its pass. Only rounds whose figures
+   are all finite are kept: a perf event that never ran during a sample gives NaN, which
+   no statistic may see. Counters are not corrected for the harness, so the figures as
+   measured are the reported ones. */
+static void bl__pass_figures(bl__result *r, size_t count, double run_sum, const bl__rerun *q) {
+    int paired = q->base_body != NULL;
+    size_t i, kept = 0;
+    for (i = 0; i < count; i++) {
+        int finite = r->samples[i] == r->samples[i] && (!paired || r->baseline_samples[i] == r->baseline_samples[i]);
+        if (!finite) continue;
+        r->samples[kept] = r->samples[i];
+        r->sample_iterations[kept] = r->sample_iterations[i];
+        if (paired) r->baseline_samples[kept] = r->baseline_samples[i];
+        kept++;
+    }
+    r->count = kept;
+    r->running_fraction = count ? run_sum / (double)count : 0;
+    r->iterations = q->iterations;
+    if (kept == 0) {
+        r->problem = "the event never ran during a sample: the PMU gave its counters to other events (fewer events at once may help)";
+        return;
+    }
+    bl_compute_stats(r->samples, kept, &r->stats);
+    r->raw = r->stats;
+    if (paired) {
+        bl_stats base_stats;
+        bl_compute_stats(r->baseline_samples, kept, &base_stats);
+        if (base_stats.median_ci_low > 0) {
+            bl_ratio_ci(r->samples, r->baseline_samples, kept, &r->ratio, &r->ratio_low, &r->ratio_high);
+            r->ratio_of_medians = r->stats.median / base_stats.median;
+        } else {
+            r->ratio = r->ratio_low = r->ratio_high = r->ratio_of_medians = bl__nan();
+        }
+    }
+}
 
-/* The frequencies of a target's operations: as given (all -opK=F must sum to 1024), or
-   an equal share each. Returns 0, or 2 after printing the error. */
+/* One pass: its kind switched on, a warm-up sample after the switch (not kept, as the
+   time pass keeps none of calibration's), the samples, its kind switched off, each
+   counter's figures. The deadline counts from the pass's start, warm-up included.
+   0: out of memory. */
+static int bl__measure_pass(const bl__pass *p, const bl__rerun *q, uint64_t *rng, bl__result *res) {
+    double deadline = (double)bl__clock_ns() + q->time_limit_s * 1e9;
+    double run_sum[BL__MAX_COUNTERS], warm[BL__MAX_COUNTERS], warm_running[BL__MAX_COUNTERS];
+    size_t j, count;
+    for (j = 0; j < p->count; j++) run_sum[j] = 0;
+    if (!bl__pass_reserve(p, q, res)) return 0;
+    bl__pass_switch(p, 1);
+    bl__pass_sample(p, q->body, q->iterations, q->arg, warm, warm_running);
+    count = bl__pass_rounds(p, q, deadline, rng, res, run_sum);
+    bl__pass_switch(p, 0);
+    for (j = 0; j < p->count; j++) bl__pass_figures(&res[j], count, run_sum[j], q);
+    return 1;
+}
+
+/* Every pass of one instance, one per kind its supported counters have; the results in
+   `results` in the order of the counter list. 0: out of memory. */
+static int bl__count_instance(bl__run *run, size_t index, bl__result *results) {
+    const bl__counter_set *set = &run->counters;
+    const bl__result *time = &run->results[index];
+    const bl__instance *in = &run->instances[index];
+    int compared = run->baseline && index > 0, kind, ok = 1;
+    bl__rerun q;
+    size_t i, j;
+    q.body = in->bench->body;
+    q.arg = bl__param(in);
+    q.iterations = time->iterations;
+    q.base_body = compared ? run->baseline->body : NULL;
+    q.base_iterations = time->baseline_iterations;
+    q.samples = time->count;
+    q.time_limit_s = run->o.time_limit_s;
+    for (kind = BL__C_TSC; kind < BL__C_KINDS; kind++) {
+        bl__pass p;
+        bl__result pass_results[BL__MAX_COUNTERS];
+        memset(&p, 0, sizeof p);
+        p.set = set;
+        p.kind = (enum bl__ckind)kind;
+        for (i = 0; i < set->count; i++)
+            if ((int)set->items[i].kind == kind && set->items[i].supported) p.idx[p.count++] = i;
+        if (!p.count) continue;
+        memset(pass_results, 0, sizeof pass_results);
+        if (!bl__measure_pass(&p, &q, &run->rng, pass_results)) ok = 0;
+        for (j = 0; j < p.count; j++) {
+            pass_results[j].instance = in;
+            pass_results[j].counter = &set->items[p.idx[j]];
+            pass_results[j].compared_to = compared ? run->baseline->name : NULL;
+            results[p.idx[j]] = pass_results[j];
+        }
+    }
+    return ok;
+}
+
+/* Step (after each benchmark's time record): its counter passes, then their records in
+   the order of the counter list, a counter that gave no figure with its reason. */
+static int bl__measure_counters(bl__run *run, size_t index) {
+    const bl__writer *w = &bl__writers[run->o.format];
+    const bl__instance *in = &run->instances[index];
+    bl__result results[BL__MAX_COUNTERS];
+    size_t i;
+    int ok;
+    memset(results, 0, sizeof results);
+    ok = bl__count_instance(run, index, results);
+    for (i = 0; i < run->counters.count; i++) {
+        const bl__counter *c = &run->counters.items[i];
+        const char *problem = !c->supported ? c->reason : results[i].problem;
+        if (problem && w->unsupported) w->unsupported(run->out, in, c, problem);
+        else if (!problem && results[i].samples) w->result(run->out, &run->o, &results[i]);
+        bl__free_result(&results[i]);
+    }
+    fflush(run->out);
+    return ok;
+}
+
+/* ---- I17. Threaded mode ----------------------------------------------------------------------
+   CSB's model (section 8 of the manual): -t threads call a target's operations in a
+   random mix for -d seconds. Each worker counts its own operations and times a sample
+   of them into a histogram of its own, so no two threads write to one cache line while
+   they run; the statistics are merged after the joins. The threads are one block
+   (BL__HAVE_THREADS); without them, on wasm32-wasi, a target's record says why. */
+
+/* -- Latency histogram -----------------------------------------------------------------------
+   Log-linear buckets, as HdrHistogram: values below 64 ticks have a bucket each; above,
+   every power of two [2^e, 2^(e+1)) is cut into 32 equal buckets. A bucket's width is
+   then at most 1/32 of its lower bound, and reporting its midpoint is off by at most
+   1/64 (1.6%) of the true value, at any magnitude. 1920 buckets cover all of uint64. */
+/* BL__HIST_SUB buckets per power of two, 2^BL__HIST_SUB_BITS (the compiler checks it;
+   the number is written out for docs/formats.md's error bound, which a test reads);
+   below 2^BL__HIST_LINEAR_BITS, one bucket per value. */
+#define BL__HIST_SUB 32
+#define BL__HIST_SUB_BITS 5
+#define BL__HIST_LINEAR_BITS (BL__HIST_SUB_BITS + 1)
+#define BL__HIST_LINEAR (1 << BL__HIST_LINEAR_BITS)
+typedef char bl__hist_sub_is_2_to_its_bits[BL__HIST_SUB == 1 << BL__HIST_SUB_BITS ? 1 : -1];
+#define BL__HIST_BUCKETS (BL__HIST_LINEAR + (64 - BL__HIST_LINEAR_BITS) * BL__HIST_SUB)
+#define BL__HIST_MAX_ERROR (1.0 / (2.0 * BL__HIST_SUB))
+
+static inline unsigned bl__hist_index(uint64_t v) {
+    unsigned e;
+    if (v < BL__HIST_LINEAR) return (unsigned)v;
+    e = 63u - (unsigned)__builtin_clzll(v); /* >= BL__HIST_LINEAR_BITS */
+    return BL__HIST_LINEAR + (e - BL__HIST_LINEAR_BITS) * BL__HIST_SUB +
+           (unsigned)((v >> (e - BL__HIST_SUB_BITS)) - BL__HIST_SUB);
+}
+static uint64_t bl__hist_low(unsigned i) {
+    unsigned e, sub;
+    if (i < BL__HIST_LINEAR) return i;
+    e = BL__HIST_LINEAR_BITS + (i - BL__HIST_LINEAR) / BL__HIST_SUB;
+    sub = (i - BL__HIST_LINEAR) % BL__HIST_SUB;
+    return (uint64_t)(BL__HIST_SUB + sub) << (e - BL__HIST_SUB_BITS);
+}
+static uint64_t bl__hist_high(unsigned i) { /* inclusive */
+    unsigned e;
+    if (i < BL__HIST_LINEAR) return i;
+    e = BL__HIST_LINEAR_BITS + (i - BL__HIST_LINEAR) / BL__HIST_SUB;
+    return bl__hist_low(i) + (((uint64_t)1 << (e - BL__HIST_SUB_BITS)) - 1u);
+}
+static double bl__hist_mid(unsigned i) {
+    return ((double)bl__hist_low(i) + (double)bl__hist_high(i)) / 2;
+}
+/* Nearest-rank quantile (the value at rank ceil(p*count)), as HdrHistogram reports it;
+   the bucket's midpoint, kept inside the exact [min, max]. */
+static double bl__hist_quantile(const uint64_t *h, uint64_t count, double p, uint64_t min, uint64_t max) {
+    uint64_t rank = (uint64_t)(p * (double)count), seen = 0;
+    unsigned i;
+    double v;
+    if (count == 0) return 0;
+    if ((double)rank < p * (double)count) rank++;
+    if (rank < 1) rank = 1;
+    for (i = 0; i < BL__HIST_BUCKETS; i++) {
+        seen += h[i];
+        if (seen >= rank) break;
+    }
+    if (i == BL__HIST_BUCKETS) i--;
+    v = bl__hist_mid(i);
+    if (v < (double)min) v = (double)min;
+    if (v > (double)max) v = (double)max;
+    return v;
+}
+
+typedef struct bl__opstats {
+    uint64_t count, succ, skipped, timed, sum, min, max; /* sum, min, max over the timed */
+    uint64_t hist[BL__HIST_BUCKETS];
+} bl__opstats;
+
+static void bl__opstats_init(bl__opstats *s) {
+    memset(s, 0, sizeof *s);
+    s->min = UINT64_MAX;
+}
+static inline void bl__opstats_count(bl__opstats *s, int result) {
+    s->count++;
+    s->succ += result > 0;
+    s->skipped += result < 0;
+}
+static inline void bl__opstats_add(bl__opstats *s, int result, uint64_t ticks) {
+    bl__opstats_count(s, result);
+    s->timed++;
+    s->sum += ticks;
+    if (ticks < s->min) s->min = ticks;
+    if (ticks > s->max) s->max = ticks;
+    s->hist[bl__hist_index(ticks)]++;
+}
+BL__UNUSED static void bl__opstats_merge(bl__opstats *into, const bl__opstats *s) {
+    unsigned i;
+    into->count += s->count;
+    into->succ += s->succ;
+    into->skipped += s->skipped;
+    into->timed += s->timed;
+    into->sum += s->sum;
+    if (s->min < into->min) into->min = s->min;
+    if (s->max > into->max) into->max = s->max;
+    for (i = 0; i < BL__HIST_BUCKETS; i++) into->hist[i] += s->hist[i];
+}
+
+/* -- The operations and the run of one target ------------------------------------------------ */
+
+/* The frequencies of a target's operations: as given (all -opK=F must sum to
+   BL__OP_SLOTS), or an equal share each. Returns 0, or 2 after printing the error. */
 static int bl__op_freqs(const bl_target *t, const bl__options *o, uint64_t *freq) {
     size_t k;
     uint64_t sum = 0;
@@ -2324,7 +3810,7 @@ static int bl__op_freqs(const bl_target *t, const bl__options *o, uint64_t *freq
     }
     if (!o->any_op_given) {
         for (k = 0; k < t->op_count; k++)
-            freq[k] = 1024 / t->op_count + (k < 1024 % t->op_count ? 1 : 0);
+            freq[k] = BL__OP_SLOTS / t->op_count + (k < BL__OP_SLOTS % t->op_count ? 1 : 0);
         return 0;
     }
     for (k = 0; k < BL__MAX_OPS; k++) {
@@ -2338,20 +3824,20 @@ static int bl__op_freqs(const bl_target *t, const bl__options *o, uint64_t *freq
             sum += freq[k];
         }
     }
-    if (sum != 1024) {
+    if (sum != BL__OP_SLOTS) {
         char list[512] = "";
         size_t at = 0;
         for (k = 0; k < t->op_count && at < sizeof list - 32; k++)
             at += (size_t)snprintf(list + at, sizeof list - at, "%s-op%lu=%llu", k ? " " : "", (unsigned long)k,
                                    (unsigned long long)freq[k]);
-        fprintf(stderr, "benchlab: -opK frequencies must sum to 1024 (got %llu for target \"%s\": %s)\n",
+        fprintf(stderr, "benchlab: -opK frequencies must sum to %d (got %llu for target \"%s\": %s)\n", BL__OP_SLOTS,
                 (unsigned long long)sum, t->name, list);
         return 2;
     }
     return 0;
 }
 
-typedef struct bl__tp_result {
+struct bl__tp_result {
     const bl_target *target;
     uint64_t threads;
     uint64_t freq[BL__MAX_OPS];
@@ -2361,12 +3847,12 @@ typedef struct bl__tp_result {
     double usr_s, sys_s, max_rss_kb;
     double duration_s;
     const char *problem;           /* why it did not run */
-} bl__tp_result;
+};
 
-/* --latency-every's default, not a number one can give: time the first operation of each
-   batch (BL__OP_BATCH_NS), so that cheap operations are timed once per 0.5 to 2 us and
-   operations that take over 0.5 us, a batch each, are all timed. */
-#define BL__LATENCY_PER_BATCH UINT64_MAX
+/* How a target's run ended. The exit status is 1 only when the system refused to start a
+   thread; a platform without threads, or memory run out, is a record saying why (and
+   the run's other targets still count), as an unsupported counter is. */
+enum bl__target_status { BL__TARGET_RAN, BL__TARGET_NOT_RUN, BL__TARGET_FAILED };
 
 #if BL__HAVE_THREADS
 /* A worker's state. Aligned to a cache line, and its statistics in blocks of its own,
@@ -2400,16 +3886,16 @@ typedef struct bl__loop {
     int draw;                      /* a random number per operation: a mix, or nops */
 } bl__loop;
 
-/* The next operation: one random number picks it from the 1024-slot table and sets
-   CSB's noise, a random pause of 0..nops nops that lowers contention. Without a mix
+/* The next operation: one random number picks it from the BL__OP_SLOTS-slot table and
+   sets CSB's noise, a random pause of 0..nops nops that lowers contention. Without a mix
    or nops (draw == 0) it is op 0, and no number is drawn. */
 static inline size_t bl__pick(const unsigned char *table, uint64_t *rng, uint64_t nops, int draw) {
     uint64_t r = draw ? bl__splitmix64(rng) : 0;
     if (nops) {
-        uint64_t k = (r >> 10) % (nops + 1);
+        uint64_t k = (r >> BL__OP_SLOT_BITS) % (nops + 1);
         while (k--) __asm__ __volatile__("nop");
     }
-    return table[r & 1023];
+    return table[r & (BL__OP_SLOTS - 1)];
 }
 
 /* One timed operation: a clock read each side of dispatch. Returns the second read. */
@@ -2529,12 +4015,145 @@ static void bl__sleep_s(double seconds) {
     ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
     while (bl__nanosleep(&ts, &rem) != 0 && errno == EINTR) ts = rem;
 }
+
+static double bl__tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+/* One run of a target: the operation table, the flags the workers poll, a worker per
+   thread, and the threads' ids. */
+typedef struct bl__crew {
+    unsigned char table[BL__OP_SLOTS];
+    bl__run_flags *flags;
+    bl__worker *workers;
+    pthread_t *tids;
+    size_t threads, started;
+} bl__crew;
+
+/* BL__OP_SLOTS slots, op k in freq[k] of them: one random number picks an operation
+   with exactly the requested frequencies. */
+static void bl__op_table(unsigned char *table, const uint64_t *freq, size_t op_count) {
+    size_t k, at = 0;
+    for (k = 0; k < op_count; k++) {
+        uint64_t j;
+        for (j = 0; j < freq[k]; j++) table[at++] = (unsigned char)k;
+    }
+}
+
+/* The crew of one run, each worker on cache lines of its own and its statistics in a
+   block of its own. 0 when out of memory (bl__crew_free frees what was allocated). */
+static int bl__crew_new(bl__crew *crew, const bl_target *t, const bl__options *o, const uint64_t *freq) {
+    size_t stats_bytes = ((t->op_count * sizeof(bl__opstats)) + 63) & ~(size_t)63, i, k;
+    void *mem;
+    memset(crew, 0, sizeof *crew);
+    crew->threads = o->threads;
+    bl__op_table(crew->table, freq, t->op_count);
+    crew->tids = BL__CAST(pthread_t *, calloc(o->threads, sizeof(pthread_t)));
+    if (!crew->tids || posix_memalign(&mem, 64, sizeof(bl__run_flags)) != 0) return 0;
+    crew->flags = BL__CAST(bl__run_flags *, mem);
+    memset(crew->flags, 0, sizeof *crew->flags);
+    if (posix_memalign(&mem, 64, o->threads * sizeof(bl__worker)) != 0) return 0;
+    crew->workers = BL__CAST(bl__worker *, mem);
+    memset(crew->workers, 0, o->threads * sizeof(bl__worker));
+    for (i = 0; i < o->threads; i++) {
+        bl__worker *w = &crew->workers[i];
+        w->target = t;
+        w->index = i;
+        w->table = crew->table;
+        w->nops = o->nops;
+        w->latency_every = o->latency_every;
+        /* at least one tick, so that a batch can be seen to be too long */
+        w->batch_ticks = (uint64_t)(BL__OP_BATCH_NS / bl__op_ns_per_tick()) + 1;
+        w->rng = bl__run_seed ^ (0xA24BAED4963EE407ull * (i + 1)); /* a stream per thread */
+        w->ready = &crew->flags->ready;
+        w->go = &crew->flags->go;
+        w->stop = &crew->flags->stop;
+        if (posix_memalign(&mem, 64, stats_bytes) != 0) return 0;
+        w->stats = BL__CAST(bl__opstats *, mem);
+        for (k = 0; k < t->op_count; k++) bl__opstats_init(&w->stats[k]);
+    }
+    return 1;
+}
+
+/* init, the threads started and released together after the start barrier, the stop
+   signal after the duration, the joins, destroy; the process's CPU time and peak memory
+   over all of it. Returns pthread_create's error, 0 when every thread started (the
+   threads that did start are stopped and joined either way). */
+static int bl__crew_run(bl__crew *crew, const bl_target *t, const bl__options *o, bl__tp_result *r) {
+    struct rusage ru0, ru1;
+    size_t i;
+    int err = 0;
+    getrusage(RUSAGE_SELF, &ru0);
+    if (t->init) t->init(o->init_size);
+    for (i = 0; i < crew->threads; i++) {
+        err = pthread_create(&crew->tids[i], NULL, bl__worker_main, &crew->workers[i]);
+        if (err) break;
+        crew->started++;
+    }
+    if (err) {
+        fprintf(stderr, "benchlab: %s: pthread_create failed for thread %lu of %llu: %s\n", t->name,
+                (unsigned long)crew->started + 1, (unsigned long long)o->threads, strerror(err));
+        __atomic_store_n(&crew->flags->stop, 1, __ATOMIC_RELAXED);
+    } else {
+        while (__atomic_load_n(&crew->flags->ready, __ATOMIC_ACQUIRE) < (int)crew->started) sched_yield();
+    }
+    __atomic_store_n(&crew->flags->go, 1, __ATOMIC_RELEASE);
+    if (!err) bl__sleep_s(r->duration_s);
+    __atomic_store_n(&crew->flags->stop, 1, __ATOMIC_RELAXED); /* the stop signal */
+    for (i = 0; i < crew->started; i++) pthread_join(crew->tids[i], NULL);
+    if (t->destroy) t->destroy();
+    getrusage(RUSAGE_SELF, &ru1);
+    r->usr_s = bl__tv_s(ru1.ru_utime) - bl__tv_s(ru0.ru_utime);
+    r->sys_s = bl__tv_s(ru1.ru_stime) - bl__tv_s(ru0.ru_stime);
+    r->max_rss_kb = (double)ru1.ru_maxrss; /* KiB on Linux */
+    return err;
+}
+
+/* Merged after the joins: nothing is shared while the threads run. */
+static void bl__crew_merge(const bl__crew *crew, const bl_target *t, bl__tp_result *r) {
+    size_t i, k;
+    for (i = 0; i < crew->started; i++) {
+        const bl__worker *w = &crew->workers[i];
+        uint64_t ops = 0;
+        for (k = 0; k < t->op_count; k++) {
+            bl__opstats_merge(&r->ops[k], &w->stats[k]);
+            bl__opstats_merge(&r->univ, &w->stats[k]);
+            ops += w->stats[k].count;
+        }
+        r->thread_ops[i] = (double)ops;
+        r->thread_s[i] = (double)(w->end - w->start) * bl__op_ns_per_tick() / 1e9;
+    }
+}
+
+static void bl__crew_free(bl__crew *crew) {
+    size_t i;
+    for (i = 0; crew->workers && i < crew->threads; i++) free(crew->workers[i].stats);
+    free(crew->workers);
+    free(crew->flags);
+    free(crew->tids);
+}
+
+static enum bl__target_status bl__run_workers(const bl_target *t, const bl__options *o, bl__tp_result *r) {
+    bl__crew crew;
+    enum bl__target_status status = BL__TARGET_RAN;
+    if (!bl__crew_new(&crew, t, o, r->freq)) {
+        r->problem = "out of memory";
+        status = BL__TARGET_NOT_RUN;
+    } else if (bl__crew_run(&crew, t, o, r) != 0) {
+        r->problem = "could not start every thread";
+        status = BL__TARGET_FAILED;
+    }
+    if (status != BL__TARGET_NOT_RUN) bl__crew_merge(&crew, t, r);
+    bl__crew_free(&crew);
+    return status;
+}
+#else
+static enum bl__target_status bl__run_workers(const bl_target *t, const bl__options *o, bl__tp_result *r) {
+    (void)t, (void)o, r->problem = "threads are not available on wasm32-wasi (no pthreads in wasi-libc)";
+    return BL__TARGET_NOT_RUN;
+}
 #endif
 
-BL__UNUSED static double bl__tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
-
-/* Run one target: returns 0, or 1 (with r->problem) when it could not run. */
-static int bl__run_target(const bl_target *t, const bl__options *o, bl__tp_result *r) {
+/* Runs one target into r; r->problem says why when it did not run. */
+static enum bl__target_status bl__run_target(const bl_target *t, const bl__options *o, bl__tp_result *r) {
     size_t k;
     memset(r, 0, sizeof *r);
     r->target = t;
@@ -2544,96 +4163,10 @@ static int bl__run_target(const bl_target *t, const bl__options *o, bl__tp_resul
     r->ops = BL__CAST(bl__opstats *, calloc(t->op_count, sizeof(bl__opstats)));
     r->thread_ops = BL__CAST(double *, calloc(o->threads, sizeof(double)));
     r->thread_s = BL__CAST(double *, calloc(o->threads, sizeof(double)));
-    if (!r->ops || !r->thread_ops || !r->thread_s) { r->problem = "out of memory"; return 1; }
+    if (!r->ops || !r->thread_ops || !r->thread_s) { r->problem = "out of memory"; return BL__TARGET_NOT_RUN; }
     for (k = 0; k < t->op_count; k++) bl__opstats_init(&r->ops[k]);
     bl__opstats_init(&r->univ);
-#if !BL__HAVE_THREADS
-    r->problem = "threads are not available on wasm32-wasi (no pthreads in wasi-libc)";
-    return 1;
-#else
-    {
-        unsigned char table[1024];
-        bl__run_flags *flags = NULL;
-        bl__worker *workers = NULL;
-        pthread_t *tids = BL__CAST(pthread_t *, calloc(o->threads, sizeof(pthread_t)));
-        size_t i, at = 0, started = 0;
-        size_t stats_bytes = ((t->op_count * sizeof(bl__opstats)) + 63) & ~(size_t)63;
-        struct rusage ru0, ru1;
-        void *mem;
-        int err = 0;
-        /* 1024 slots, op k in freq[k] of them: one random number picks an operation
-           with exactly the requested frequencies. */
-        for (k = 0; k < t->op_count; k++) {
-            uint64_t j;
-            for (j = 0; j < r->freq[k]; j++) table[at++] = (unsigned char)k;
-        }
-        if (!tids || posix_memalign(&mem, 64, sizeof(bl__run_flags)) != 0) { free(tids); r->problem = "out of memory"; return 1; }
-        flags = BL__CAST(bl__run_flags *, mem);
-        memset(flags, 0, sizeof *flags);
-        if (posix_memalign(&mem, 64, o->threads * sizeof(bl__worker)) != 0) { free(tids); free(flags); r->problem = "out of memory"; return 1; }
-        workers = BL__CAST(bl__worker *, mem);
-        memset(workers, 0, o->threads * sizeof(bl__worker));
-        for (i = 0; i < o->threads; i++) {
-            bl__worker *w = &workers[i];
-            w->target = t;
-            w->index = i;
-            w->table = table;
-            w->nops = o->nops;
-            w->latency_every = o->latency_every;
-            /* at least one tick, so that a batch can be seen to be too long */
-            w->batch_ticks = (uint64_t)(BL__OP_BATCH_NS / bl__op_ns_per_tick()) + 1;
-            w->rng = bl__run_seed ^ (0xA24BAED4963EE407ull * (i + 1)); /* a stream per thread */
-            w->ready = &flags->ready;
-            w->go = &flags->go;
-            w->stop = &flags->stop;
-            if (posix_memalign(&mem, 64, stats_bytes) != 0) { r->problem = "out of memory"; break; }
-            w->stats = BL__CAST(bl__opstats *, mem);
-            for (k = 0; k < t->op_count; k++) bl__opstats_init(&w->stats[k]);
-        }
-        if (!r->problem) {
-            getrusage(RUSAGE_SELF, &ru0);
-            if (t->init) t->init(o->init_size);
-            for (i = 0; i < o->threads; i++) {
-                err = pthread_create(&tids[i], NULL, bl__worker_main, &workers[i]);
-                if (err) break;
-                started++;
-            }
-            if (err) {
-                r->problem = "could not start every thread";
-                fprintf(stderr, "benchlab: %s: pthread_create failed for thread %lu of %llu: %s\n", t->name,
-                        (unsigned long)started + 1, (unsigned long long)o->threads, strerror(err));
-                __atomic_store_n(&flags->stop, 1, __ATOMIC_RELAXED);
-            } else {
-                while (__atomic_load_n(&flags->ready, __ATOMIC_ACQUIRE) < (int)started) sched_yield();
-            }
-            __atomic_store_n(&flags->go, 1, __ATOMIC_RELEASE);
-            if (!err) bl__sleep_s(r->duration_s);
-            __atomic_store_n(&flags->stop, 1, __ATOMIC_RELAXED); /* the stop signal */
-            for (i = 0; i < started; i++) pthread_join(tids[i], NULL);
-            if (t->destroy) t->destroy();
-            getrusage(RUSAGE_SELF, &ru1);
-            r->usr_s = bl__tv_s(ru1.ru_utime) - bl__tv_s(ru0.ru_utime);
-            r->sys_s = bl__tv_s(ru1.ru_stime) - bl__tv_s(ru0.ru_stime);
-            r->max_rss_kb = (double)ru1.ru_maxrss; /* KiB on Linux */
-            /* Merge after the joins: nothing is shared while the threads run. */
-            for (i = 0; i < started; i++) {
-                uint64_t ops = 0;
-                for (k = 0; k < t->op_count; k++) {
-                    bl__opstats_merge(&r->ops[k], &workers[i].stats[k]);
-                    bl__opstats_merge(&r->univ, &workers[i].stats[k]);
-                    ops += workers[i].stats[k].count;
-                }
-                r->thread_ops[i] = (double)ops;
-                r->thread_s[i] = (double)(workers[i].end - workers[i].start) * bl__op_ns_per_tick() / 1e9;
-            }
-        }
-        for (i = 0; i < o->threads; i++) free(workers[i].stats);
-        free(workers);
-        free(flags);
-        free(tids);
-        return r->problem ? 1 : 0;
-    }
-#endif
+    return bl__run_workers(t, o, r);
 }
 
 static void bl__tp_free(bl__tp_result *r) {
@@ -2663,329 +4196,11 @@ static void bl__tp_summarize(const bl__tp_result *r, bl__tp_summary *s) {
 
 static double bl__ns(double ticks) { return ticks * bl__op_ns_per_tick(); }
 
-/* ---- I17. Context of the run ----------------------------------------------------------------- */
+/* -- Its writers, one per format that has a threaded form (the table of section I12) ----- */
 
-typedef struct bl__context {
-    char date[32], host[128], cpu[160], os[128], kernel[128];
-    const char *arch, *compiler_flags;
-    char compiler[128];
-    size_t stack_offset;      /* BL_STACK_OFFSET as applied */
-    int start_cpu;            /* the CPU the run started on, -1 where unknown */
-} bl__context;
-
-BL__DEF size_t bl__stack_offset_used;
-BL__DEF int bl__start_cpu = -1;
-
-BL__UNUSED static void bl__trim(char *s) {
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = 0;
-}
-
-static void bl__cpu_model(char *out, size_t size) {
-    snprintf(out, size, "unknown");
-#if !defined(__wasi__)
-    {
-        FILE *f = fopen("/proc/cpuinfo", "r");
-        char line[512];
-        if (f) {
-            while (fgets(line, sizeof line, f)) {
-                /* x86 says "model name", many ARM kernels "Model" or "Processor". */
-                if (!strncmp(line, "model name", 10) || !strncmp(line, "Model", 5) ||
-                    !strncmp(line, "Processor", 9) || !strncmp(line, "cpu model", 9)) {
-                    char *colon = strchr(line, ':');
-                    if (colon) {
-                        colon++;
-                        while (*colon == ' ' || *colon == '\t') colon++;
-                        snprintf(out, size, "%s", colon);
-                        bl__trim(out);
-                        break;
-                    }
-                }
-            }
-            fclose(f);
-        }
-    }
-#endif
-#if BL__HAVE_TSC
-    if (strcmp(out, "unknown") == 0) {
-        unsigned regs[12], eax, ebx, ecx, edx, i;
-        if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) && eax >= 0x80000004u) {
-            for (i = 0; i < 3; i++) __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
-            memcpy(out, regs, size < sizeof regs ? size : sizeof regs);
-            out[size < sizeof regs ? size - 1 : sizeof regs] = 0;
-            bl__trim(out);
-        }
-    }
-#endif
-}
-
-static void bl__collect_context(bl__context *c) {
-    time_t now = time(NULL);
-    struct tm *utc = gmtime(&now);
-    memset(c, 0, sizeof *c);
-    if (utc) strftime(c->date, sizeof c->date, "%Y-%m-%dT%H:%M:%SZ", utc);
-    snprintf(c->host, sizeof c->host, "unknown");
-    snprintf(c->kernel, sizeof c->kernel, "unknown");
-#if defined(__wasi__)
-    snprintf(c->os, sizeof c->os, "wasi");
-#else
-    {
-        struct utsname u;
-        if (uname(&u) == 0) {
-            snprintf(c->os, sizeof c->os, "%s", u.sysname);
-            snprintf(c->kernel, sizeof c->kernel, "%s", u.release);
-            snprintf(c->host, sizeof c->host, "%s", u.nodename);
-        } else {
-            snprintf(c->os, sizeof c->os, "unknown");
-        }
-    }
-#endif
-    bl__cpu_model(c->cpu, sizeof c->cpu);
-#if defined(__x86_64__)
-    c->arch = "x86_64";
-#elif defined(__aarch64__)
-    c->arch = "aarch64";
-#elif defined(__wasm32__)
-    c->arch = "wasm32";
-#elif defined(__i386__)
-    c->arch = "i386";
-#elif defined(__arm__)
-    c->arch = "arm";
-#elif defined(__riscv) && __riscv_xlen == 64
-    c->arch = "riscv64";
-#elif defined(__powerpc64__)
-    c->arch = "ppc64";
-#else
-    c->arch = "unknown";
-#endif
-#if defined(__clang__)
-    snprintf(c->compiler, sizeof c->compiler, "clang %d.%d.%d", __clang_major__, __clang_minor__, __clang_patchlevel__);
-#elif defined(__GNUC__)
-    snprintf(c->compiler, sizeof c->compiler, "gcc %d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
-#endif
-    c->stack_offset = bl__stack_offset_used;
-    c->start_cpu = bl__start_cpu;
-#ifdef BL_CFLAGS
-    c->compiler_flags = BL_CFLAGS;
-#else
-    c->compiler_flags = NULL;
-#endif
-}
-
-#if !defined(__wasi__)
-/* The number at the start of a sysfs file; -1 when it cannot be read (no such driver). */
-static long bl__sysfs_number(const char *path) {
-    long value = -1;
-    FILE *f = fopen(path, "r");
-    if (f) {
-        if (fscanf(f, "%ld", &value) != 1) value = -1;
-        fclose(f);
-    }
-    return value;
-}
-#endif
-
-/* Warn about what makes figures unreliable, and say how to fix it. */
-static void bl__warn_machine(void) {
-    const char *quiet = getenv("BL_NO_WARN");
-    if (quiet && *quiet && strcmp(quiet, "0") != 0) return;
-#if !defined(__OPTIMIZE__)
-    fprintf(stderr, "benchlab: warning: built without optimization; figures will not match an -O2 build (fix: compile with -O2; silence: BL_NO_WARN=1)\n");
-#endif
-#if !defined(__wasi__)
-    {
-        FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "r");
-        char governor[64] = "";
-        if (f) {
-            if (fgets(governor, sizeof governor, f)) bl__trim(governor);
-            fclose(f);
-            if (*governor && strcmp(governor, "performance") != 0)
-                fprintf(stderr, "benchlab: warning: CPU frequency governor is \"%s\"; frequency changes add noise (fix: cpupower frequency-set --governor performance; silence: BL_NO_WARN=1)\n", governor);
-        }
-    }
-    /* Turbo (intel_pstate) or boost (acpi-cpufreq, amd-pstate): the clock then follows the
-       temperature and how many cores are busy, which a benchmark does not control. */
-    if (bl__sysfs_number("/sys/devices/system/cpu/intel_pstate/no_turbo") == 0)
-        fprintf(stderr, "benchlab: warning: CPU turbo is on; the clock follows temperature and load (fix: echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo; silence: BL_NO_WARN=1)\n");
-    if (bl__sysfs_number("/sys/devices/system/cpu/cpufreq/boost") == 1)
-        fprintf(stderr, "benchlab: warning: CPU boost is on; the clock follows temperature and load (fix: echo 0 > /sys/devices/system/cpu/cpufreq/boost; silence: BL_NO_WARN=1)\n");
-#endif
-}
-
-/* ---- I18. Output: one writer per format ---------------------------------------------------------
-   Each format is a row of bl__writers: what it prints before the results (context),
-   for each result of a benchmark and counter, for a counter that could not count, and
-   for a threaded target. A NULL entry means the format has no such thing (lind has no
-   context; csb shows only threaded targets). Adding a format is its functions and a row.
-   docs/formats.md describes every format. */
-
-static void bl__json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    if (s) {
-        for (; *s; s++) {
-            unsigned char ch = (unsigned char)*s;
-            if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-            else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-            else fputc(ch, f);
-        }
-    }
-    fputc('"', f);
-}
-
-/* JSON has no NaN or infinity: write null. %.9g keeps every digit a measurement has. */
-static void bl__json_number(FILE *f, double v) {
-    if (v != v || v > 1.7e308 || v < -1.7e308) fputs("null", f);
-    else fprintf(f, "%.9g", v);
-}
-
-static void bl__json_field(FILE *f, const char *name, double v) {
-    fprintf(f, ",\"%s\":", name);
-    bl__json_number(f, v);
-}
-
-static void bl__json_pair(FILE *f, const char *name, double a, double b) {
-    fprintf(f, ",\"%s\":[", name);
-    bl__json_number(f, a);
-    fputc(',', f);
-    bl__json_number(f, b);
-    fputc(']', f);
-}
-
-static void bl__json_array(FILE *f, const char *name, const double *v, size_t n) {
-    size_t i;
-    fprintf(f, ",\"%s\":[", name);
-    for (i = 0; i < n; i++) {
-        if (i) fputc(',', f);
-        bl__json_number(f, v[i]);
-    }
-    fputc(']', f);
-}
-
-/* Scale to ns, us, ms or s so the figure has 3 to 4 significant digits. */
-static const char *bl__human_time(char *out, size_t size, double ns) {
-    double a = ns < 0 ? -ns : ns;
-    if (a < 1e3) snprintf(out, size, "%.2fns", ns);
-    else if (a < 1e6) snprintf(out, size, "%.2fus", ns / 1e3);
-    else if (a < 1e9) snprintf(out, size, "%.2fms", ns / 1e6);
-    else snprintf(out, size, "%.2fs", ns / 1e9);
-    return out;
-}
-
-static int bl__significant(const bl__result *r) {
-    return r->ratio_low > 1 || r->ratio_high < 1;
-}
-
-/* -- jsonl: the canonical format, every sample and every figure ------------------------------ */
-
-static void bl__jsonl_context(FILE *f, const bl__options *o, const bl__context *c) {
-    fprintf(f, "{\"type\":\"context\",\"schema\":%d,\"benchlab\":", BENCHLAB_SCHEMA);
-    bl__json_string(f, BENCHLAB_VERSION);
-    fputs(",\"date\":", f); bl__json_string(f, c->date);
-    fputs(",\"host\":", f); bl__json_string(f, c->host);
-    fputs(",\"cpu\":", f); bl__json_string(f, c->cpu);
-    fputs(",\"os\":", f); bl__json_string(f, c->os);
-    fputs(",\"kernel\":", f); bl__json_string(f, c->kernel);
-    fputs(",\"arch\":", f); bl__json_string(f, c->arch);
-    fputs(",\"compiler\":", f); bl__json_string(f, c->compiler);
-    fputs(",\"compiler_flags\":", f);
-    if (c->compiler_flags) bl__json_string(f, c->compiler_flags);
-    else fputs("null", f);
-    fputs(",\"timer\":", f); bl__json_string(f, bl__clock.name);
-    bl__json_field(f, "timer_resolution_ns", bl__clock.resolution_ns);
-    bl__json_field(f, "timer_cost_ns", bl__clock.cost_ns);
-    fprintf(f, ",\"seed\":%llu,\"schedule\":\"%s\",\"samples\":", (unsigned long long)bl__run_seed,
-            bl__schedule_names[o->schedule]);
-    if (o->samples_given) fprintf(f, "%lu", (unsigned long)o->samples);
-    else fputs("null", f);
-    fprintf(f, ",\"max_samples\":%lu", (unsigned long)o->samples);
-    bl__json_field(f, "time_limit_s", o->time_limit_s);
-    bl__json_field(f, "precision_pct", o->precision_pct);
-    fprintf(f, ",\"subtract\":%s,\"stack_offset\":%lu,\"start_cpu\":%d}\n", o->subtract ? "true" : "false",
-            (unsigned long)c->stack_offset, c->start_cpu);
-}
-
-/* The fields that open every result record: which benchmark, param and counter. */
-static void bl__json_result_head(FILE *f, const bl__instance *in, const char *counter, const char *unit) {
-    const bl__bench *b = in->bench;
-    fputs("{\"type\":\"result\",\"bench\":", f);
-    bl__json_string(f, b->name);
-    if (b->params) {
-        fprintf(f, ",\"param\":%lld,\"param_name\":", (long long)bl__param(in));
-        bl__json_string(f, b->param_name);
-    } else {
-        fputs(",\"param\":null,\"param_name\":null", f);
-    }
-    fputs(",\"counter\":", f); bl__json_string(f, counter);
-    fputs(",\"unit\":", f); bl__json_string(f, unit);
-}
-
-static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r) {
-    const bl_stats *s = &r->stats;
-    const bl__counter *c = r->counter;
-    size_t i;
-    (void)o;
-    bl__json_result_head(f, r->instance, c ? c->name : "time", c ? c->unit : "ns");
-    fprintf(f, ",\"iterations\":%llu,\"sample_iterations\":[", (unsigned long long)r->iterations);
-    for (i = 0; i < r->count; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)r->sample_iterations[i]);
-    fputc(']', f);
-    bl__json_array(f, "samples", r->samples, r->count);
-    if (r->baseline_samples) bl__json_array(f, "baseline_samples", r->baseline_samples, r->count);
-    bl__json_field(f, "median", s->median);
-    bl__json_field(f, "min", s->min);
-    bl__json_field(f, "max", s->max);
-    bl__json_field(f, "mean", s->mean);
-    bl__json_field(f, "stddev", s->stddev);
-    bl__json_field(f, "p75", s->p75);
-    bl__json_field(f, "p90", s->p90);
-    bl__json_field(f, "p99", s->p99);
-    bl__json_field(f, "mad", s->mad);
-    bl__json_pair(f, "median_ci", s->median_ci_low, s->median_ci_high);
-    bl__json_field(f, "ci_level", BL__CI_LEVEL);
-    fputs(",\"ci_scope\":\"within this run\"", f);
-    fprintf(f, ",\"zero\":%s", r->zero ? "true" : "false");
-    bl__json_field(f, "raw_median", r->raw.median);
-    bl__json_pair(f, "raw_median_ci", r->raw.median_ci_low, r->raw.median_ci_high);
-    fprintf(f, ",\"outliers_low\":%lu,\"outliers_high\":%lu", (unsigned long)s->outliers_low,
-            (unsigned long)s->outliers_high);
-    bl__json_field(f, "overhead", r->overhead_ns);
-    bl__json_field(f, "loop_share", r->loop_share);
-    if (r->overhead_samples) bl__json_array(f, "overhead_samples", r->overhead_samples, r->count);
-    fprintf(f, ",\"subtracted\":%s", r->subtracted ? "true" : "false");
-    fputs(",\"stopped\":", f);
-    if (r->stopped) bl__json_string(f, r->stopped);
-    else fputs("null", f);
-    fprintf(f, ",\"baseline\":%s,\"compared_to\":", r->instance->bench->is_baseline ? "true" : "false");
-    if (r->compared_to) bl__json_string(f, r->compared_to);
-    else fputs("null", f);
-    if (r->compared_to && r->ratio == r->ratio) {
-        bl__json_field(f, "ratio", r->ratio);
-        bl__json_pair(f, "ratio_ci", r->ratio_low, r->ratio_high);
-        bl__json_field(f, "ratio_of_medians", r->ratio_of_medians);
-        fprintf(f, ",\"significant\":%s", bl__significant(r) ? "true" : "false");
-    } else {
-        fputs(",\"ratio\":null,\"ratio_ci\":null,\"ratio_of_medians\":null,\"significant\":null", f);
-    }
-    if (c) {
-        /* Fields of counter records only. */
-        fputs(",\"supported\":true,\"source\":", f); bl__json_string(f, c->source);
-        fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
-        fprintf(f, ",\"per_iteration\":%s", c->level ? "false" : "true");
-        if (c->kind == BL__C_PERF_HW || c->kind == BL__C_PERF_SW) {
-            fprintf(f, ",\"kernel\":%s,\"user\":%s", c->exclude_kernel ? "false" : "true", c->exclude_user ? "false" : "true");
-            bl__json_field(f, "running_fraction", r->running_fraction);
-            fprintf(f, ",\"scaled\":%s", r->running_fraction < 1 ? "true" : "false");
-        }
-    }
-    fputs("}\n", f);
-}
-
-static void bl__jsonl_unsupported(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason) {
-    bl__json_result_head(f, in, c->name, c->unit);
-    fputs(",\"supported\":false,\"reason\":", f); bl__json_string(f, reason);
-    fputs(",\"pass\":", f); bl__json_string(f, bl__pass_names[c->kind]);
-    fputs(",\"samples\":[],\"sample_iterations\":[]}\n", f);
-}
-
+/* One operation's statistics: counts, then latencies in ns from the timed ones (null
+   when none was timed), then the histogram's non-empty buckets as [low, high, count]
+   with high exclusive, so a reader can recompute any quantile. */
 static void bl__json_opstats(FILE *f, const bl__opstats *s) {
     unsigned i;
     int first = 1, t = s->timed > 0;
@@ -3011,6 +4226,8 @@ static void bl__json_opstats(FILE *f, const bl__opstats *s) {
     fputc(']', f);
 }
 
+/* The target's record: per thread, per operation and over all of them; the histogram's
+   error bound and the timer, so a reader knows how far to trust a latency. */
 static void bl__jsonl_throughput(FILE *f, const bl__options *o, const bl__tp_result *r) {
     const bl_target *t = r->target;
     bl__tp_summary sum;
@@ -3058,73 +4275,7 @@ static void bl__jsonl_throughput(FILE *f, const bl__options *o, const bl__tp_res
     fputs("}\n", f);
 }
 
-/* -- table: for people ----------------------------------------------------------------------- */
-
-static void bl__table_context(FILE *f, const bl__options *o, const bl__context *c) {
-    char res[32];
-    fprintf(f, "benchlab %s | %s | %s %s | timer %s (resolution %s) | %s, seed %llu\n", BENCHLAB_VERSION, c->cpu,
-            c->os, c->arch, bl__clock.name, bl__human_time(res, sizeof res, bl__clock.resolution_ns),
-            bl__schedule_names[o->schedule], (unsigned long long)bl__run_seed);
-    fprintf(f, "%s; +-%% is the half-width of the median's 99%% interval within this run (another run may differ "
-               "more: benchlab run --processes)\n",
-            o->subtract ? "empty loop's cost subtracted (--no-subtract shows raw figures); lowest: the lowest raw "
-                          "sample less the empty loop's median, in the share taken from the body"
-                        : "raw figures (--no-subtract)");
-}
-
-static void bl__table_ratio(char *out, size_t size, const bl__result *r) {
-    if (!r->compared_to) out[0] = 0;
-    else if (r->ratio != r->ratio) snprintf(out, size, "no ratio: baseline is ~0");
-    else snprintf(out, size, "%.3fx [%.3f, %.3f]%s", r->ratio, r->ratio_low, r->ratio_high, bl__significant(r) ? " *" : "");
-}
-
-static double bl__lowest_less_loop(const bl__result *r) {
-    double low = r->raw.min - r->loop_share * r->overhead_ns;
-    return low > 0 ? low : 0;
-}
-
-static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r) {
-    const bl__instance *in = r->instance;
-    const bl_stats *s = &r->stats;
-    char name[400], cmp[96], med[48], low[32], p75[32], p90[32], p99[32];
-    double hw = s->median_ci_high - s->median > s->median - s->median_ci_low ? s->median_ci_high - s->median
-                                                                                : s->median - s->median_ci_low;
-    (void)o;
-    bl__table_ratio(cmp, sizeof cmp, r);
-    if (r->counter) {
-        const char *u = r->counter->unit;
-        char scaled[64] = "";
-        snprintf(name, sizeof name, "%s%s [%s]", in->display, in->bench->is_baseline ? " (baseline)" : "", r->counter->name);
-        if (r->running_fraction > 0 && r->running_fraction < 1)
-            snprintf(scaled, sizeof scaled, " (scaled: counted %.0f%% of the time)", 100 * r->running_fraction);
-        fprintf(f, "%-32s median: %.4g %s%s lowest: %.4g [p75: %.4g p90: %.4g p99: %.4g]%s  %s\n", name, s->median, u,
-                r->counter->level ? "" : "/iter", s->min, s->p75, s->p90, s->p99, scaled, cmp);
-        return;
-    }
-    snprintf(name, sizeof name, "%s%s", in->display, in->bench->is_baseline ? " (baseline)" : "");
-    if (r->zero) {
-        /* Not distinguishable from the empty loop: no digits to read as a cost. */
-        char high[32];
-        snprintf(med, sizeof med, "~0 (<%s)", bl__human_time(high, sizeof high, s->median_ci_high));
-    } else {
-        char m[32];
-        snprintf(med, sizeof med, "%s +-%.2g%%", bl__human_time(m, sizeof m, s->median), 100 * hw / s->median);
-    }
-    /* The lowest raw sample less the body's share of the empty loop's median (the context
-       line says so): the lowest after round-by-round subtraction is the sample whose
-       round's empty loop happened to run slowest, and read 0.00ns on every row of
-       suites/calls. */
-    fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s\n", name, med,
-            bl__human_time(low, sizeof low, bl__lowest_less_loop(r)), bl__human_time(p75, sizeof p75, s->p75),
-            bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp);
-}
-
-static void bl__table_unsupported(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason) {
-    char name[400];
-    snprintf(name, sizeof name, "%s%s [%s]", in->display, in->bench->is_baseline ? " (baseline)" : "", c->name);
-    fprintf(f, "%-32s not supported: %s\n", name, reason);
-}
-
+/* The table's form: the throughputs first, then one line per operation. */
 static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_result *r) {
     const bl_target *t = r->target;
     bl__tp_summary sum;
@@ -3143,11 +4294,12 @@ static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_res
         const bl__opstats *s = &r->ops[k];
         char mean[32], p50[32], p90[32], p99[32], p999[32], mx[32];
         if (!s->count) {
-            fprintf(f, "  op%lu %-12s %5llu/1024  no operations\n", (unsigned long)k, t->ops[k], (unsigned long long)r->freq[k]);
+            fprintf(f, "  op%lu %-12s %5llu/%d  no operations\n", (unsigned long)k, t->ops[k], (unsigned long long)r->freq[k],
+                    BL__OP_SLOTS);
             continue;
         }
-        fprintf(f, "  op%lu %-12s %5llu/1024 %12llu ops %6.2f%% ok %llu skipped", (unsigned long)k, t->ops[k],
-                (unsigned long long)r->freq[k], (unsigned long long)s->count,
+        fprintf(f, "  op%lu %-12s %5llu/%d %12llu ops %6.2f%% ok %llu skipped", (unsigned long)k, t->ops[k],
+                (unsigned long long)r->freq[k], BL__OP_SLOTS, (unsigned long long)s->count,
                 100.0 * (double)s->succ / (double)s->count, (unsigned long long)s->skipped);
         if (!s->timed) {
             fputs("  latency not timed\n", f);
@@ -3162,36 +4314,6 @@ static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_res
                 bl__human_time(mx, sizeof mx, bl__ns((double)s->max)));
     }
     fprintf(f, "  usr %.3f s, sys %.3f s, max RSS %.0f KiB\n", r->usr_s, r->sys_s, r->max_rss_kb);
-}
-
-/* -- csv: one line per sample, as B63's plaintext mode (the raw count over the sample) -------- */
-
-static void bl__csv_context(FILE *f, const bl__options *o, const bl__context *c) {
-    (void)o;
-    (void)c;
-    fputs("name,param,counter,iterations,value\n", f);
-}
-
-static void bl__csv_result(FILE *f, const bl__options *o, const bl__result *r) {
-    const bl__bench *b = r->instance->bench;
-    size_t i;
-    (void)o;
-    for (i = 0; i < r->count; i++) {
-        fprintf(f, "%s,", b->name);
-        if (b->params) fprintf(f, "%lld", (long long)bl__param(r->instance));
-        fprintf(f, ",%s,%llu,%.1f\n", r->counter ? r->counter->name : "time", (unsigned long long)r->sample_iterations[i],
-                r->samples[i] * (r->counter && r->counter->level ? 1.0 : (double)r->sample_iterations[i]));
-    }
-}
-
-/* -- lind: the cross-platform runner's `test<TAB>param<TAB>loops<TAB>avg_ns` --------------------- */
-
-static void bl__lind_result(FILE *f, const bl__options *o, const bl__result *r) {
-    double m = r->stats.median;
-    (void)o;
-    if (r->counter) return; /* lind has one figure per test: the time */
-    fprintf(f, "%s\t%lld\t%llu\t%lld\n", r->instance->bench->name, (long long)bl__param(r->instance),
-            (unsigned long long)r->iterations, (long long)(m + 0.5)); /* m >= 0: never printed below zero */
 }
 
 /* -- csb: the scalability skeleton's key=val; line, read by its runner --------------------------
@@ -3299,570 +4421,58 @@ static void bl__csb_throughput(FILE *f, const bl__options *o, const bl__tp_resul
     fputc('\n', f);
 }
 
-typedef struct bl__writer {
-    const char *name;
-    void (*context)(FILE *f, const bl__options *o, const bl__context *c);
-    void (*result)(FILE *f, const bl__options *o, const bl__result *r);
-    void (*unsupported)(FILE *f, const bl__instance *in, const bl__counter *c, const char *reason);
-    void (*throughput)(FILE *f, const bl__options *o, const bl__tp_result *r);
-} bl__writer;
-
-enum { BL__FORMAT_TABLE, BL__FORMAT_CSV, BL__FORMAT_JSONL, BL__FORMAT_LIND, BL__FORMAT_CSB, BL__FORMATS };
-static const bl__writer bl__writers[BL__FORMATS] = {
-    {"table", bl__table_context, bl__table_result, bl__table_unsupported, bl__table_throughput},
-    {"csv", bl__csv_context, bl__csv_result, NULL, NULL},
-    {"jsonl", bl__jsonl_context, bl__jsonl_result, bl__jsonl_unsupported, bl__jsonl_throughput},
-    {"lind", NULL, bl__lind_result, NULL, NULL},
-    {"csb", NULL, NULL, NULL, bl__csb_throughput},
-};
-
-/* ---- I19. Command line --------------------------------------------------------------------------
-   Every flag is a row of bl__flags: its name, whether it takes a value, and the function
-   that checks and stores the value. Messages name the flag, the rule and the value; the
-   rule's numbers are the limits of section "Limits", so the check and its message agree. */
-
-#define BL__STR2(x) #x
-#define BL__STR(x) BL__STR2(x)
-
-static const char *const bl__usage =
-    "usage: %s [flags]\n"
-    "  --list                 list the benchmarks and exit\n"
-    "  --filter=SUBSTRING     run benchmarks whose name contains SUBSTRING (repeatable: any matches);\n"
-    "                         the baseline always runs, as the reference of the others\n"
-    "  --precision=PCT        stop a benchmark once its median's 99%% interval is within +-PCT%% of it\n"
-    "                         (default " BL__STR(BL__DEFAULT_PRECISION_PCT) "; 0: off, sample to --samples or --time-limit)\n"
-    "  --samples=N            take N samples per benchmark, N from " BL__STR(BL__MIN_SAMPLES) " to " BL__STR(BL__MAX_SAMPLES) "\n"
-    "                         (default: as many as --precision needs, at most " BL__STR(BL__DEFAULT_MAX_SAMPLES) ")\n"
-    "  --time-limit=SECONDS   sampling time per benchmark (default " BL__STR(BL__DEFAULT_TIME_LIMIT_S) "), once it has " BL__STR(BL__MIN_SAMPLES_AT_LIMIT) " samples;\n"
-    "                         one sample may go past it\n"
-    "  --schedule=SCHEDULE    rounds (default: one sample of every benchmark per round, shuffled) or\n"
-    "                         sequential (one benchmark after another)\n"
-    "  --no-subtract          report figures as measured, without subtracting the empty loop's cost\n"
-    "  --seed=N               seed of bl_seed(), of the round order and of the iteration jitter\n"
-    "  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind;\n"
-    "                         csb for threaded targets (the default when a CSB flag -t= -n= -d=\n"
-    "                         -s= -opK= is given, as CSB's runner reads it)\n"
-    "  --out=FILE             write the results to FILE instead of standard output\n"
-    "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
-    "threaded targets (docs/threads.md):\n"
-    "  -t=T, --threads=T      threads (default 1)\n"
-    "  -n=N, --nops=N         at most N nops between operations, random 0..N (default 0)\n"
-    "  -d=D, --duration=D     seconds to run (default: --time-limit)\n"
-    "  -s=S, --size=S         initial size passed to the target's init (default 0)\n"
-    "  -opK=F, --opK=F        operation K runs F times in 1024 (all given must sum to 1024;\n"
-    "                         default: an equal share each)\n"
-    "  --latency-every=K      time one operation in K (1: all; 0: none; default: the first\n"
-    "                         of each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
-    "  -h, --help             show this help\n"
-    "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
-
-static int bl__flag_error(const char *flag, const char *rule, const char *value) {
-    if (value) fprintf(stderr, "benchlab: %s %s (got \"%s\")\n", flag, rule, value);
-    else fprintf(stderr, "benchlab: %s %s\n", flag, rule);
-    return 2;
-}
-
-/* Whole numbers only: strtoull alone accepts "-1", " 7" and "7x". */
-static int bl__parse_u64(const char *text, uint64_t *out) {
-    char *end;
-    unsigned long long v;
-    if (!text || *text < '0' || *text > '9') return 0;
-    errno = 0;
-    v = strtoull(text, &end, 10);
-    if (errno || *end) return 0;
-    *out = (uint64_t)v;
-    return 1;
-}
-
-/* A finite number in [low, high], written as a number and nothing else. */
-static int bl__parse_number(const char *text, double low, double high, double *out) {
-    char *end;
-    double v;
-    if (!text || !*text || *text == ' ') return 0;
-    errno = 0;
-    v = strtod(text, &end);
-    if (errno || *end || !(v >= low) || !(v <= high)) return 0;
-    *out = v;
-    return 1;
-}
-
-static int bl__parse_seconds(const char *text, double *out) {
-    return bl__parse_number(text, 0, BL__MAX_TIME_LIMIT_S, out) && *out > 0;
-}
-
-static int bl__set_list(bl__options *o, const char *flag, const char *value) {
-    (void)flag;
-    (void)value;
-    o->list = 1;
-    return 0;
-}
-
-static int bl__set_no_subtract(bl__options *o, const char *flag, const char *value) {
-    (void)flag;
-    (void)value;
-    o->subtract = 0;
-    return 0;
-}
-
-static int bl__set_filter(bl__options *o, const char *flag, const char *value) {
-    if (!*value) return bl__flag_error(flag, "needs a non-empty substring", value);
-    o->filters[o->filter_count++] = value;
-    return 0;
-}
-
-static int bl__set_samples(bl__options *o, const char *flag, const char *value) {
-    uint64_t v;
-    if (!bl__parse_u64(value, &v) || v < BL__MIN_SAMPLES || v > BL__MAX_SAMPLES)
-        return bl__flag_error(flag, "must be a whole number from " BL__STR(BL__MIN_SAMPLES) " to " BL__STR(BL__MAX_SAMPLES), value);
-    o->samples = (size_t)v;
-    o->samples_given = 1;
-    return 0;
-}
-
-static int bl__set_time_limit(bl__options *o, const char *flag, const char *value) {
-    if (!bl__parse_seconds(value, &o->time_limit_s))
-        return bl__flag_error(flag, "must be a number of seconds > 0 and <= " BL__STR(BL__MAX_TIME_LIMIT_S), value);
-    return 0;
-}
-
-static int bl__set_precision(bl__options *o, const char *flag, const char *value) {
-    if (!bl__parse_number(value, 0, BL__MAX_PRECISION_PCT, &o->precision_pct))
-        return bl__flag_error(flag, "must be a percentage from 0 (off) to " BL__STR(BL__MAX_PRECISION_PCT), value);
-    return 0;
-}
-
-static int bl__set_schedule(bl__options *o, const char *flag, const char *value) {
-    if (strcmp(value, "rounds") == 0) o->schedule = BL__ROUNDS;
-    else if (strcmp(value, "sequential") == 0) o->schedule = BL__SEQUENTIAL;
-    else return bl__flag_error(flag, "must be rounds or sequential", value);
-    return 0;
-}
-
-static int bl__set_seed(bl__options *o, const char *flag, const char *value) {
-    if (!bl__parse_u64(value, &o->seed)) return bl__flag_error(flag, "must be a whole number from 0 to 18446744073709551615", value);
-    o->seed_given = 1;
-    return 0;
-}
-
-static int bl__set_format(bl__options *o, const char *flag, const char *value) {
-    size_t i;
-    for (i = 0; i < BL__FORMATS; i++)
-        if (strcmp(value, bl__writers[i].name) == 0) {
-            o->format = i;
-            o->format_given = 1;
-            return 0;
-        }
-    return bl__flag_error(flag, "must be one of table, csv, jsonl, lind, csb", value);
-}
-
-static int bl__set_out(bl__options *o, const char *flag, const char *value) {
-    if (!*value) return bl__flag_error(flag, "needs a file name", value);
-    o->out_path = value;
-    return 0;
-}
-
-static int bl__set_counters(bl__options *o, const char *flag, const char *value) {
-    (void)flag;
-    o->counters = value;
-    o->counters_flag = "--counters";
-    return 0;
-}
-
-/* The threaded mode's values; `flag` is as the user wrote it (-t or --threads). */
-static int bl__set_thread_value(bl__options *o, const char *flag, const char *value) {
-    const char *name = flag + (flag[1] == '-' ? 2 : 1);
-    uint64_t v;
-    if (!strcmp(name, "t") || !strcmp(name, "threads")) {
-        if (!bl__parse_u64(value, &v) || v < 1 || v > BL__MAX_THREADS)
-            return bl__flag_error(flag, "must be a whole number of threads from 1 to " BL__STR(BL__MAX_THREADS), value);
-        o->threads = v;
-    } else if (!strcmp(name, "n") || !strcmp(name, "nops")) {
-        if (!bl__parse_u64(value, &v) || v > BL__MAX_NOPS)
-            return bl__flag_error(flag, "must be a whole number of nops from 0 to " BL__STR(BL__MAX_NOPS), value);
-        o->nops = v;
-    } else if (!strcmp(name, "d") || !strcmp(name, "duration")) {
-        if (!bl__parse_seconds(value, &o->duration_s))
-            return bl__flag_error(flag, "must be a number of seconds > 0 and <= " BL__STR(BL__MAX_TIME_LIMIT_S), value);
-        o->duration_given = 1;
-    } else if (!strcmp(name, "s") || !strcmp(name, "size")) {
-        if (!bl__parse_u64(value, &o->init_size))
-            return bl__flag_error(flag, "must be a whole number from 0 to 18446744073709551615", value);
-    } else if (!strcmp(name, "latency-every")) {
-        if (!bl__parse_u64(value, &o->latency_every) || o->latency_every > BL__MAX_LATENCY_EVERY)
-            return bl__flag_error(flag, "must be a whole number from 0 (time no operation) to " BL__STR(BL__MAX_LATENCY_EVERY), value);
-    } else { /* opK */
-        uint64_t k;
-        if (!bl__parse_u64(name + 2, &k) || k >= BL__MAX_OPS)
-            return bl__flag_error(flag, "names no operation: K in -opK goes from 0 to " BL__STR(BL__MAX_OPS_LAST), NULL);
-        if (!bl__parse_u64(value, &v) || v > 1024)
-            return bl__flag_error(flag, "must be a whole number of operations per 1024, from 0 to 1024", value);
-        o->op_freq[k] = v;
-        o->op_given[k] = 1;
-        o->any_op_given = 1;
-    }
-    return 0;
-}
-
-typedef struct bl__flag {
-    const char *name;
-    int takes_value;
-    int (*set)(bl__options *o, const char *flag, const char *value);
-} bl__flag;
-
-static const bl__flag bl__flags[] = {
-    {"--list", 0, bl__set_list},           {"--filter", 1, bl__set_filter},
-    {"--samples", 1, bl__set_samples},     {"--time-limit", 1, bl__set_time_limit},
-    {"--precision", 1, bl__set_precision}, {"--schedule", 1, bl__set_schedule},
-    {"--no-subtract", 0, bl__set_no_subtract}, {"--seed", 1, bl__set_seed},
-    {"--format", 1, bl__set_format},       {"--out", 1, bl__set_out},
-    {"--counters", 1, bl__set_counters},   {"--threads", 1, bl__set_thread_value},
-    {"--nops", 1, bl__set_thread_value},   {"--duration", 1, bl__set_thread_value},
-    {"--size", 1, bl__set_thread_value},   {"--latency-every", 1, bl__set_thread_value},
-    /* CSB's spellings: always flag=value */
-    {"-t", 1, bl__set_thread_value}, {"-n", 1, bl__set_thread_value}, {"-d", 1, bl__set_thread_value},
-    {"-s", 1, bl__set_thread_value},
-};
-
-/* The row of `flag` ("--opK" and "-opK" share the threaded row), or NULL. */
-static const bl__flag *bl__find_flag(const char *flag) {
-    static const bl__flag op = {"-opK", 1, bl__set_thread_value};
-    const char *digits = !strncmp(flag, "--op", 4) ? flag + 4 : !strncmp(flag, "-op", 3) ? flag + 3 : NULL;
-    size_t i;
-    for (i = 0; i < sizeof bl__flags / sizeof bl__flags[0]; i++)
-        if (!strcmp(flag, bl__flags[i].name)) return &bl__flags[i];
-    return digits && *digits ? &op : NULL; /* the row checks K */
-}
-
-static void bl__default_options(bl__options *o) {
-    memset(o, 0, sizeof *o);
-    o->samples = BL__DEFAULT_MAX_SAMPLES;
-    o->time_limit_s = BL__DEFAULT_TIME_LIMIT_S;
-    o->precision_pct = -1; /* not given: decided after the flags */
-    o->schedule = BL__ROUNDS;
-    o->subtract = 1;
-    o->threads = 1;
-    o->latency_every = BL__LATENCY_PER_BATCH;
-    o->counters = bl__code_counters;
-    o->counters_flag = "bl_set_counters()";
-    o->format = isatty(STDOUT_FILENO) ? BL__FORMAT_TABLE : BL__FORMAT_JSONL;
-}
-
-/* Returns 0 to go on, or the exit status to stop with (--help gives 0 through -1). */
-static int bl__parse_options(int argc, char **argv, bl__options *o) {
-    int i;
-    bl__default_options(o);
-    o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
-    if (!o->filters) return bl__flag_error("benchlab:", "out of memory", NULL);
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i], *eq = strchr(arg, '='), *value;
-        char flag[64];
-        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        const bl__flag *row;
-        int status, short_flag = arg[0] == '-' && arg[1] && arg[1] != '-';
-        if (arg[0] != '-') {
-            fprintf(stderr, "benchlab: unexpected argument \"%s\" (flags start with --; see --help)\n", arg);
-            return 2;
-        }
-        if (len >= sizeof flag) len = sizeof flag - 1;
-        memcpy(flag, arg, len);
-        flag[len] = 0;
-        if (strcmp(flag, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            printf(bl__usage, argc > 0 ? argv[0] : "benchmark");
-            return -1;
-        }
-        if (!(row = bl__find_flag(flag))) {
-            fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", flag);
-            return 2;
-        }
-        if (!row->takes_value && eq) return bl__flag_error(flag, "takes no value", eq + 1);
-        /* --flag=value and --flag value; CSB's short flags only as -t=4. */
-        value = eq ? eq + 1 : NULL;
-        if (row->takes_value && !value && short_flag)
-            return bl__flag_error(flag, "needs a value, written as flag=value (e.g. -t=4)", NULL);
-        if (row->takes_value && !value) {
-            if (i + 1 >= argc) return bl__flag_error(flag, "needs a value", NULL);
-            value = argv[++i];
-        }
-        if ((status = row->set(o, flag, value))) return status;
-        if (short_flag && row->set == bl__set_thread_value) o->csb_flags = 1;
-    }
-    /* --samples=N asks for N samples: --precision stops earlier only when also given. */
-    if (o->precision_pct < 0) o->precision_pct = o->samples_given ? 0 : BL__DEFAULT_PRECISION_PCT;
-    return 0;
-}
-
-/* ---- I20. bl_main: the outline of a run ---------------------------------------------------------
-   bl_main is a list of steps, each returning 0 to go on, an exit status to stop with,
-   or -1 to stop with 0 (--help, --list); one cleanup path frees what any step made. */
-
-typedef struct bl__run {
-    bl__options o;
-    bl__context context;
-    bl__counter_set counters;
-    const bl__bench *baseline;  /* the program's BL_BASELINE, or NULL */
-    bl__instance *instances;    /* selected benchmarks, the baseline first when there is one */
-    size_t instance_count;
-    const bl_target **targets;  /* selected threaded targets */
-    size_t target_count;
-    bl__result *results;        /* the time pass, one per instance */
-    FILE *out;
-    uint64_t rng;               /* the harness's own stream, apart from bl_seed() users */
-    uint64_t callgrind_n;       /* BL_CALLGRIND: instruction regions of n and 2n iterations; 0: off */
-} bl__run;
-
-static int bl__out_of_memory(const char *what) {
-    fprintf(stderr, "benchlab: out of memory while %s\n", what);
-    return 1;
-}
-
-/* Definition order: by file, then line, so the order does not depend on the order in
-   which the toolchain runs constructors. */
-static int bl__compare_benches(const void *pa, const void *pb) {
-    const bl__bench *a = BL__CAST(const bl__bench *, pa), *b = BL__CAST(const bl__bench *, pb);
-    int by_file = strcmp(a->file, b->file);
-    if (by_file) return by_file;
-    if (a->line != b->line) return a->line < b->line ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
-}
-
-static int bl__compare_targets(const void *pa, const void *pb) {
-    const bl_target *a = *BL__CAST(const bl_target *const *, pa), *b = *BL__CAST(const bl_target *const *, pb);
-    int by_file = strcmp(a->file ? a->file : "", b->file ? b->file : "");
-    if (by_file) return by_file;
-    return (a->line > b->line) - (a->line < b->line);
-}
-
-/* Step: the program itself is sound (one baseline, unique names, counters known). */
-static int bl__check_program(bl__run *run) {
-    bl__registry *reg = &bl__benchmarks;
-    bl__target_registry *treg = &bl__targets;
-    size_t i, j;
-    int status = bl__parse_counter_list(run->o.counters ? run->o.counters : "time", run->o.counters_flag, &run->counters);
-    if (status) return status;
-    if (!run->o.counters) run->counters.want_time = 1;
-    if (bl__user_counter_overflow) {
-        fprintf(stderr, "benchlab: more than %d user counters defined (BL_COUNTER); keep at most %d\n",
-                BL__MAX_USER_COUNTERS, BL__MAX_USER_COUNTERS);
-        return 2;
-    }
-    if (reg->out_of_memory || treg->out_of_memory) return bl__out_of_memory("registering benchmarks") + 1;
-    if (reg->count) qsort(reg->items, reg->count, sizeof(bl__bench), bl__compare_benches);
-    if (treg->count) qsort(BL__CAST(void *, treg->items), treg->count, sizeof(const bl_target *), bl__compare_targets);
-    for (i = 0; i < reg->count; i++) {
-        const bl__bench *b = &reg->items[i];
-        if (b->is_baseline && run->baseline) {
-            fprintf(stderr, "benchlab: two baselines defined (%s at %s:%d and %s at %s:%d); keep one BL_BASELINE and make the other BL_BENCH\n",
-                    run->baseline->name, run->baseline->file, run->baseline->line, b->name, b->file, b->line);
-            return 2;
-        }
-        if (b->is_baseline) run->baseline = b;
-        for (j = i + 1; j < reg->count; j++)
-            if (strcmp(b->name, reg->items[j].name) == 0) {
-                fprintf(stderr, "benchlab: two benchmarks named \"%s\" (%s:%d and %s:%d); rename one\n",
-                        b->name, b->file, b->line, reg->items[j].file, reg->items[j].line);
-                return 2;
-            }
-    }
-    for (i = 0; i < treg->count; i++) {
-        const bl_target *t = treg->items[i];
-        const char *other = NULL;
-        for (j = 0; j < reg->count; j++)
-            if (strcmp(t->name, reg->items[j].name) == 0) other = reg->items[j].file;
-        for (j = i + 1; j < treg->count; j++)
-            if (strcmp(t->name, treg->items[j]->name) == 0) other = treg->items[j]->file;
-        if (other) {
-            fprintf(stderr, "benchlab: two benchmarks named \"%s\" (%s:%d and %s); rename one\n", t->name, t->file, t->line, other);
-            return 2;
-        }
-    }
-    return 0;
-}
-
-static int bl__matches(const bl__options *o, const char *display) {
-    size_t i;
-    if (o->filter_count == 0) return 1;
-    for (i = 0; i < o->filter_count; i++)
-        if (strstr(display, o->filters[i])) return 1;
-    return 0;
-}
-
-static void bl__set_instance(bl__instance *in, const bl__bench *b, size_t param_index) {
-    in->bench = b;
-    in->param_index = param_index;
-    if (b->params) snprintf(in->display, sizeof in->display, "%s/%s=%lld", b->name, b->param_name, (long long)b->params[param_index]);
-    else snprintf(in->display, sizeof in->display, "%s", b->name);
-}
-
-/* Step: the instances and targets --filter selects. The baseline comes first, and
-   always when a compared benchmark is selected: it is their reference. */
-static int bl__select(bl__run *run) {
-    bl__registry *reg = &bl__benchmarks;
-    bl__target_registry *treg = &bl__targets;
-    size_t total = 1, i, j;
-    int baseline_selected = 0;
-    for (i = 0; i < reg->count; i++) total += reg->items[i].params ? reg->items[i].param_count : 1;
-    run->instances = BL__CAST(bl__instance *, calloc(total, sizeof(bl__instance)));
-    run->results = BL__CAST(bl__result *, calloc(total, sizeof(bl__result)));
-    run->targets = BL__CAST(const bl_target **, calloc(treg->count + 1, sizeof(const bl_target *)));
-    if (!run->instances || !run->results || !run->targets) return bl__out_of_memory("selecting benchmarks") + 1;
-    if (run->baseline) run->instance_count = 1; /* slot 0 is kept for it */
-    for (i = 0; i < reg->count; i++) {
-        const bl__bench *b = &reg->items[i];
-        for (j = 0; j < (b->params ? b->param_count : 1); j++) {
-            bl__instance *in = b->is_baseline ? &run->instances[0] : &run->instances[run->instance_count];
-            bl__set_instance(in, b, j);
-            if (!bl__matches(&run->o, in->display)) continue;
-            if (b->is_baseline) baseline_selected = 1;
-            else run->instance_count++;
-        }
-    }
-    if (run->baseline && !baseline_selected && run->instance_count == 1) run->instance_count = 0;
-    if (run->baseline) bl__set_instance(&run->instances[0], run->baseline, 0);
-    for (i = 0; i < treg->count; i++)
-        if (bl__matches(&run->o, treg->items[i]->name)) run->targets[run->target_count++] = treg->items[i];
-    if (run->o.filter_count && run->instance_count == 0 && run->target_count == 0) {
-        fprintf(stderr, "benchlab: no benchmark matches --filter=%s (see --list)\n", run->o.filters[0]);
-        return 2;
-    }
-    return 0;
-}
-
-/* Step: what can be checked before anything runs, so that a typo costs no run. CSB's
-   spellings of the threaded flags make the program a CSB binary, whose runner reads
-   the key=val; line from its stdout: then csb is the default format (--format wins),
-   when a threaded target is selected to print it. */
-static int bl__check_selection(bl__run *run) {
-    const bl__writer *w;
-    size_t i;
-    if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = BL__FORMAT_CSB;
-    w = &bl__writers[run->o.format];
-    for (i = 0; i < run->target_count; i++) {
-        uint64_t freq[BL__MAX_OPS];
-        if (bl__op_freqs(run->targets[i], &run->o, freq)) return 2;
-    }
-    if (!w->result && run->target_count == 0) {
-        fprintf(stderr, "benchlab: --format=%s is the threaded mode's format and no threaded target is selected (use table, csv, jsonl or lind)\n", w->name);
-        return 2;
-    }
-    return 0;
-}
-
-static int bl__list(bl__run *run) {
-    size_t i;
-    if (!run->o.list) return 0;
-    for (i = 0; i < run->instance_count; i++)
-        printf("%s%s\n", run->instances[i].display, run->instances[i].bench->is_baseline ? " (baseline)" : "");
-    for (i = 0; i < run->target_count; i++) printf("%s (threaded)\n", run->targets[i]->name);
-    return -1;
-}
-
-static int bl__open_output(bl__run *run) {
-    run->out = stdout;
-    if (!run->o.out_path) return 0;
-    run->out = fopen(run->o.out_path, "w");
-    if (run->out) return 0;
-    fprintf(stderr, "benchlab: --out cannot open \"%s\" for writing: %s\n", run->o.out_path, strerror(errno));
-    return 2;
-}
-
-/* Step: seed, timer, warnings, context; say what the format leaves out. */
-static int bl__prepare(bl__run *run) {
+/* Step: the threaded targets, each printed as soon as it ran. */
+static int bl__run_targets(bl__run *run) {
     const bl__writer *w = &bl__writers[run->o.format];
     size_t i;
-    /* A seed nobody chose still has to be reported, so the run can be repeated. */
-    if (run->o.seed_given) {
-        bl__run_seed = run->o.seed;
-    } else {
-        uint64_t mix = bl__clock_ns() ^ ((uint64_t)(uintptr_t)run << 16);
-        bl__run_seed = bl_random(&mix) >> 1; /* fits a signed 64-bit reader too */
+    int status = 0;
+    for (i = 0; i < run->target_count; i++) {
+        bl__tp_result tr;
+        if (bl__run_target(run->targets[i], &run->o, &tr) == BL__TARGET_FAILED) status = 1;
+        w->throughput(run->out, &run->o, &tr);
+        fflush(run->out);
+        bl__tp_free(&tr);
     }
-    run->rng = bl__run_seed ^ 0x5DEECE66Dull;
-    bl__setup_timer();
-    bl__warn_machine();
-    bl__collect_context(&run->context);
-    if (!w->result && run->instance_count) {
-        fprintf(stderr, "benchlab: --format=%s: the %lu benchmarks that are not threaded targets are skipped\n", w->name,
-                (unsigned long)run->instance_count);
-        run->instance_count = 0;
-    }
-    if (!w->throughput && run->target_count) {
-        fprintf(stderr, "benchlab: threaded targets have no %s form and are skipped (use jsonl, table or csb)\n", w->name);
-        run->target_count = 0;
-    }
-    if (w->context) w->context(run->out, &run->o, &run->context);
-    if (run->counters.count && run->instance_count) {
-        bl__counters_open(&run->counters);
-        for (i = 0; i < run->counters.count; i++)
-            if (!run->counters.items[i].supported)
-                fprintf(stderr, "benchlab: counter %s not supported: %s\n", run->counters.items[i].name, run->counters.items[i].reason);
-    }
-    return 0;
+    return status;
 }
 
-static void bl__init_series(bl__result *r, const bl__instance *in) {
-    memset(r, 0, sizeof *r);
-    r->instance = in;
-    r->body = in ? in->bench->body : bl__empty_body;
-    r->arg = in ? bl__param(in) : 0;
-    r->support = in == NULL; /* the empty loop is only ever a reference */
-}
+/* ---- I18. Instruction regions (callgrind) -----------------------------------------------------
+   With BL_CALLGRIND=N in the environment (src/benchlab/callgrind.py sets it for `benchlab
+   run --platform callgrind`) nothing is timed: each selected benchmark runs once as a
+   warm-up (lazy binding of the library functions it calls, first touch of its data and
+   code), then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,
+   started with --collect-atstart=no --toggle-collect=bl__callgrind_region
+   --dump-after=bl__callgrind_region, counts only while that function runs and writes
+   one dump as it returns, so dump k is region k and nothing else. The names must be
+   exact: with a wildcard (bl__callgrind_region*) callgrind 3.19 wrote no dumps. After each region one
+   jsonl line says which it was, so the Python side can pair the lines with the dumps
+   in order and report (Ir(2N) - Ir(N)) / N instructions per iteration: what one call
+   costs once (the call through the pointer, the body's prologue and epilogue, BL_SUSPEND
+   blocks outside its loop) is in both and cancels exactly. The interface is the
+   function's name, so no valgrind header is needed and the header stays
+   self-contained. */
 
-/* Samples `g` and computes the figures of its benchmarks (series 1..). */
-static int bl__sample_group(bl__run *run, bl__rounds *g) {
-    size_t i;
-    if (!bl__sample_rounds(g, &run->o, &run->rng)) return 0;
-    for (i = 1; i < g->count; i++)
-        if (!g->series[i]->support) bl__time_figures(g->series[i], g->baseline, &run->o);
-    return 1;
+/* Never inlined and never cloned (a clone, "bl__callgrind_region.constprop.0", would
+   be another name, and callgrind would never see the region). The barrier after the call
+   keeps it a call rather than a jump: callgrind sees a function's entry and exit by
+   its call and return. */
+#if defined(__clang__)
+#define BL__REGION_ATTRS __attribute__((noinline))
+#else
+#define BL__REGION_ATTRS __attribute__((noinline, noclone))
+#endif
+BL__DEF void bl__callgrind_region(bl_body_fn body, bl_state *state, uint64_t n, int64_t arg) BL__REGION_ATTRS;
+BL__DEF void bl__callgrind_region(bl_body_fn body, bl_state *state, uint64_t n, int64_t arg) {
+    body(state, n, arg);
+    __asm__ __volatile__("" ::: "memory");
 }
+/* Called through this pointer: the optimizer cannot know what it calls, so it can
+   neither inline nor specialize (clone) the region at the call site, whatever the
+   compiler and its version. */
+static void (*volatile bl__region_fn)(bl_body_fn, bl_state *, uint64_t, int64_t) = bl__callgrind_region;
 
-/* Step: the time pass. Rounds: one group of every instance; sequential: a group per
-   instance, with an empty loop and a baseline of its own. */
-static int bl__measure_time(bl__run *run) {
-    size_t n = run->instance_count, i;
-    bl__result empty, base, *series[3], **all;
-    bl__rounds g;
-    int ok = 1;
-    g.max_samples = run->o.samples;
-    if (!n) return 0;
-    if (run->o.schedule == BL__ROUNDS) {
-        all = BL__CAST(bl__result **, malloc((n + 1) * sizeof(bl__result *)));
-        if (!all) return bl__out_of_memory("measuring");
-        bl__init_series(&empty, NULL);
-        all[0] = &empty;
-        for (i = 0; i < n; i++) {
-            bl__init_series(&run->results[i], &run->instances[i]);
-            all[i + 1] = &run->results[i];
-        }
-        g.series = all;
-        g.count = n + 1;
-        g.baseline = run->baseline ? &run->results[0] : NULL;
-        ok = bl__sample_group(run, &g);
-        bl__free_result(&empty);
-        free(all);
-        return ok ? 0 : bl__out_of_memory("measuring");
-    }
-    for (i = 0; ok && i < n; i++) {
-        int compared = run->baseline && i > 0;
-        bl__init_series(&empty, NULL);
-        bl__init_series(&run->results[i], &run->instances[i]);
-        bl__init_series(&base, &run->instances[0]);
-        base.support = 1;
-        series[0] = &empty;
-        series[1] = &run->results[i];
-        series[2] = &base;
-        g.series = series;
-        g.count = compared ? 3 : 2;
-        g.baseline = compared ? &base : NULL;
-        ok = bl__sample_group(run, &g);
-        bl__free_result(&empty);
-        bl__free_result(&base);
-    }
-    return ok ? 0 : bl__out_of_memory("measuring");
-}
-
-/* Step: BL_CALLGRIND=N (section I15b) makes the run instruction regions: jsonl, no
-   counter passes (callgrind counts), no threaded targets. A bad value is exit 2. */
+/* Step: BL_CALLGRIND=N makes the run instruction regions: jsonl, no counter passes
+   (callgrind counts), no threaded targets. A bad value is exit 2. */
 static int bl__callgrind_setup(bl__run *run) {
     const char *text = getenv("BL_CALLGRIND");
     if (!text) return 0;
@@ -3872,7 +4482,7 @@ static int bl__callgrind_setup(bl__run *run) {
                 BL__MAX_CALLGRIND_ITERATIONS, text);
         return 2;
     }
-    run->o.format = BL__FORMAT_JSONL;
+    run->o.format = bl__format_named("jsonl");
     run->counters.count = 0;
     if (run->target_count)
         fprintf(stderr, "benchlab: BL_CALLGRIND: threaded targets have no instruction regions; %lu skipped\n",
@@ -3916,163 +4526,6 @@ static int bl__measure_instructions(bl__run *run) {
     }
     return -1;
 }
-
-/* Every counter pass of one instance, then its records in the order of the list. */
-static int bl__measure_counters(bl__run *run, size_t index) {
-    const bl__counter_set *set = &run->counters;
-    const bl__writer *w = &bl__writers[run->o.format];
-    const bl__result *time = &run->results[index];
-    const bl__instance *in = &run->instances[index];
-    int compared = run->baseline && index > 0, kind, ok = 1;
-    bl__result results[BL__MAX_COUNTERS];
-    size_t i, j;
-    memset(results, 0, sizeof results);
-    for (kind = BL__C_TSC; kind < BL__C_KINDS; kind++) {
-        bl__pass p;
-        bl__result pass_results[BL__MAX_COUNTERS];
-        memset(&p, 0, sizeof p);
-        p.set = set;
-        p.kind = (enum bl__ckind)kind;
-        for (i = 0; i < set->count; i++)
-            if ((int)set->items[i].kind == kind && set->items[i].supported) p.idx[p.count++] = i;
-        if (!p.count) continue;
-        memset(pass_results, 0, sizeof pass_results);
-        if (!bl__measure_pass(&p, in->bench->body, bl__param(in), time->iterations, compared ? run->baseline->body : NULL,
-                              time->baseline_iterations, time->count, run->o.time_limit_s, &run->rng, pass_results))
-            ok = 0;
-        for (j = 0; j < p.count; j++) {
-            pass_results[j].instance = in;
-            pass_results[j].counter = &set->items[p.idx[j]];
-            pass_results[j].compared_to = compared ? run->baseline->name : NULL;
-            results[p.idx[j]] = pass_results[j];
-        }
-    }
-    for (i = 0; i < set->count; i++) {
-        const bl__counter *c = &set->items[i];
-        const char *problem = !c->supported ? c->reason : results[i].problem;
-        if (problem && w->unsupported) w->unsupported(run->out, in, c, problem);
-        else if (!problem && results[i].samples) w->result(run->out, &run->o, &results[i]);
-        bl__free_result(&results[i]);
-    }
-    fflush(run->out);
-    return ok;
-}
-
-/* Step: print each benchmark's time record, then run and print its counter passes. */
-static int bl__report_benchmarks(bl__run *run) {
-    const bl__writer *w = &bl__writers[run->o.format];
-    size_t i;
-    int status = 0;
-    for (i = 0; i < run->instance_count; i++) {
-        if (run->counters.want_time) w->result(run->out, &run->o, &run->results[i]);
-        fflush(run->out);
-        if (run->counters.count && !bl__measure_counters(run, i)) status = bl__out_of_memory("counting");
-    }
-    bl__counters_close(&run->counters);
-    return status;
-}
-
-/* Step: the threaded targets. */
-static int bl__run_targets(bl__run *run) {
-    const bl__writer *w = &bl__writers[run->o.format];
-    size_t i;
-    int status = 0;
-    for (i = 0; i < run->target_count; i++) {
-        bl__tp_result tr;
-        if (bl__run_target(run->targets[i], &run->o, &tr) && BL__HAVE_THREADS &&
-            strcmp(tr.problem, "could not start every thread") == 0)
-            status = 1;
-        w->throughput(run->out, &run->o, &tr);
-        fflush(run->out);
-        bl__tp_free(&tr);
-    }
-    return status;
-}
-
-/* The one cleanup path: whatever the steps made, whichever step stopped. */
-static int bl__finish(bl__run *run, int status) {
-    size_t i;
-    if (run->out && run->out != stdout && fclose(run->out) != 0 && status <= 0) {
-        fprintf(stderr, "benchlab: --out could not write \"%s\": %s\n", run->o.out_path, strerror(errno));
-        status = 1;
-    }
-    if (run->results)
-        for (i = 0; i < run->instance_count; i++) bl__free_result(&run->results[i]);
-    free(run->results);
-    free(run->instances);
-    free(BL__CAST(void *, run->targets));
-    free(BL__CAST(void *, run->o.filters));
-    return status < 0 ? 0 : status;
-}
-
-static int bl__main(int argc, char **argv) __attribute__((noinline));
-static int bl__main(int argc, char **argv) {
-    bl__run run;
-    int status;
-    memset(&run, 0, sizeof run);
-    status = bl__parse_options(argc, argv, &run.o);
-    if (!status) status = bl__check_program(&run);
-    if (!status) status = bl__select(&run);
-    if (!status) status = bl__check_selection(&run);
-    if (!status) status = bl__list(&run);
-    if (!status) status = bl__callgrind_setup(&run);
-    if (!status) status = bl__open_output(&run);
-    if (!status) status = bl__prepare(&run);
-    if (!status) status = bl__measure_instructions(&run);
-    if (!status) status = bl__measure_time(&run);
-    if (!status) status = bl__report_benchmarks(&run);
-    if (!status) status = bl__run_targets(&run);
-    return bl__finish(&run, status);
-}
-
-/* BL_STACK_OFFSET=BYTES moves the stack of the whole run down by that many bytes (at
-   most BL__MAX_STACK_OFFSET). Where the stack starts changes the alignment of every
-   local variable, and with it figures, by a few percent (Mytkowicz et al., "Producing
-   wrong data without doing anything obviously wrong!", ASPLOS 2009): `benchlab run
-   --processes N` gives each process a different offset, so the figure it combines is
-   not one layout's accident. */
-static size_t bl__stack_offset(void) {
-    const char *text = getenv("BL_STACK_OFFSET");
-    uint64_t v = 0;
-    if (!text || !bl__parse_u64(text, &v)) return 0;
-    return v > BL__MAX_STACK_OFFSET ? BL__MAX_STACK_OFFSET : (size_t)v;
-}
-
-/* BL_RELEASE_CPUS=0,1,...: `benchlab run` starts each process on one CPU (taskset), a
-   different one for each process of a run, so that a run meets every CPU's state (on
-   this project's VM the two vCPUs' states differed by 35% for getpid and lasted
-   seconds, so five processes that happened to start on one CPU all missed the other).
-   The run stays where it started, as an idle scheduler leaves it, but the pin is
-   released to these CPUs so that a child a body forks (IPC benchmarks) runs anywhere. */
-static void bl__release_cpus(void) {
-#if defined(__linux__) && defined(SYS_sched_setaffinity) && defined(SYS_getcpu)
-    const char *list = getenv("BL_RELEASE_CPUS");
-    unsigned long mask[16];
-    unsigned cpu = 0;
-    memset(mask, 0, sizeof mask);
-    if (syscall(SYS_getcpu, &cpu, NULL, NULL) == 0) bl__start_cpu = (int)cpu;
-    if (!list || !*list) return;
-    while (*list) {
-        char *end;
-        unsigned long v = strtoul(list, &end, 10);
-        if (end == list || v >= 16 * 8 * sizeof(unsigned long)) return; /* not a list of CPUs: leave it */
-        mask[v / (8 * sizeof(unsigned long))] |= 1ul << (v % (8 * sizeof(unsigned long)));
-        list = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return;
-    }
-    syscall(SYS_sched_setaffinity, 0, sizeof mask, mask);
-#endif
-}
-
-BL__DEF int bl_main(int argc, char **argv) {
-    size_t offset = bl__stack_offset();
-    volatile char *pad = BL__CAST(volatile char *, __builtin_alloca(offset + 1));
-    pad[0] = 0; /* the pad is used, so it is kept */
-    bl__stack_offset_used = offset;
-    bl__release_cpus();
-    return bl__main(argc, argv);
-}
-
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,7 @@ Instructions per iteration of a benchlab binary's benchmarks, the `callgrind` pl
 
 It runs EXE under callgrind with BL_CALLGRIND=N in its environment. The header then
 times nothing: it runs each selected benchmark in three regions, calls of
-`bl__callgrind_region` (include/benchlab.h, section I15b): a warm-up at N iterations,
+`bl__callgrind_region` (include/benchlab.h, section I18): a warm-up at N iterations,
 then N, then 2N, printing one `callgrind_region` line after each. Callgrind counts only inside that function
 (`--collect-atstart=no --toggle-collect=`) and writes one dump as it returns
 (`--dump-after=`), so dump k is region k. Each benchmark's figure is

@@ -35,6 +35,13 @@ from benchlab.records import Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
+#: Statistics a combined record has by rules of their own (_summary): the median is the
+#: combined figure, min and max are over every process.
+OWN_RULE = ("median", "min", "max")
+#: Statistics a combined record does not have.
+NOT_COMBINED = ("mean", "stddev")
+#: The statistics a combined record takes from its middle process: every other one.
+MIDDLE_PROCESS = tuple(name for name in stats.STATISTICS if name not in OWN_RULE + NOT_COMBINED)
 #: ... when earlier runs of identical code on the same machine gave the spread between whole runs too.
 RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
 #: ... when no such runs exist and the machine's prior (benchlab calibrate) stands in.
@@ -142,7 +149,7 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
         summary["noise_source"] = noise.describe(level)
     _raw_figure(summary, [r for i, r in enumerate(measured) if i not in outliers])
     # Figures of the distribution: the middle process's, so one odd process cannot move them.
-    for key in ("p75", "p90", "p99", "mad"):
+    for key in MIDDLE_PROCESS:
         values = [r.summary[key] for r in measured if key in r.summary]
         if values:
             summary[key] = statistics.median(values)  # np.median would import numpy.ma: 12 ms

@@ -12,14 +12,28 @@ from typing import Any, Sequence
 
 import numpy as np
 
-#: The confidence level of every interval benchlab reports (formats.md: `ci_level`).
-CI_LEVEL = 0.99
-#: Tukey's fence factor: samples further than this many IQRs outside the quartiles are outliers.
-TUKEY_FENCE = 1.5
-#: Batch medians (Seila 1982): at most 10 batches, so each is long and its neighbours
-#: nearly independent; at least 4, else no batch interval. The header's BL__BATCHES.
-BATCHES = 10
-MIN_BATCHES = 4
+from benchlab.limits import limit
+
+# The numbers below are the header's (include/benchlab.h, section I2), read from it so
+# that the two implementations cannot disagree.
+
+#: The confidence level of every interval benchlab reports (formats.md: `ci_level`): BL__CI_LEVEL.
+CI_LEVEL = limit("CI_LEVEL")
+#: Tukey's fence factor: samples further than this many IQRs outside the quartiles are
+#: outliers (BL__TUKEY_FENCE).
+TUKEY_FENCE = limit("TUKEY_FENCE")
+#: Batch medians (Seila 1982): at most BL__BATCHES batches, so each is long and its
+#: neighbours nearly independent; at least BL__MIN_BATCHES, else no batch interval.
+BATCHES = int(limit("BATCHES"))
+MIN_BATCHES = int(limit("MIN_BATCHES"))
+#: The statistics of one process's samples, by their names in a jsonl record and in
+#: summarize()'s dict, in the record's order: the header's BL__STATISTICS, which makes
+#: the fields of its bl_stats and its jsonl writer (tests/python/test_statistic_names.py
+#: checks that the two lists agree). Lists of statistics elsewhere are made from this one.
+STATISTICS = ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad")
+#: The statistics of spread, not of location: subtracting the empty loop leaves them as
+#: they are.
+SPREADS = ("stddev", "mad")
 #: What an interval of one process covers (formats.md, `ci_scope`).
 WITHIN_RUN = "within this run"
 
@@ -168,7 +182,7 @@ def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None
 
 
 #: The figures that move when the empty loop's cost is subtracted.
-SHIFTED = ("median", "min", "max", "mean", "p75", "p90", "p99")
+SHIFTED = tuple(name for name in STATISTICS if name not in SPREADS)
 
 
 def _summary(x: np.ndarray) -> dict[str, Any]:

@@ -135,6 +135,15 @@ for flag in -h --help; do
     grep -q -- '-h, --help' "$work/help$flag" || fail "$flag: the usage does not name -h"
 done
 cmp -s "$work/help-h" "$work/help--help" || fail "-h and --help print different text"
+# The --format lines, made from the header's table of formats: the benchmark formats on the
+# flag's line, the threaded mode's own below, as they read when typed by hand.
+checks=$((checks + 1))
+printf '%s\n' '  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind;' \
+    '                         csb for threaded targets (the default when a CSB flag -t= -n= -d=' \
+    '                         -s= -opK= is given, as CSB'"'"'s runner reads it)' \
+    '  --out=FILE             write the results to FILE instead of standard output' >"$work/formats_help"
+grep -A3 -- '^  --format=FORMAT' "$work/help--help" | cmp -s - "$work/formats_help" ||
+    fail "--help's --format lines: $(grep -A3 -- '^  --format=FORMAT' "$work/help--help")"
 # after other flags too, and -h=1 is not help
 checks=$((checks + 1))
 "$prog" --samples=5 -h | head -1 | grep -q '^usage: ' || fail "--samples=5 -h does not print the usage"

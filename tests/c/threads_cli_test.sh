@@ -53,6 +53,13 @@ checks=$((checks + 1))
 grep -q '"threads":2,"duration_s":0.1,"init_size":10,"max_nops":0' "$work/jsonl" || fail "jsonl: $(tail -1 "$work/jsonl" | head -c 300)"
 checks=$((checks + 1))
 "$prog" --list | grep -qx 'hash_map (threaded)' || fail "--list does not name hash_map (threaded)"
+# A format without a threaded form skips the targets and names the formats that have one
+# (the header's table of formats: table, jsonl, csb).
+checks=$((checks + 1))
+"$prog" -d=0.05 --format=csv >"$work/out" 2>"$work/err" || fail "--format=csv with a threaded target failed"
+[ "$(cat "$work/err")" = 'benchlab: threaded targets have no csv form and are skipped (use table, jsonl or csb)' ] ||
+    fail "--format=csv: stderr is '$(cat "$work/err")'"
+[ "$(cat "$work/out")" = 'name,param,counter,iterations,value' ] || fail "--format=csv printed more than its header: $(head -c 200 "$work/out")"
 # -t on a program without targets is accepted (a --sweep threads=... runs every binary).
 checks=$((checks + 1))
 "$plain" -t=2 --list >/dev/null || fail "-t=2 rejected by a program without threaded targets"

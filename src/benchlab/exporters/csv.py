@@ -5,11 +5,14 @@ import csv
 import io
 
 from benchlab.records import printable
+from benchlab.stats import STATISTICS
 from benchlab.table import EMPTY, OK, Table
 
+#: The statistics after the median's own columns (median, ci_low, ci_high): every one but the
+#: MAD, which this export has never had, so that its columns stay as they were.
+FIGURES = tuple(name for name in STATISTICS if name not in ("median", "mad"))
 COLUMNS = ["test", "param", "counter", "unit", "sweep", "platform", "binary", "status", "median", "ci_low",
-           "ci_high", "ratio", "marks", "iterations", "samples", "min", "max", "mean", "stddev", "p75", "p90",
-           "p99", "reason"]
+           "ci_high", "ratio", "marks", "iterations", "samples", *FIGURES, "reason"]
 #: Columns of text from binaries and files: escaped as every printer shows them (records.printable).
 TEXT_COLUMNS = ("test", "counter", "unit", "sweep", "platform", "binary", "reason")
 
@@ -37,7 +40,7 @@ def render(table: Table) -> str:
                 values.update({
                     "median": summary.get("median"), "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio,
                     "marks": cell.marks, "iterations": cell.record.iterations, "samples": summary.get("n"),
-                    **{k: summary.get(k) for k in ("min", "max", "mean", "stddev", "p75", "p90", "p99")},
+                    **{k: summary.get(k) for k in FIGURES},
                 })
             writer.writerow(_escaped(values))
     return buffer.getvalue()

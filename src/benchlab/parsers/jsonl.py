@@ -17,6 +17,7 @@ from typing import Any
 from benchlab.parsers.base import (
     BadValue, LineSession, Parsed, bad_line, clean_reported, figure, name, param_value, show, whole)
 from benchlab.records import Record
+from benchlab.stats import STATISTICS
 
 #: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
 #: as measured, with the empty loop's sample of each round in `overhead_samples`.
@@ -25,7 +26,7 @@ SUPPORTED_SCHEMAS = (1, 2)
 #: Fields of a result record that the binary computed and we keep for reference;
 #: the statistics themselves are recomputed from `samples`.
 _REPORTED_FIELDS = (
-    "median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "median_ci",
+    *STATISTICS, "median_ci",
     "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "subtracted", "stopped",
     "outliers_low", "outliers_high", "overhead", "loop_share", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
@@ -36,9 +37,8 @@ _REPORTED_FIELDS = (
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
-_REPORTED_NUMBERS = ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad", "ci_level",
-                     "outliers_low", "outliers_high", "overhead", "loop_share", "ratio", "ratio_of_medians",
-                     "running_fraction", "raw_median")
+_REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio",
+                     "ratio_of_medians", "running_fraction", "raw_median")
 _REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci")
 
 #: Statistics of one operation of a throughput record that a latency Record keeps
