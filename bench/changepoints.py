@@ -1,4 +1,4 @@
-"""How well `benchlab history` finds level shifts (src/benchlab/changepoints.py).
+"""How well `benchlab history` finds level shifts (src/benchlab/statistics/changepoints.py).
 
 1. Synthetic, seeded, not timing-dependent: SERIES series of RUNS runs of log-normal
    noise at each between-run CV (0.5-3%, what stored runs show: the combined figure of
@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from benchlab.changepoints import default_penalty, detect
+from benchlab.statistics.changepoints import default_penalty, detect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHLAB = os.path.join(ROOT, ".venv", "bin", "benchlab")

@@ -77,7 +77,7 @@ MAX_REGRESSION_PCT = 2.0
 # repetitions of each side, significant when p < --alpha, 0.05 by default (gbench/report.py).
 GB_ALPHA = 0.05
 # compare's json `interval` when the spread of earlier stored runs is in the error term
-# (benchlab.compare.BETWEEN_RUNS).
+# (benchlab.statistics.compare.BETWEEN_RUNS).
 EARLIER_RUNS = "between processes and earlier runs of identical code"
 # The row a variant slows (bench/calls_slowdown.c); every other row stays A/A.
 SLOWED = ("args", 0)
@@ -253,7 +253,7 @@ def process_medians(doc: dict) -> dict[str, list[float]]:
 def runs(project: str, count: int, benchlab: str, fresh_db: bool) -> list[RunPair]:
     """`benchlab run calls.c` twice, then `benchlab gate --baseline FIRST SECOND`, per pair.
     One database for all pairs, as a machine that keeps its runs: from the second pair on,
-    compare's error term has the spread of the earlier runs in it (src/benchlab/noise.py);
+    compare's error term has the spread of the earlier runs in it (src/benchlab/statistics/noise.py);
     with `fresh_db` every pair has a database of its own, and processes only."""
     call([benchlab, "run", "calls.c", "--no-store", "--processes", "1"], cwd=project)  # builds; not counted
     pairs = []

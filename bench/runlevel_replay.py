@@ -9,7 +9,7 @@ runs before it (at most 20, as `benchlab run` does):
     processes only      this run's spread between processes (no history)
     mean                + the run level from the mean of consecutive squared differences
     mean + pooled       + the larger of this run's and the pooled process spread
-    winsorized + pooled the estimator benchlab uses (src/benchlab/noise.py)
+    winsorized + pooled the estimator benchlab uses (src/benchlab/statistics/noise.py)
 
     .venv/bin/python bench/runlevel_replay.py [DB]     (a second; it times nothing)
 """
@@ -21,10 +21,10 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-from benchlab import noise  # noqa: E402
-from benchlab.combine import combine  # noqa: E402
-from benchlab.stats import t_quantile_99  # noqa: E402
-from benchlab.store import Store  # noqa: E402
+from benchlab.statistics import noise  # noqa: E402
+from benchlab.statistics.combine import combine  # noqa: E402
+from benchlab.statistics.stats import t_quantile_99  # noqa: E402
+from benchlab.storage.store import Store  # noqa: E402
 
 
 def mean_level(history: list[noise.RunFigure], pooled: bool) -> noise.RunLevel | None:

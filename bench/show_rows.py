@@ -32,7 +32,7 @@ BENCHLAB = os.path.abspath(".venv/bin/benchlab")
 def store_run(url: str, rows: int) -> int:
     """One run of `rows` rows, ten parameters per benchmark name: its id."""
     from benchlab.records import Record
-    from benchlab.store import Store
+    from benchlab.storage.store import Store
     rng = random.Random(rows)
     records = [Record(bench=f"bench{i // 10}", param=i % 10, platform="native", binary="suite",
                       samples=[100 + rng.random() for _ in range(SAMPLES)]) for i in range(rows)]

@@ -271,7 +271,7 @@ uint64_t bl_random(uint64_t *state);
    tests/vectors/ checks both. BL__STATISTICS is the one list of the figures of a bl_stats,
    in the order a jsonl record writes them: the struct's first fields (each a double, named
    as listed), the jsonl writer and the C tests are made from it, and
-   src/benchlab/stats.py's STATISTICS must name the same (a test reads both). */
+   src/benchlab/statistics/stats.py's STATISTICS must name the same (a test reads both). */
 #define BL__STATISTICS(X) X(median) X(min) X(max) X(mean) X(stddev) X(p75) X(p90) X(p99) X(mad)
 #define BL__STATISTIC_FIELD(name) double name;
 typedef struct bl_stats {
@@ -4437,7 +4437,7 @@ static int bl__run_targets(bl__run *run) {
 }
 
 /* ---- I18. Instruction regions (callgrind) -----------------------------------------------------
-   With BL_CALLGRIND=N in the environment (src/benchlab/callgrind.py sets it for `benchlab
+   With BL_CALLGRIND=N in the environment (src/benchlab/profiling/callgrind.py sets it for `benchlab
    run --platform callgrind`) nothing is timed: each selected benchmark runs once as a
    warm-up (lazy binding of the library functions it calls, first touch of its data and
    code), then at N and at 2N iterations, each time inside bl__callgrind_region. Callgrind,

@@ -38,12 +38,12 @@ def __getattr__(name):
         from benchlab import records
         return getattr(records, name)
     if name == "parse_output":
-        from benchlab.parsers import parse_output
+        from benchlab.formats.parsers import parse_output
         return parse_output
     if name in ("summarize", "ratio_with_ci"):
-        from benchlab import stats
+        from benchlab.statistics import stats
         return getattr(stats, name)
     if name == "run_wasi":
-        from benchlab.wasi import run_wasi
+        from benchlab.measuring.wasi import run_wasi
         return run_wasi
     raise AttributeError(f"module 'benchlab' has no attribute {name!r}")

@@ -107,7 +107,7 @@ class Record:
     def __post_init__(self) -> None:
         _storable_fields(self)  # one bad name must not lose a run's every record at the write
         if not self.summary and self.samples:
-            from benchlab import stats  # here: numpy, which `benchlab --help` should not import
+            from benchlab.statistics import stats  # here: numpy, which `benchlab --help` should not import
             self.summary = stats.summarize(self.samples, self.overhead_samples)
 
     @property

@@ -55,7 +55,7 @@ def named_runs(draw) -> tuple[list[str], list[str], str]:
 
 
 def _report_of(case):
-    from benchlab.table import Table
+    from benchlab.output.table import Table
     benches, platforms, text = case
     records = [Record(bench=bench, param=None, samples=[1.0, 2.0, 3.0 + index], platform=platform,
                       binary=f"bin{text}", counter=text if index % 2 else "time", unit=text if index % 3 else "ns")
@@ -71,8 +71,8 @@ def _printable_lines(text: str) -> bool:
 
 def names_target(directory: Path) -> Callable:
     """Every show format of a run with drawn names, and the run through the store."""
-    from benchlab.exporters import EXPORTERS
-    from benchlab.store import Store
+    from benchlab.formats.exporters import EXPORTERS
+    from benchlab.storage.store import Store
     store = Store(f"sqlite:///{directory / 'names.db'}")
 
     def target(case) -> None:
@@ -94,8 +94,8 @@ def names_target(directory: Path) -> Callable:
 
 def report_target(directory: Path) -> Callable:
     """The report page of a run with drawn names: only printable text in it."""
-    from benchlab.htmlreport import build
-    from benchlab.store import Store
+    from benchlab.output.htmlreport import build
+    from benchlab.storage.store import Store
     store = Store(f"sqlite:///{directory / 'report.db'}")
 
     def target(case) -> None:
@@ -204,7 +204,7 @@ def output_paths(draw) -> tuple[list[str], str]:
 def paths_target(directory: Path) -> Callable:
     """One command with one drawn path, run in a scratch project with a stored run."""
     from benchlab.cli import main
-    from benchlab.store import Store
+    from benchlab.storage.store import Store
     project = directory / "paths"
     project.mkdir(exist_ok=True)
     os.mkfifo(project / "afifo")

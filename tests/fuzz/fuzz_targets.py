@@ -31,11 +31,11 @@ from hypothesis import strategies as st
 
 from benchlab.config import load_config
 from benchlab.errors import UserError
-from benchlab.parsers import GBENCH, LINE_PARSERS, detect, parse_output
-from benchlab.parsers.base import MAX_WARNINGS, Parsed, problems
-from benchlab.platforms import resolve_platforms
+from benchlab.formats.parsers import GBENCH, LINE_PARSERS, detect, parse_output
+from benchlab.formats.parsers.base import MAX_WARNINGS, Parsed, problems
+from benchlab.measuring.platforms import resolve_platforms
 from benchlab.records import Record
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 # -- values that broke things (issue 11) and their relatives ------------------------------------
 
@@ -420,7 +420,7 @@ class CliProject:
         Store(f"sqlite:///{self.directory / 'ro.db'}")
 
     def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None):
-        from benchlab.process import Outcome
+        from benchlab.measuring.process import Outcome
         name = next((os.path.basename(a) for a in argv if os.path.basename(a) in self.behaviour), None)
         text, status, stderr = self.behaviour.get(name, ("", 0, ""))
         outcome = Outcome(argv=list(argv), timeout=timeout, stderr=stderr, wall_s=0.01, user_s=0.01, sys_s=0.0,
@@ -441,15 +441,15 @@ class CliProject:
         previous = os.getcwd()
         os.chdir(self.directory)
         patches = [
-            mock.patch("benchlab.runner.run_process", self.fake_run),
-            mock.patch("benchlab.workloads.run_process", self.fake_run),
-            mock.patch("benchlab.workloads.run_measured", lambda argv, launcher, **kw: self.fake_run(argv, **kw)),
+            mock.patch("benchlab.measuring.runner.run_process", self.fake_run),
+            mock.patch("benchlab.measuring.workloads.run_process", self.fake_run),
+            mock.patch("benchlab.measuring.workloads.run_measured", lambda argv, launcher, **kw: self.fake_run(argv, **kw)),
             # the copies of --sweep instances (instances.py): no gate to open, nothing spawned
-            mock.patch("benchlab.instances.run_measured",
+            mock.patch("benchlab.measuring.instances.run_measured",
                        lambda argv, launcher, pass_fds=(), on_start=None, **kw: self.fake_run(argv, **kw)),
-            mock.patch("benchlab.build.Builder.measure_launcher", lambda self: Path("/measure")),
-            mock.patch("benchlab.platforms._first_line", lambda argv: "fuzz 1.0"),
-            mock.patch("benchlab.context.git_commit", lambda root: None),
+            mock.patch("benchlab.measuring.build.Builder.measure_launcher", lambda self: Path("/measure")),
+            mock.patch("benchlab.measuring.platforms._first_line", lambda argv: "fuzz 1.0"),
+            mock.patch("benchlab.measuring.context.git_commit", lambda root: None),
             mock.patch.dict(os.environ, {"BENCHLAB_DB": "", "BENCHLAB_CONFIG": ""}),
         ]
         with contextlib.ExitStack() as stack:
@@ -539,7 +539,7 @@ def import_seeds(seeds: dict[str, list[str]]) -> dict[str, list[str]]:
 def _exports() -> dict[str, str]:
     """A stored run with every kind of record (the example jsonl, and gbench's failure) in each export format."""
     from benchlab.cli import main
-    from benchlab.exporters import RUN_FORMATS
+    from benchlab.formats.exporters import RUN_FORMATS
     texts = {}
     with tempfile.TemporaryDirectory(prefix="fuzz-exports-") as scratch:
         url = f"sqlite:///{scratch}/exports.db"

@@ -39,7 +39,7 @@ def test_fuzzer_finds_no_failure(seeds, name, tmp_path):
 
 
 def test_the_import_seeds_cover_every_format_benchlab_imports(seeds):
-    from benchlab.importing import FORMAT_NAMES
+    from benchlab.formats.importing import FORMAT_NAMES
     import fuzz_targets
     found = fuzz_targets.import_seeds(seeds)
     assert {name for name, texts in found.items() if texts} == set(fuzz_targets.IMPORT_FORMATS)

@@ -125,7 +125,7 @@ def store_example_run(root: Path, platforms=("native", "wasm"), date="2026-11-20
     processes per platform, the empty loop's samples, a parameter, another counter, an
     unsupported one, a benchmark without a parameter, and a failure. Its id."""
     from benchlab.records import Fault, Record
-    from benchlab.store import Store
+    from benchlab.storage.store import Store
     (root / ".benchlab").mkdir(exist_ok=True)
     store = Store(f"sqlite:///{root / '.benchlab' / 'results.db'}")
     context = {"date": date, "host": "box", "cpu": "CPU X", "git": {"commit": "abc1234", "dirty": True}, "seed": 5}
@@ -205,3 +205,12 @@ def db_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'results.db'}"
     return request.getfixturevalue("postgresql_url")
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for a reaper that a container's init may never be counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from benchlab.records import Record
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 #: Benchmark names a user could give that would break a page that does not escape them.
 HOSTILE_NAMES = ("<script>alert(1)</script>", '"quotes" & ampersands')

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from benchlab.records import Fault, Record
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 
 def expected_record(worker: int, unit: int, index: int) -> Record:

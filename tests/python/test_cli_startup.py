@@ -13,11 +13,11 @@ import pytest
 
 from benchlab.cli import SUBCOMMANDS, cli
 from benchlab.records import Record
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 #: Modules only other subcommands need.
-NOT_FOR_RUN = ("benchlab.htmlreport", "benchlab.profiling", "benchlab.ab", "benchlab.cli.ab",
-               "benchlab.changepoints", "benchlab.cli.history", "benchlab.importing", "benchlab.cli.report")
+NOT_FOR_RUN = ("benchlab.output.htmlreport", "benchlab.profiling", "benchlab.measuring.ab", "benchlab.cli.ab",
+               "benchlab.statistics.changepoints", "benchlab.cli.history", "benchlab.formats.importing", "benchlab.cli.report")
 
 IMPORTED_BY = """
 import json, sys
@@ -45,7 +45,7 @@ BL_MAIN()
 
 def test_run_imports_only_what_run_needs(tmp_path):
     status, modules = imported_by(tmp_path, "run", "--help")
-    assert status == 0 and "benchlab.cli.run" in modules and "benchlab.runner" in modules
+    assert status == 0 and "benchlab.cli.run" in modules and "benchlab.measuring.runner" in modules
     assert [m for m in modules if m.startswith(NOT_FOR_RUN)] == []
 
 
@@ -54,7 +54,7 @@ def test_a_default_run_with_stderr_piped_skips_what_only_a_terminal_needs(tmp_pa
     shutil.copy(Path(__file__).parents[2] / "include" / "benchlab.h", tmp_path / "include")
     (tmp_path / "tiny.c").write_text(TINY)
     status, modules = imported_by(tmp_path, "run", "tiny.c", "--processes", "2", "--time-limit", "0.01")
-    assert status == 0 and "benchlab.store" in modules and "benchlab.combine" in modules  # it ran, and stored
+    assert status == 0 and "benchlab.storage.store" in modules and "benchlab.statistics.combine" in modules  # it ran, and stored
     assert [m for m in modules if m in NOT_FOR_A_PIPED_RUN or m.startswith(tuple(f"{n}." for n in NOT_FOR_A_PIPED_RUN))] == []
 
 
@@ -82,14 +82,14 @@ def test_a_run_with_history_estimates_its_noise_without_scipy(tmp_path):
     for _ in range(4):
         assert imported_by(tmp_path, *flags)[0] == 0
     status, modules = imported_by(tmp_path, *flags, "--format", "json")
-    assert status == 0 and "benchlab.noise" in modules
+    assert status == 0 and "benchlab.statistics.noise" in modules
     assert [m for m in modules if m == "scipy.stats" or m.startswith("scipy.stats.")] == []
 
 
 #: What `--help` and `--version` need none of: numpy (0.15 s), SQLAlchemy (0.35 s), Alembic, rich.
 HEAVY = ("numpy", "sqlalchemy", "alembic", "rich")
 #: What `show` of an SQLite store at the head revision does without.
-NOT_FOR_SHOW = ("sqlalchemy", "alembic", "benchlab.store", "benchlab.parsers")
+NOT_FOR_SHOW = ("sqlalchemy", "alembic", "benchlab.storage.store", "benchlab.formats.parsers")
 
 
 def heavy(modules: list[str], names: tuple[str, ...]) -> list[str]:
@@ -127,7 +127,7 @@ def stored(tmp_path):
                                   ["export", "latest", "--format", "jsonl"]])
 def test_readers_of_an_sqlite_store_import_no_sqlalchemy(tmp_path, stored, args):
     status, modules = imported_by(tmp_path, *args, "--db", stored)
-    assert status == 0 and "benchlab.store_read" in modules and "numpy" in modules  # it read and summarised
+    assert status == 0 and "benchlab.storage.store_read" in modules and "numpy" in modules  # it read and summarised
     assert heavy(modules, NOT_FOR_SHOW) == []
 
 

@@ -2,7 +2,7 @@ import pytest
 
 from benchlab.config import load_config
 from benchlab.errors import UserError
-from benchlab.platforms import resolve_platforms
+from benchlab.measuring.platforms import resolve_platforms
 from conftest import write
 
 

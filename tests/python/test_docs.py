@@ -12,7 +12,7 @@ import warnings
 
 import click
 
-from benchlab import store
+from benchlab.storage import store
 from benchlab.cli import cli
 from benchlab.limits import header_limits
 from conftest import HEADER, REPO

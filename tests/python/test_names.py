@@ -5,7 +5,7 @@ import json
 from conftest import write
 
 from benchlab.records import Record, printable, storable
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 SAMPLES = list(range(1, 11))
 
@@ -63,7 +63,7 @@ NASTY_SHOWN = "a\\x1b[31mb\\x85c\\u2028d\\u202ee"
 
 def nasty_report():
     from benchlab.records import Fault
-    from benchlab.table import Table
+    from benchlab.output.table import Table
     records = [Record(bench=NASTY, param=None, samples=[float(s) for s in SAMPLES], platform=platform,
                       binary=f"prog{NASTY}") for platform in ("native", f"plat{NASTY}")]
     fault = Fault(f"bin{NASTY}", "native", f"exit status 3 {NASTY}", stderr_tail=[f"tail{NASTY}"])
@@ -75,7 +75,7 @@ def only_printable(text: str) -> bool:
 
 
 def test_every_printer_shows_control_characters_escaped():
-    from benchlab.exporters import EXPORTERS
+    from benchlab.formats.exporters import EXPORTERS
     report = nasty_report()
     for name in ("table", "markdown", "csv"):
         out = EXPORTERS[name](report)
@@ -88,7 +88,7 @@ def test_every_printer_shows_control_characters_escaped():
 
 
 def test_the_report_page_shows_names_escaped(tmp_path):
-    from benchlab.htmlreport import build
+    from benchlab.output.htmlreport import build
     store = Store(f"sqlite:///{tmp_path / 'results.db'}")
     report = nasty_report()
     run_id = store.begin_run(["benchlab", "run", NASTY], report.platforms, {})
@@ -112,7 +112,7 @@ def test_compare_stats_history_and_errors_print_names_escaped(project, db_url, m
     """The commands that print stored names beside `show`: compare's rows, stats' and
     history's headings, and an error that quotes a name."""
     from benchlab.records import Record
-    from benchlab.store import Store
+    from benchlab.storage.store import Store
     monkeypatch.setenv("BENCHLAB_DB", db_url)
     store = Store(db_url)
     name = "evil\x1b[31m\u202e"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import re
 
-from benchlab import combine, stats
-from benchlab.exporters import csv
-from benchlab.parsers import jsonl
+from benchlab.statistics import combine, stats
+from benchlab.formats.exporters import csv
+from benchlab.formats.parsers import jsonl
 from conftest import FAST, HEADER, run_binary
 
 _X_MACRO = re.compile(r"^#define BL__STATISTICS\(X\)((?: X\(\w+\))+)$", re.M)

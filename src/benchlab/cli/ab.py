@@ -1,4 +1,4 @@
-"""`benchlab ab A B`: two builds in alternating processes, paired by round (benchlab.ab).
+"""`benchlab ab A B`: two builds in alternating processes, paired by round (benchlab.measuring.ab).
 
 A and B are two executables or two C sources, or, with `--rev R1 --rev R2`, two git
 revisions of one TARGET (a suite directory or a file), each checked out in a temporary
@@ -17,15 +17,15 @@ from pathlib import Path
 
 import click
 
-from benchlab.ab import ABRun, Pair
-from benchlab.build import BuildFailed, Builder
+from benchlab.measuring.ab import ABRun, Pair
+from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.cli.common import FiniteFloatRange, config_of
 from benchlab.cli.compare import Side, _name, render
 from benchlab.errors import ExitCode, UserError
 from benchlab.percent import Percent
-from benchlab.platforms import resolve_platforms
-from benchlab.runner import RunOptions, Runner, Unit
-from benchlab.targets import Target, resolve_targets
+from benchlab.measuring.platforms import resolve_platforms
+from benchlab.measuring.runner import RunOptions, Runner, Unit
+from benchlab.measuring.targets import Target, resolve_targets
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option
 from benchlab.cli.show import print_run
-from benchlab.remeasure import kept_binaries
+from benchlab.measuring.remeasure import kept_binaries
 
 
 @click.group("baseline")

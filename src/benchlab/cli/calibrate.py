@@ -7,10 +7,11 @@ import sys
 
 import click
 
-from benchlab import calibration, noise
-from benchlab import context as run_context
+from benchlab.measuring import calibration
+from benchlab.statistics import noise
+from benchlab.measuring import context as run_context
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
-from benchlab.figures import percent_text
+from benchlab.output.figures import percent_text
 
 
 @click.command("calibrate")

@@ -7,18 +7,18 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchlab import formats
+from benchlab.formats import registry as formats
 from benchlab.config import Config, load_config
 from benchlab.errors import UserError
-from benchlab.exporters import EXPORTERS, FORMAT_BY_SUFFIX
+from benchlab.formats.exporters import EXPORTERS, FORMAT_BY_SUFFIX
 from benchlab.paths import check_output_file, check_path_length, shown_path, write_regular_file
 
 if TYPE_CHECKING:
-    from benchlab.store import Store
-    from benchlab.store_read import StoreReader
+    from benchlab.storage.store import Store
+    from benchlab.storage.store_read import StoreReader
 
 class FormatChoice(click.Choice):
-    """--format: the names of one use of benchlab.formats (formats.SHOW, EXPORT, IMPORT).
+    """--format: the names of one use of benchlab.formats.registry (formats.SHOW, EXPORT, IMPORT).
     An alias, an earlier spelling (`csv`), is taken as the name it spells."""
 
     def __init__(self, use: str):
@@ -68,19 +68,19 @@ def config_of(context: click.Context) -> Config:
 def open_store(config: Config, db_url: str | None) -> "Store":
     # Imported here: SQLAlchemy takes a third of a second to import, which a command that
     # stores nothing (--no-store, --help) should not pay.
-    from benchlab.store import Store, database_url
+    from benchlab.storage.store import Store, database_url
     return Store(database_url(db_url, config.db, config.state_dir))
 
 
 def open_reader(config: Config, db_url: str | None) -> "StoreReader":
     """A store to read runs from (`show`, `stats`, `export`): an SQLite file at the head
     revision is read without SQLAlchemy (store_read.py); anything else opens as a Store."""
-    from benchlab.store_read import database_url, open_reader as sqlite_reader
+    from benchlab.storage.store_read import database_url, open_reader as sqlite_reader
     url = database_url(db_url, config.db, config.state_dir)
     reader = sqlite_reader(url)
     if reader is not None:
         return reader
-    from benchlab.store import Store  # here: SQLAlchemy (see open_store)
+    from benchlab.storage.store import Store  # here: SQLAlchemy (see open_store)
     return Store(url)
 
 

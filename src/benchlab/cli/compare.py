@@ -1,7 +1,7 @@
 """`benchlab compare A B` and `benchlab gate`: what got faster or slower, with a stated confidence.
 
 A and B are stored runs (an id, `latest`, `-N`) or result files of any format benchlab
-reads. The comparison model is benchlab.compare; this module loads the two sides, says
+reads. The comparison model is benchlab.statistics.compare; this module loads the two sides, says
 when their contexts differ in what matters, and prints the table.
 """
 from __future__ import annotations
@@ -12,14 +12,15 @@ from typing import Any
 
 import click
 
-from benchlab import context as run_context
-from benchlab import noise, remeasure
+from benchlab.measuring import context as run_context
+from benchlab.statistics import noise
+from benchlab.measuring import remeasure
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
-from benchlab.compare import (
+from benchlab.statistics.compare import (
     CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, attribute_causes, compare,
     geometric_mean, row_name)
 from benchlab.errors import ExitCode, UserError
-from benchlab.importing import read_results
+from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
 from benchlab.profiling.render import bucket_moves, moves_text

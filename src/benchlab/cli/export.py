@@ -15,13 +15,13 @@ from pathlib import Path
 
 import click
 
-from benchlab import formats
+from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_reader
 from benchlab.errors import ExitCode, UserError
-from benchlab.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
+from benchlab.formats.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.paths import STDOUT, check_output_file, check_path_length, shown_path
 from benchlab.records import Record, printable
-from benchlab.table import Table
+from benchlab.output.table import Table
 
 #: What --dir writes in the dated folder, each file in the format named.
 DIR_FILES = {"data/results.csv": "export-csv", "data/results.jsonl": "jsonl"}

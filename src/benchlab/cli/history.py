@@ -21,12 +21,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from benchlab import changepoints, noise
-from benchlab.combine import history_key, knows_process_spread
+from benchlab.statistics import changepoints, noise
+from benchlab.statistics.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
-from benchlab.figures import figures, format_value, percent_text
+from benchlab.output.figures import figures, format_value, percent_text
 
 FORMATS = ("table", "json", "markdown")
 

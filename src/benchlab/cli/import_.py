@@ -1,6 +1,6 @@
 """`benchlab import FILE`: store another tool's results (or an exported run) as a new run.
 
-All or nothing: the whole file is read and checked first (benchlab.importing), and only
+All or nothing: the whole file is read and checked first (benchlab.formats.importing), and only
 then is the run written, all of it in one transaction (Store.import_run). A file that
 does not read, a database that does not take it, or a process killed midway leaves no
 run behind.
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import click
 
-from benchlab import formats
+from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice, config_of, db_option, open_store
 from benchlab.errors import ExitCode, UserError
-from benchlab.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE, max_bytes, read_results
+from benchlab.formats.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE, max_bytes, read_results
 
 
 @click.command("import")

@@ -14,23 +14,23 @@ from pathlib import Path
 
 import click
 
-from benchlab import callgrind
-from benchlab import context as run_context
-from benchlab.build import BuildFailed, Builder
+from benchlab.profiling import callgrind
+from benchlab.measuring import context as run_context
+from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
 from benchlab.config import MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, Config
 from benchlab.errors import ExitCode, UserError
 from benchlab.paths import check_output_file, write_regular_file
 from benchlab.limits import limit
-from benchlab.platforms import Platform, resolve_platforms
-from benchlab.process import run_process
+from benchlab.measuring.platforms import Platform, resolve_platforms
+from benchlab.measuring.process import run_process
 from benchlab.profiling import perf
 from benchlab.profiling.buckets import Buckets, by_dso, load_buckets
 from benchlab.profiling.render import profile_json, profile_table
 from benchlab.profiling.session import Plan, Profile, profile_with_callgrind, profile_with_perf
 from benchlab.profiling.symbols import unresolved_warning
-from benchlab.targets import Target, resolve_targets
-from benchlab.workloads import ProgramProblem, resolve_program
+from benchlab.measuring.targets import Target, resolve_targets
+from benchlab.measuring.workloads import ProgramProblem, resolve_program
 
 #: Seconds each series of a benchlab binary samples (the benchmark, its baseline and the
 #: empty loop each get this much, in rounds): 1 s is 4000 perf samples of the body.

@@ -1,6 +1,6 @@
 """`benchlab report [RUN]... --out DIR`: stored runs as an HTML page with charts, opened from disk.
 
-The page and its making are benchlab.htmlreport; this module checks the command line,
+The page and its making are benchlab.output.htmlreport; this module checks the command line,
 opens the store and prints where the page is.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
-from benchlab.htmlreport import DEFAULT_HISTORY_RUNS, build, check_out
+from benchlab.output.htmlreport import DEFAULT_HISTORY_RUNS, build, check_out
 
 
 # ignore_unknown_options: so that `report -2` is the run before the latest, not an unknown option.

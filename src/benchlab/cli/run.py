@@ -8,20 +8,20 @@ import sys
 import click
 from rich.console import Console
 
-from benchlab import context as run_context
-from benchlab.build import Builder
-from benchlab.buildable import not_built
+from benchlab.measuring import context as run_context
+from benchlab.measuring.build import Builder
+from benchlab.measuring.buildable import not_built
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
-from benchlab.platforms import resolve_platforms
-from benchlab.table import Table
-from benchlab.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
-from benchlab.recording import Recorder, RunStorage
-from benchlab.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
-from benchlab.targets import resolve_targets
+from benchlab.measuring.platforms import resolve_platforms
+from benchlab.output.table import Table
+from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
+from benchlab.measuring.recording import Recorder, RunStorage
+from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
+from benchlab.measuring.targets import resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
 #: Said after a run whose figures have no identical-code history on a machine never calibrated.
@@ -208,7 +208,7 @@ def _say(console: Console, line: str | None) -> None:
 
 def _without_history(records, history: dict) -> bool:
     """Whether a timing figure has neither identical-code history nor a machine prior."""
-    from benchlab.combine import history_key
+    from benchlab.statistics.combine import history_key
 
     return any(r.counter == "time" and r.median and history_key(r) not in history for r in records)
 

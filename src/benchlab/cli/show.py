@@ -5,7 +5,7 @@ import click
 
 from benchlab.cli.common import check_out, config_of, db_option, format_option, open_reader, out_option, write_output
 from benchlab.errors import ExitCode
-from benchlab.table import Table
+from benchlab.output.table import Table
 
 
 # ignore_unknown_options: so that `show -1` is the latest run, not an unknown option "-1".

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import click
 
-from benchlab import noise, stats
+from benchlab.statistics import noise, stats
 from benchlab.cli.common import config_of, db_option, open_reader
-from benchlab.combine import process_groups
+from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
-from benchlab.figures import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value, percent_text, relative_half_width)
+from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value, percent_text, relative_half_width)
 
 #: The per-process table's columns: heading, and the cell of one process's record.
 PROCESS_COLUMNS = (

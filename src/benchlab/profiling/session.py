@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchlab import callgrind
+from benchlab.profiling import callgrind
 from benchlab.errors import UserError
-from benchlab.process import run_process
+from benchlab.measuring.process import run_process
 from benchlab.profiling import perf
 from benchlab.profiling.buckets import OTHER, Buckets, Share, fold_inclusive, fold_self, stack_inclusive
 

@@ -5,7 +5,7 @@ import sqlalchemy as sa
 
 from benchlab.errors import UserError
 from benchlab.records import Record
-from benchlab.store import Store, runs as runs_table
+from benchlab.storage.store import Store, runs as runs_table
 from conftest import write
 
 
@@ -17,8 +17,8 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr("benchlab.store._now", lambda: clock.now)
-    monkeypatch.setattr("benchlab.store.socket.gethostname", lambda: "ci-box-1")
+    monkeypatch.setattr("benchlab.storage.store._now", lambda: clock.now)
+    monkeypatch.setattr("benchlab.storage.store.socket.gethostname", lambda: "ci-box-1")
     return clock
 
 

@@ -4,8 +4,9 @@ import math
 
 import pytest
 
-from benchlab import calibration, noise
-from benchlab.store import Store
+from benchlab.measuring import calibration
+from benchlab.statistics import noise
+from benchlab.storage.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +41,7 @@ def test_calibrate_stores_one_prior_per_kind_and_stats_shows_it(project, benchla
     assert "3 runs of 2 processes" in lines[4] and "stored as its prior" in lines[4]
     assert "calibrating" in result.stderr
     store = Store("sqlite:///cal.db")
-    from benchlab import context
+    from benchlab.measuring import context
     priors = store.machine_priors(noise.Machine.of(context.machine()))
     store.close()
     assert sorted(row["kind"] for row in priors) == sorted(noise.KINDS)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlab.store import Store
+from benchlab.storage.store import Store
 from conftest import store_example_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"

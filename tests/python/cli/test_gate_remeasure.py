@@ -4,8 +4,8 @@ it cannot. Real programs built by benchlab run, compared the way a CI job would.
 import pytest
 import sqlalchemy as sa
 
-from benchlab import calibration
-from benchlab.store import Store
+from benchlab.measuring import calibration
+from benchlab.storage.store import Store
 from conftest import write
 
 LOOP = """#include "benchlab.h"

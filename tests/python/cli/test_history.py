@@ -7,7 +7,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from benchlab.records import Record
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 #: Twelve runs of getpid: 100 ns for six runs, then 110 ns (a 10% slowdown at the 7th run),
 #: each figure moved by a little noise.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from benchlab.store import Store, records as records_table
+from benchlab.storage.store import Store, records as records_table
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NOTHING = "nothing was imported"
@@ -394,7 +394,7 @@ def test_a_size_that_is_not_one_is_one_error(project, benchlab, monkeypatch, siz
 
 def test_the_default_limit_is_256_mib_and_the_environment_holds_for_every_reader(monkeypatch):
     from benchlab.errors import UserError
-    from benchlab.importing import max_bytes, read_results
+    from benchlab.formats.importing import max_bytes, read_results
     monkeypatch.delenv("BENCHLAB_IMPORT_MAX_BYTES", raising=False)
     assert (max_bytes(None), max_bytes("2G"), max_bytes("100")) == (256 << 20, 2 << 30, 100)
     monkeypatch.setenv("BENCHLAB_IMPORT_MAX_BYTES", "100")  # compare reads files as import does

@@ -28,7 +28,7 @@ def suite(project):
 
 
 def stored_runs(project) -> int:
-    from benchlab.store import Store
+    from benchlab.storage.store import Store
     database = project / ".benchlab" / "results.db"
     return len(Store(f"sqlite:///{database}").list_runs()) if database.exists() else 0
 

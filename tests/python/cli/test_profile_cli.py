@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 from conftest import write
-from test_profile import BUCKETS_TOML, CALLGRIND_N, build_costs
+from profile_programs import BUCKETS_TOML, CALLGRIND_N, build_costs
 
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 
 @pytest.fixture

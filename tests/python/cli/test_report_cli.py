@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchlab.store import Store
+from benchlab.storage.store import Store
 from report_data import store_run, suite_run
 
 

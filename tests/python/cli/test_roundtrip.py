@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from benchlab.records import Record
-from benchlab.table import Table
-from benchlab.store import Store
+from benchlab.output.table import Table
+from benchlab.storage.store import Store
 from conftest import FAST, store_example_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -7,7 +7,7 @@ import pytest
 from conftest import REPO, SMALL_BENCH, write
 
 from benchlab.cli.run import NO_PRIOR_NOTE
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 FAST = ("--samples", "8", "--time-limit", "0.05")
 
@@ -514,7 +514,7 @@ def test_a_child_holding_stdout_does_not_outlive_the_run(project, benchlab, tmp_
           executable=True)
     result = benchlab("run", "forker.sh", "--no-store")
     assert result.exit_code == 0
-    from test_process import alive
+    from conftest import alive
     import time
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5
@@ -620,7 +620,8 @@ def test_the_docs_sweep_example_and_run_suites_exit_0_as_written(benchlab, monke
 
 
 def test_a_calibrated_machine_gives_a_new_programs_figures_its_prior_and_says_nothing(project, benchlab):
-    from benchlab import context, noise
+    from benchlab.measuring import context
+    from benchlab.statistics import noise
     write(project / "suite" / "small.c", SMALL_BENCH)
     store = Store(f"sqlite:///{project / 'p.db'}")
     store.save_machine_priors(noise.Machine.of(context.machine()), [

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from benchlab.records import Record
-from benchlab.store import Store
+from benchlab.storage.store import Store
 
 
 def process(bench, median, k, *, overhead=None):

@@ -1,0 +1,2 @@
+"""Formats: other tools' outputs read (parsers/, importing) and ours written (exporters/).
+"""

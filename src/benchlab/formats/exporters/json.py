@@ -1,0 +1,48 @@
+"""Everything, for machines: the run, the table, and every record with its samples."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from benchlab.output.table import EMPTY, OK, Table
+
+#: Version of this document's layout; bumped when a field is removed or renamed.
+SCHEMA = 1
+
+
+def finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: write them as null, as formats.md does."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
+def render(table: Table) -> str:
+    rows = []
+    for row in table.rows:
+        cells = {}
+        for platform, cell in row.cells.items():
+            if cell.status == EMPTY:
+                continue
+            cells[platform] = {"status": cell.status, "reason": cell.reason} if cell.status != OK else {
+                "status": OK, "median": cell.record.median, "median_ci": cell.record.summary.get("median_ci"),
+                # before the empty loop was subtracted, and what was (null: nothing was)
+                "raw_median": cell.record.summary.get("raw_median"), "overhead": cell.record.summary.get("overhead"),
+                "loop_share": cell.record.summary.get("loop_share"),
+                "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
+        rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
+                     "sweep": row.sweep_value, "binary": row.binary, "cells": cells})
+    document = {
+        "schema": SCHEMA,
+        "run": table.run,
+        "platforms": table.platforms,
+        "rows": rows,
+        "records": [r.to_dict() for r in table.records],
+        "faults": [f.to_dict() for f in table.faults],
+    }
+    return json.dumps(finite(document), indent=2, default=str) + "\n"

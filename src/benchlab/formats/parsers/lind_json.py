@@ -1,0 +1,84 @@
+"""The Lind cross-platform runner's JSON file (`benchrunner.py --out results.json`):
+
+    {"Read": {"1":    {"linux": "237", "lind": "448", "grate": "1043", "loops": "1000000"},
+              "1024": {"linux": "250", "lind": "457", "grate": "1038", "loops": "1000000"}}}
+
+test -> param -> one average per platform (ns per iteration) and the loops they were
+computed over. The runner writes every value as a string; numbers are read too. Each
+(test, param, platform) becomes one record of one sample, on that platform: like the
+`lind` lines it was made from, the file says nothing of the noise of a figure.
+
+A cell with a bad value is a warning naming its path (`$["Read"]["1024"]["lind"]`);
+the other cells are kept.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchlab.formats.parsers.base import BadValue, Parsed, figure, name, param_value, show, whole
+from benchlab.records import Record
+
+#: The key of a cell that is not a platform.
+LOOPS = "loops"
+
+
+def _path(*keys: str) -> str:
+    return "$" + "".join(f"[{json.dumps(k)}]" for k in keys)
+
+
+class LindJsonParser:
+    name = "lind-json"
+
+    def sniff_object(self, document: Any) -> bool:
+        """test -> param -> {platform: value}: objects two levels deep, then scalars."""
+        if not isinstance(document, dict) or not document:
+            return False
+        for params in document.values():
+            if not isinstance(params, dict):
+                return False
+            for cell in params.values():
+                if not isinstance(cell, dict) or not all(isinstance(v, (str, int, float)) for v in cell.values()):
+                    return False
+        return True
+
+    def parse_object(self, document: Any, binary: str, parsed: Parsed) -> None:
+        if not isinstance(document, dict):
+            parsed.warn(f"{binary}: lind-json document is {show(document)}, not an object of tests")
+            return
+        for test, params in document.items():
+            if not isinstance(params, dict):
+                parsed.warn(f"{binary}: lind-json {_path(test)}: not an object of params: {show(params)}")
+                continue
+            for param, cell in params.items():
+                try:
+                    records = _cell(test, param, cell)
+                except BadValue as bad:
+                    parsed.warn(f"{binary}: lind-json {bad}")
+                    continue
+                parsed.records.extend(records)
+                parsed.understood_lines += 1
+
+
+def _cell(test: str, param: str, cell: Any) -> list[Record]:
+    if not isinstance(cell, dict):
+        raise BadValue(f"{_path(test, param)}: not an object of platforms: {show(cell)}")
+    try:
+        bench = name(test, "test")
+        number = param_value(param, "param")
+        loops = whole(cell[LOOPS], "loops") if cell.get(LOOPS) is not None else None
+    except BadValue as bad:
+        raise BadValue(f"{_path(test, param)}: {bad}") from None
+    records = []
+    for platform, value in cell.items():
+        if platform == LOOPS:
+            continue
+        try:
+            records.append(Record(bench=bench, param=number, counter="time", unit="ns", iterations=loops,
+                                  samples=[figure(value, "average ns", minimum=0)],
+                                  platform=name(platform, "platform")))
+        except BadValue as bad:
+            raise BadValue(f"{_path(test, param, platform)}: {bad}") from None
+    if not records:
+        raise BadValue(f"{_path(test, param)}: no platform's figure")
+    return records

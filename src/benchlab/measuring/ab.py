@@ -1,0 +1,210 @@
+"""Two builds interleaved: A and B in alternating processes, paired by round.
+
+Each round runs one process of A and one of B, in an order drawn at random for that
+round (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017), so load
+that comes and goes meets both, and pairs them: for every benchmark the round gives
+one ratio, B's median over A's. Rounds go on until every benchmark's interval is
+narrower than --precision (after MIN_ROUNDS), or --time-limit. The ratio is the
+geometric mean of the rounds' ratios; its 99% interval is the t interval of their
+logarithms, the error term being how much the pairs disagree: what a shared slow phase
+does to both halves of a pair cancels in their ratio.
+
+With `duet`, A and B run at the same time, one per CPU, swapping CPUs each round (Bulej
+et al., "Duet benchmarking: improving measurement accuracy in the cloud", Empirical
+Software Engineering 25, 2020): noise that hits the machine hits both at once.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from benchlab.statistics import stats
+from benchlab.statistics.compare import Comparison
+from benchlab.records import Fault, Record
+from benchlab.measuring.runner import Runner, Unit
+
+#: Rounds before a precision stop: fewer give a t interval of 1 degree of freedom.
+MIN_ROUNDS = 4
+#: From this many rounds on, the signed-rank interval (paired_interval).
+ROBUST_FROM = 10
+#: The standard normal's 0.995 quantile: a two-sided 99% interval.
+Z_995 = 2.5758293035489004
+#: What an A/B interval rests on (compare.Comparison.scope).
+PAIRED_ROUNDS = "paired rounds"
+
+
+@dataclasses.dataclass
+class Pair:
+    """One program as built from A and from B."""
+    name: str
+    a: Unit
+    b: Unit
+
+
+@dataclasses.dataclass
+class ABResult:
+    comparisons: list[Comparison]
+    rounds: int
+    records: list[Record]
+    faults: list[Fault]
+    seconds: float
+    #: Pairs dropped after a failed process (drop_failing): name -> why.
+    failed: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
+    """The rounds' ratio and its 99% interval, on their logarithms: from ROBUST_FROM rounds
+    on, the Hodges-Lehmann estimate (the median of the Walsh averages) and the Wilcoxon
+    signed-rank interval; before that, their mean and the t interval.
+
+    Why not the mean and t from the start: on a VM whose host switches state within
+    seconds, a round whose two processes met different states reads +-30% where the others
+    agree to 1-2%. Those rounds come in both directions (the order of A and B is drawn
+    each round), so the logs stay symmetric about the true ratio, which is all the signed-
+    rank interval assumes; but they make the sd, and so the t interval, several times
+    wider than the rounds that agree (tests/python/test_ab.py: a contaminated A/A, 30% of
+    rounds +-30%: the t interval +-4.5% wide, the signed-rank one +-0.8%, both covering 1
+    at least 99% of the time)."""
+    logs = [math.log(r) for r in ratios]
+    if len(logs) < 2:
+        return math.exp(logs[0]) if logs else 1.0, 0.0, math.inf
+    if len(logs) >= ROBUST_FROM:
+        centre, low, high = signed_rank_interval(logs)
+        return math.exp(centre), math.exp(low), math.exp(high)
+    mean = sum(logs) / len(logs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
+    half = stats.t_quantile_99(len(logs) - 1) * sd / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def signed_rank_interval(values: list[float]) -> tuple[float, float, float]:
+    """The Hodges-Lehmann estimate of the centre of a symmetric distribution and its 99%
+    interval by Wilcoxon's signed-rank statistic (normal approximation: n >= ROBUST_FROM):
+    the k-th smallest and largest of the n(n+1)/2 Walsh averages (x_i + x_j) / 2, i <= j."""
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    i, j = np.triu_indices(n)
+    walsh = np.sort((x[i] + x[j]) / 2)
+    m = len(walsh)
+    k = int(math.floor(m / 2 - Z_995 * math.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
+    k = min(max(k, 0), (m - 1) // 2)
+    return float(np.median(walsh)), float(walsh[k]), float(walsh[m - 1 - k])
+
+
+class ABRun:
+    def __init__(self, runner: Runner, pairs: list[Pair], *, seed: int, precision: float, time_limit: float,
+                 max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None,
+                 decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False):
+        self.runner, self.pairs = runner, pairs
+        #: Stop once every figure's interval (key, low, high) is decided, after MIN_ROUNDS: the
+        #: gate's early stop at the precision its threshold needs (remeasure.py).
+        self.decided = decided
+        #: A pair whose process fails is not run again, its reason kept (the gate falls back).
+        self.drop_failing = drop_failing
+        self.failed: dict[str, str] = {}
+        self.rng = random.Random(seed)
+        self.precision, self.time_limit, self.max_rounds = precision, time_limit, max_rounds
+        self.duet, self.floor, self.progress = duet, floor, progress
+        #: per (pair name, record key, platform): the ratio of each round
+        self.ratios: dict[tuple, list[float]] = {}
+        self.units: dict[tuple, str] = {}
+        self.figures: dict[tuple, tuple[list[float], list[float]]] = {}  # A's and B's medians
+        self.records: list[Record] = []
+        self.faults: list[Fault] = []
+
+    def run(self) -> ABResult:
+        started = time.monotonic()
+        rounds = 0
+        while rounds < self.max_rounds:
+            running = [pair for pair in self.pairs if pair.name not in self.failed and not self._pair_decided(pair, rounds)]
+            if not running:
+                break
+            for pair in running:
+                self._round(pair, rounds)
+            rounds += 1
+            if rounds % 10 == 0:
+                self.progress(f"round {rounds}: the widest interval is +-{self._widest():.2%}")
+            if rounds >= MIN_ROUNDS and (self._widest() <= self.precision or self._all_decided()):
+                break
+            if time.monotonic() - started >= self.time_limit:
+                break
+        return ABResult(self._comparisons(), rounds, self.records, self.faults, time.monotonic() - started,
+                        dict(self.failed))
+
+    def _round(self, pair: Pair, index: int) -> None:
+        sides = [("a", pair.a), ("b", pair.b)]
+        self.rng.shuffle(sides)
+        if self.duet:
+            cpu = {"a": index % 2, "b": 1 - index % 2}  # A and B swap CPUs each round
+            results = {}
+            threads = [threading.Thread(target=lambda s=s, u=u: results.__setitem__(s, self.runner.run_unit(u, index, cpu[s])))
+                       for s, u in sides]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        else:
+            results = {side: self.runner.run_unit(unit, index) for side, unit in sides}
+        for side in ("a", "b"):
+            for record in results[side].records:
+                record.reported["ab_side"] = side
+            self.records.extend(results[side].records)
+            self.faults.extend(results[side].faults)
+            if self.drop_failing and results[side].faults:
+                self.failed.setdefault(pair.name, f"{side.upper()}: {results[side].faults[0].reason}")
+        if pair.name in self.failed:
+            self.ratios = {key: value for key, value in self.ratios.items() if key[0] != pair.name}
+            return
+        a_figures = {(r.key, r.platform): r for r in results["a"].records if _has_figure(r)}
+        for record in results["b"].records:
+            a = a_figures.get((record.key, record.platform))
+            if a is None or not _has_figure(record):
+                continue
+            key = (pair.name, record.key, record.platform)
+            self.ratios.setdefault(key, []).append(record.median / a.median)
+            self.units[key] = record.unit
+            a_medians, b_medians = self.figures.setdefault(key, ([], []))
+            a_medians.append(a.median)
+            b_medians.append(record.median)
+
+    def _pair_decided(self, pair: Pair, rounds: int) -> bool:
+        """Whether every figure of `pair` is decided (after MIN_ROUNDS): its processes need not
+        run again while the others' go on, so the undecided get the rounds."""
+        mine = [(key, ratios) for key, ratios in self.ratios.items() if key[0] == pair.name]
+        return (self.decided is not None and rounds >= MIN_ROUNDS and bool(mine)
+                and all(self.decided(key[1], *paired_interval(ratios)[1:]) for key, ratios in mine))
+
+    def _all_decided(self) -> bool:
+        if self.decided is None or not self.ratios:
+            return False
+        return all(self.decided(key[1], *paired_interval(ratios)[1:]) for key, ratios in self.ratios.items())
+
+    def _widest(self) -> float:
+        widths = []
+        for ratios in self.ratios.values():
+            ratio, low, high = paired_interval(ratios)
+            widths.append(max(high / ratio - 1, 1 - low / ratio))
+        return max(widths) if widths else math.inf
+
+    def _comparisons(self) -> list[Comparison]:
+        result = []
+        for (name, key, platform), ratios in self.ratios.items():
+            ratio, low, high = paired_interval(ratios)
+            a_medians, b_medians = self.figures[(name, key, platform)]
+            result.append(Comparison(key=key, platform=platform, unit=self.units[(name, key, platform)],
+                                     a=sum(a_medians) / len(a_medians), b=sum(b_medians) / len(b_medians),
+                                     ratio=ratio, low=low, high=high, floor=self.floor,
+                                     scope=PAIRED_ROUNDS, processes=(len(ratios), len(ratios)),
+                                     rounds=(list(a_medians), list(b_medians))))
+        return result
+
+
+def _has_figure(record: Record) -> bool:
+    """A figure a ratio can be taken of: measured, and not indistinguishable from zero."""
+    return record.supported and bool(record.median) and not record.summary.get("zero")

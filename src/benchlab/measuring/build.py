@@ -1,0 +1,176 @@
+"""Compiling C benchmark sources per build target (buildtargets.py), with a content-addressed cache.
+
+The cache key is a hash of everything that can change the binary: the source, every
+header it could include, the compiler (path and full --version), the flags and the
+target. Same key, same file under .benchlab/build/: a second run compiles nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from benchlab.measuring.buildtargets import BY_NAME as BUILD_TARGETS
+from benchlab.config import Config
+from benchlab.errors import UserError
+
+#: Bump to invalidate every cached binary when the way we build changes.
+CACHE_VERSION = "1"
+#: The workload launcher's source (see its comment: why max RSS needs it).
+MEASURE_SOURCE = Path(__file__).with_name("measure.c")
+#: The header of the benchlab checkout this command runs from (src/benchlab/ -> include/).
+#: Searched after the project's include dirs: a project with its own copy builds against
+#: that, and one without (a C file in any directory) still finds benchlab.h.
+BUNDLED_INCLUDE = Path(__file__).resolve().parents[3] / "include"
+
+
+class BuildFailed(Exception):
+    """A benchmark source that does not compile: a failure of that benchmark, not of benchlab."""
+
+    def __init__(self, source: Path, target: str, stderr: str):
+        super().__init__(f"{source.name} does not compile for {target}")
+        self.source = source
+        self.target = target
+        self.stderr = stderr
+
+
+@functools.cache
+def compiler_version(compiler: str) -> str:
+    """The compiler's first --version line, e.g. 'cc (Debian 12.2.0-14) 12.2.0'."""
+    try:
+        out = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return "unknown"
+    return (out.stdout.strip().splitlines() or ["unknown"])[0]
+
+
+@functools.cache
+def _compiler_identity(compiler: str) -> str:
+    path = shutil.which(compiler) or compiler
+    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    return f"{os.path.realpath(path)}\n{out.stdout}"
+
+
+@dataclasses.dataclass
+class Builder:
+    config: Config
+    #: Paths compiled and reused by this builder, for the summary and the tests.
+    compiled: list[Path] = dataclasses.field(default_factory=list)
+    reused: list[Path] = dataclasses.field(default_factory=list)
+    _launcher: Path | str | None = dataclasses.field(default=None, repr=False)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.config.state_dir / "build"
+
+    def include_dirs(self) -> list[Path]:
+        directories = [(self.config.root / d).resolve() for d in self.config.build.include]
+        if (BUNDLED_INCLUDE / "benchlab.h").is_file() and BUNDLED_INCLUDE not in directories:
+            directories.append(BUNDLED_INCLUDE)
+        return directories
+
+    def command(self, source: Path, target: str, output: Path, companions: tuple[Path, ...] = ()) -> list[str]:
+        settings, row = self.config.build, BUILD_TARGETS[target]
+        flags = row.flags_of(settings)
+        return [row.compiler_of(settings), *row.target_flags, *flags, *[f"-I{d}" for d in self.include_dirs()],
+                f"-DBL_CFLAGS={_c_string(' '.join(flags))}", str(source), *map(str, companions), "-o", str(output),
+                *row.libs_of(settings)]
+
+    def compiler(self, target: str) -> str:
+        return BUILD_TARGETS[target].compiler_of(self.config.build)
+
+    def check_toolchain(self, target: str) -> None:
+        row = BUILD_TARGETS[target]
+        compiler = self.compiler(target)
+        if not shutil.which(compiler):
+            raise UserError(f"{row.compiler_what} '{compiler}' is not on PATH",
+                            f"apt-get install {row.packages}, or set build.{row.compiler} in benchlab.toml")
+        for program, what, fix in row.tools:
+            if not shutil.which(program):
+                raise UserError(f"{program}, {what}, is not on PATH", fix)
+
+    def cache_key(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> str:
+        digest = hashlib.sha256()
+
+        def feed(label: str, data: bytes) -> None:
+            # Length-prefixed so that two inputs can never run together into one.
+            digest.update(f"{label}:{len(data)}:".encode())
+            digest.update(data)
+
+        feed("version", CACHE_VERSION.encode())
+        feed("target", target.encode())
+        feed("compiler", _compiler_identity(self.compiler(target)).encode())
+        feed("argv", "\0".join(self.command(Path("SRC"), target, Path("OUT"))).encode())
+        feed("source", source.read_bytes())
+        for companion in companions:
+            feed(f"companion {companion.name}", companion.read_bytes())
+        for header in self._headers(source):
+            feed(f"header {header}", header.read_bytes())
+        return digest.hexdigest()
+
+    def _headers(self, source: Path) -> list[Path]:
+        """Every header the source could include: the include dirs' and its own directory's."""
+        headers: set[Path] = set(source.resolve().parent.glob("*.h"))
+        for directory in self.include_dirs():
+            if directory.is_dir():
+                headers.update(directory.rglob("*.h"))
+        return sorted(headers)
+
+    def output_path(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
+        key = self.cache_key(source, target, companions)[:16]
+        return self.cache_dir / target / f"{source.stem}-{key}{BUILD_TARGETS[target].suffix}"
+
+    def build(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
+        """The binary of `source` (+ `companions`, the other files of its program) for `target`."""
+        self.check_toolchain(target)  # the cache key needs the compiler's identity too
+        output = self.output_path(source, target, companions)
+        if output.exists():
+            self.reused.append(output)
+            return output
+        output.parent.mkdir(parents=True, exist_ok=True)
+        # Compile to a temporary name and rename: an interrupted build never leaves
+        # a truncated file under the final name, which the cache would then trust.
+        partial = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+        result = subprocess.run(self.command(source, target, partial, companions), capture_output=True, text=True)
+        if result.returncode != 0:
+            partial.unlink(missing_ok=True)
+            self._explain_toolchain_failure(target, result.stderr)
+            raise BuildFailed(source, target, result.stderr)
+        os.replace(partial, output)
+        self.compiled.append(output)
+        return output
+
+    def measure_launcher(self) -> Path | str:
+        """The `measure` launcher for workloads (measure.c), built once; or why it cannot be.
+
+        Built with the native compiler like any source and cached the same way. Without
+        a compiler the workloads still run, but their max RSS is unknown (a string says why).
+        """
+        if self._launcher is None:
+            try:
+                self._launcher = self.build(MEASURE_SOURCE, "native")
+                # Not a benchmark: the "N compiled, M from the build cache" summary leaves it out.
+                for built in (self.compiled, self.reused):
+                    if built and built[-1] == self._launcher:
+                        built.pop()
+            except UserError as error:
+                self._launcher = f"the workload launcher cannot be built: {error}"
+            except BuildFailed as failure:
+                tail = " ".join(failure.stderr.strip().splitlines()[-1:])
+                self._launcher = f"the workload launcher does not compile: {tail}"
+        return self._launcher
+
+    @staticmethod
+    def _explain_toolchain_failure(target: str, stderr: str) -> None:
+        for texts, what, fix in BUILD_TARGETS[target].failures:
+            if any(text in stderr for text in texts):
+                raise UserError(what, fix)
+
+
+def _c_string(text: str) -> str:
+    """`text` as a C string literal, for -DBL_CFLAGS (argv, so no shell quoting)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

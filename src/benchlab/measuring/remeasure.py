@@ -1,0 +1,161 @@
+"""The gate's re-measurement: a baseline's kept binaries against the candidate run's, in
+fresh interleaved processes (the `ab` machinery), judged on paired rounds.
+
+Stored figures of two runs minutes or days apart carry the machine's state of each run;
+on a VM that switches host states within seconds, their difference is mostly that. Run
+again side by side in alternating processes, both halves of a pair meet the same state
+and it cancels in their ratio (ab.py). So `gate` re-measures whenever it can: the
+baseline keeps its binaries (content-addressed in the database: `baseline save`), the
+candidate run names its own (its context's `code`: path and sha256), and each unit both
+have, on a platform this machine runs, is measured again. Rounds stop as soon as every
+figure's interval is on one side of its threshold (`decided`), or at the time limit.
+
+What cannot be re-measured falls back to the stored figures, and says why, per unit:
+a baseline without binaries, a stored binary whose content no longer hashes to its
+sha256 (refused, never executed), a candidate binary rebuilt or deleted since its run,
+a platform not available here, flags that differ, or binaries that do not run here.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import random
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from benchlab.statistics import noise
+from benchlab.measuring.ab import ABRun, Pair
+from benchlab.measuring.build import Builder
+from benchlab.statistics.compare import Comparison
+from benchlab.config import Config
+from benchlab.errors import UserError
+from benchlab.measuring.platforms import Platform, resolve_platforms
+from benchlab.measuring.runner import RunOptions, Runner, Unit
+from benchlab.measuring.targets import Target
+
+#: Seconds the gate re-measures at most, by default (gate --time-limit).
+DEFAULT_TIME_LIMIT_S = 30.0
+#: Each benchmark's sampling time in a re-measuring process (the header's --time-limit;
+#: it still takes 10 samples). Short processes, many rounds: the paired ratio's spread is
+#: the processes' host states, not their samples, so rounds buy precision and samples do
+#: not. Measured on suites/calls A/A, 10 s each (2026-11-24, this VM, Intel host): at the
+#: header's 0.01 s, 44 rounds, half-widths 6-16%; at 0.002 s, 127 rounds, 0.9-5%; at
+#: 0.001 s, 0.6-3.4%.
+PROCESS_TIME_LIMIT_S = 0.001
+#: What a re-measured row's interval rests on (Comparison.scope), with its rounds.
+REMEASURED = "re-measured: {rounds} paired rounds of baseline and candidate"
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the gate can run again: a pair per unit, and why each other unit cannot."""
+    pairs: list[Pair]
+    fallbacks: dict[str, str]        # code label -> why it is judged on stored figures
+
+
+def kept_binaries(context: dict[str, Any] | None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The binaries of a run to keep with its baseline ({binary, platform, file_name, content}),
+    each still the file the run ran (same sha256); and why the others cannot be kept."""
+    kept, skipped = [], {}
+    for label, entry in ((context or {}).get("code") or {}).items():
+        if not isinstance(entry, dict) or entry.get("flavor") == "workload":
+            skipped[label] = "a workload is timed as a whole command: its figures are compared as stored"
+            continue
+        path = Path(entry.get("path") or "")
+        if not entry.get("sha256") or not path.is_file() or noise.file_sha256(path) != entry["sha256"]:
+            skipped[label] = f"its binary {path} is gone or was rebuilt since the run"
+            continue
+        binary, _, platform = label.rpartition("@")
+        kept.append({"binary": binary, "platform": platform, "file_name": path.name, "content": path.read_bytes()})
+    return kept, skipped
+
+
+def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str, Any] | None,
+         candidate_context: dict[str, Any] | None, directory: Path) -> Plan:
+    """Pairs of (baseline binary written into `directory`, candidate binary) per unit both have."""
+    base_codes = (baseline_context or {}).get("code") or {}
+    candidate_codes = (candidate_context or {}).get("code") or {}
+    pairs, fallbacks = [], {}
+    platforms: dict[str, Platform] = {}
+    for row in kept:
+        label = noise.code_label(row["binary"], row["platform"])
+        reason = _cannot_pair(row, base_codes.get(label), candidate_codes.get(label))
+        platform = None if reason else _platform(config, row["platform"], platforms)
+        if isinstance(platform, str):
+            reason = platform
+        if reason:
+            fallbacks[label] = reason
+            continue
+        exe = directory / label.replace("/", "_") / row["file_name"]
+        exe.parent.mkdir(parents=True)
+        exe.write_bytes(row["content"])
+        exe.chmod(0o755)
+        candidate = Path(candidate_codes[label]["path"])
+        pairs.append(Pair(label, Unit(Target(row["binary"], "executable", exe), platform),
+                          Unit(Target(row["binary"], "executable", candidate), platform)))
+    for label in candidate_codes:
+        if label not in fallbacks and not any(pair.name == label for pair in pairs):
+            fallbacks[label] = "the baseline keeps no binary of it (saved before binaries were kept, or a workload)"
+    return Plan(pairs, fallbacks)
+
+
+def _cannot_pair(row: dict[str, Any], base: dict | None, candidate: dict | None) -> str | None:
+    if not row["intact"]:
+        return (f"the baseline's stored binary no longer matches its sha256 {row['sha256'][:12]}... (corrupted): "
+                "refused, never executed")
+    if not candidate or not candidate.get("path"):
+        return "the candidate run does not name its binary"
+    path = Path(candidate["path"])
+    if not path.is_file() or noise.file_sha256(path) != candidate.get("sha256"):
+        return f"the candidate's binary {path} is gone or was rebuilt since its run"
+    if base is not None and base.get("flags") != candidate.get("flags"):
+        return f"the two runs gave it different flags ({base.get('flags')} and {candidate.get('flags')})"
+    return None
+
+
+def _platform(config: Config, name: str, cache: dict[str, Platform]) -> Platform | str:
+    """The platform by name, available here; or why not."""
+    if name not in cache:
+        try:
+            [platform] = resolve_platforms([name], config)
+            platform.check_available()
+        except UserError as error:
+            return f"platform {name} is not available here: {error.what}"
+        cache[name] = platform
+    return cache[name]
+
+
+def decider(threshold_of: Callable[[str], float]) -> Callable[[tuple, float, float], bool]:
+    """Whether a figure's interval is decided for the gate: all of it above its threshold
+    (a regression for sure) or all of it below (none beyond the threshold for sure)."""
+    def decided(key: tuple, low: float, high: float) -> bool:
+        limit = 1 + threshold_of(key[0])
+        return low > limit or high < limit
+    return decided
+
+
+@contextlib.contextmanager
+def workspace() -> Iterator[Path]:
+    """A private directory for the baseline's binaries while they run."""
+    with tempfile.TemporaryDirectory(prefix="benchlab-gate-") as directory:
+        os.chmod(directory, 0o700)
+        yield Path(directory)
+
+
+def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], float], floor: float,
+        time_limit: float, seed: int | None = None,
+        progress: Callable[[str], None] = lambda _: None) -> tuple[list[Comparison], dict[str, str], int]:
+    """Measure the pairs interleaved until decided or `time_limit`: the comparisons (scope
+    names the method), the pairs that failed to run here (label -> why), and the rounds."""
+    seed = seed if seed is not None else random.randrange(2**31)
+    platforms = list({id(p.a.platform): p.a.platform for p in pairs}.values())
+    options = RunOptions(timeout=config.timeout, seed=seed, time_limit=PROCESS_TIME_LIMIT_S)
+    runner = Runner(config, platforms, options, Builder(config), lambda m: None)
+    result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
+                   floor=floor, progress=progress, decided=decider(threshold_of), drop_failing=True).run()
+    for comparison in result.comparisons:
+        comparison.scope = REMEASURED.format(rounds=len(comparison.rounds[0]) if comparison.rounds else result.rounds)
+    failed = {label: f"its binaries do not run here ({why})" for label, why in result.failed.items()}
+    return result.comparisons, failed, result.rounds

@@ -1,0 +1,471 @@
+"""One run: every target on every platform (and every sweep value), as a matrix, in
+several processes each.
+
+A unit is one (target, platform, sweep value). The run's session (session.py) runs every
+unit in N fresh processes, in N rounds; each round runs every unit once, in an order
+shuffled from the run's seed (randomized multiple interleaved trials: Abedi and Brecht,
+"Conducting repeatable experiments in highly variable cloud computing environments",
+ICPE 2017), so that load that comes and goes hits every unit alike. Each process gets
+its own environment size and stack offset (layout randomization, see `layout_env`).
+Each finished process is handed back at once, which is how storage commits completed
+measurements one by one. Workloads time themselves over several runs and run in the
+first round only.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import io
+import json
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from benchlab.statistics import noise
+from benchlab.measuring.build import BuildFailed, Builder
+from benchlab.measuring.buildable import not_built, unbuildable_reason
+from benchlab.config import Config
+from benchlab.errors import UserError
+from benchlab.measuring.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
+from benchlab.formats.parsers import Parsed, parse_stream
+from benchlab.measuring.platforms import Platform
+from benchlab.measuring.process import STDERR_TAIL_LINES, run_process
+from benchlab.records import Fault, Record
+from benchlab.measuring.targets import Target
+from benchlab.measuring.workloads import run_workload
+
+#: A binary's own median may differ from ours by its print precision, not more.
+MEDIAN_AGREEMENT_REL = 1e-4
+MEDIAN_AGREEMENT_ABS = 1e-3
+
+#: Processes per binary by default (bench/README.md, "Defaults", has the figures behind it).
+DEFAULT_PROCESSES = 5
+#: Layout randomization: each process's environment grows by 0..ENV_PAD_MAX bytes and
+#: its stack starts 0..STACK_OFFSET_MAX bytes lower (in steps of 16, the ABI's stack
+#: alignment): together they move where every local variable and environment string
+#: lands, which moves small figures by a few percent (Mytkowicz et al., ASPLOS 2009).
+ENV_PAD_MAX = 4096
+STACK_OFFSET_MAX = 4096
+#: The variable that carries the padding; its value means nothing.
+ENV_PAD_VARIABLE = "BENCHLAB_LAYOUT_PAD"
+
+#: Sweep names that mean a flag other than --NAME=V. `threads` is the threaded
+#: mode's thread count, spelled -t=T as in the scalability skeleton. `instances` is no
+#: flag at all: N copies of the binary at once (instances.py).
+SWEEP_ALIASES = {"threads": "-t"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Sweep:
+    name: str
+    values: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> "Sweep":
+        name, sep, values = text.partition("=")
+        items = tuple(v.strip() for v in values.split(",") if v.strip())
+        if not sep or not name.strip() or not items:
+            raise UserError(f"--sweep {text!r} is not FLAG=V1,V2,...", "write e.g. --sweep threads=1,2,4")
+        if name.strip() == INSTANCES:
+            items = check_values(items)
+        return cls(name.strip(), items)
+
+    @property
+    def instances(self) -> bool:
+        """True for `instances`: copies of the binary at once, not a flag it is given."""
+        return self.name == INSTANCES
+
+    def argument(self, value: str) -> str:
+        flag = self.name if self.name.startswith("-") else SWEEP_ALIASES.get(self.name, f"--{self.name}")
+        return f"{flag}={value}"
+
+
+@dataclasses.dataclass
+class RunOptions:
+    timeout: float
+    seed: int
+    samples: int | None = None
+    time_limit: float | None = None
+    filters: tuple[str, ...] = ()
+    counters: str | None = None
+    extra_args: tuple[str, ...] = ()
+    sweep: Sweep | None = None
+    precision: float | None = None
+    schedule: str | None = None
+    subtract: bool = True
+    randomize_layout: bool = True
+    spread_cpus: bool = True
+
+
+@dataclasses.dataclass
+class Unit:
+    target: Target
+    platform: Platform
+    sweep_value: str | None = None
+    #: Its place in the plan: tables list results in this order, whatever order ran them.
+    index: int = 0
+
+    @property
+    def label(self) -> str:
+        suffix = f" {self.sweep_value}" if self.sweep_value is not None else ""
+        return f"{self.target.name} on {self.platform.name}{suffix}"
+
+
+@dataclasses.dataclass
+class UnitResult:
+    unit: Unit
+    records: list[Record] = dataclasses.field(default_factory=list)
+    faults: list[Fault] = dataclasses.field(default_factory=list)
+    context: dict[str, Any] | None = None
+    #: Which of the run's processes of this unit (0..N-1); None when the run has one.
+    process: int | None = None
+    #: The binary has no benchmark matching --filter (not a failure; see `no_match`).
+    filtered_out: bool = False
+
+
+def layout_env(rng: random.Random) -> dict[str, str]:
+    """A random environment size and stack offset for one process (see ENV_PAD_MAX)."""
+    return {ENV_PAD_VARIABLE: "x" * rng.randrange(ENV_PAD_MAX + 1),
+            "BL_STACK_OFFSET": str(16 * rng.randrange(STACK_OFFSET_MAX // 16))}
+
+
+def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
+    """Flags for a binary that speaks `flavor`; a foreign binary gets only the user's."""
+    args: list[str] = []
+    if flavor == "benchlab":
+        args.append("--format=jsonl")
+        if options.samples is not None:
+            args.append(f"--samples={options.samples}")
+        if options.time_limit is not None:
+            args.append(f"--time-limit={options.time_limit:g}")
+        args.append(f"--seed={options.seed}")
+        args.extend(f"--filter={f}" for f in options.filters)
+        if options.counters:
+            args.append(f"--counters={options.counters}")
+        if options.precision is not None:
+            args.append(f"--precision={options.precision:g}")
+        if options.schedule is not None:
+            args.append(f"--schedule={options.schedule}")
+        if not options.subtract:
+            args.append("--no-subtract")
+    elif flavor == "gbench":
+        args.append("--benchmark_format=json")
+        if options.samples is not None:
+            args.append(f"--benchmark_repetitions={options.samples}")
+        if options.filters:
+            args.append("--benchmark_filter=" + "|".join(options.filters))
+    return [*args, *options.extra_args]
+
+
+class Runner:
+    def __init__(self, config: Config, platforms: list[Platform], options: RunOptions, builder: Builder,
+                 warn: Callable[[str], None]):
+        self.config = config
+        self.platforms = platforms
+        self.options = options
+        self.builder = builder
+        self.warn = warn
+        self._builds: dict[tuple[Path, str], Path | BuildFailed] = {}
+        self._layout_rng = random.Random(options.seed ^ 0x5EED)
+
+    def plan(self, targets: list[Target]) -> list[Unit]:
+        sweep_values: list[str | None] = list(self.options.sweep.values) if self.options.sweep else [None]
+        units = []
+        for target in targets:
+            for platform in self.platforms:
+                if not target.runs_on(platform.build):
+                    continue
+                values = [None] if target.kind == "workload" else sweep_values
+                units.extend(Unit(target, platform, value) for value in values)
+        for index, unit in enumerate(units):
+            unit.index = index
+        return units
+
+    def run_unit(self, unit: Unit, process: int | None = None, cpu: int | None = None) -> UnitResult:
+        """One process of `unit` (the `process`-th of the run's, when it has several);
+        on CPU `cpu` only when given (duet benchmarking, benchlab.measuring.ab)."""
+        result = UnitResult(unit, process=process)
+        scratch_root = self.config.state_dir / "scratch"
+        scratch_root.mkdir(parents=True, exist_ok=True)
+        scratch = tempfile.mkdtemp(prefix=f"{unit.target.name}-", dir=scratch_root)
+        try:
+            if unit.target.kind == "workload":
+                result.records, result.faults = run_workload(
+                    unit.target.workload, unit.platform, timeout=self.options.timeout,
+                    scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
+            else:
+                layout = {}  # the copies of --sweep instances each draw their own (_run_copies)
+                if self.copies(unit):
+                    self._run_copies(unit, result, scratch, process)
+                else:
+                    if self.options.randomize_layout and process is not None:
+                        layout = layout_env(self._layout_rng)
+                    if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
+                        cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
+                    self._run_binary(unit, result, scratch, layout, cpu)
+                for record in result.records:
+                    if process is not None:
+                        record.reported["process"] = process
+                    if ENV_PAD_VARIABLE in layout:
+                        record.reported.update(env_pad=len(layout[ENV_PAD_VARIABLE]),
+                                               stack_offset=int(layout["BL_STACK_OFFSET"]))
+                    if "BL_RELEASE_CPUS" in layout:
+                        record.reported["start_cpu"] = cpu
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        sweep = {"flag": self.options.sweep.name, "value": unit.sweep_value} if unit.sweep_value is not None else None
+        for record in result.records:
+            record.reported["unit"] = unit.index  # the table's order is the plan's (figures.figures)
+        for item in (*result.records, *result.faults):
+            item.platform = unit.platform.name
+            item.binary = unit.target.name
+            # A source the platform cannot build is so at every sweep value: one row says it.
+            item.sweep = None if isinstance(item, Fault) and not_built(item) else sweep
+        for fault in result.faults:
+            fault.process = process
+        return result
+
+    @functools.cached_property
+    def _cpus(self) -> list[int]:
+        return sorted(os.sched_getaffinity(0))
+
+    @property
+    def _cpu_list(self) -> str:
+        return ",".join(map(str, self._cpus))
+
+    def _start_cpu(self, process: int) -> int:
+        """The CPU process k of a run starts on: each in turn, so a run meets every CPU's
+        state (the header then releases the pin: BL_RELEASE_CPUS)."""
+        return self._cpus[process % len(self._cpus)]
+
+    def _spreads(self, unit: Unit) -> bool:
+        """Only a benchlab binary run natively releases the pin; under a launcher (a wasm
+        runtime's threads, qemu) or a foreign binary, the pin would stay and change what
+        is measured."""
+        return (len(self._cpus) > 1 and unit.target.flavor == "benchlab" and not unit.platform.spec.launchers
+                and unit.platform.build == "native" and unit.platform.spec.command[:1] == ["{exe}"])
+
+    def copies(self, unit: Unit) -> int | None:
+        """How many copies of `unit` run at once (`--sweep instances=N`), or None."""
+        sweep = self.options.sweep
+        if sweep is None or not sweep.instances or unit.sweep_value is None or unit.target.kind == "workload":
+            return None
+        return int(unit.sweep_value)
+
+    def _run_copies(self, unit: Unit, result: UnitResult, scratch: str, process: int | None) -> None:
+        """N copies of the unit's binary at once, behind a start gate (instances.py).
+
+        Every copy gets the same arguments, its own scratch directory, layout and output
+        file; a benchlab binary run natively starts copy k on the next CPU in turn (as
+        processes are spread: `_start_cpu`), then the header releases the pin. Each
+        record says which copy measured it (`copy`), of how many (`instances`), what the
+        kernel accounted for that copy (`copy_rusage`) and when it ran (`window_s`,
+        seconds after the release). When a copy fails, its fault names it, and every
+        record of the others is kept, marked `incomplete`: their sum is not of N copies.
+        """
+        count = self.copies(unit)
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed):
+            result.faults.append(_build_fault(unit, exe))
+            return
+        launcher = self.builder.measure_launcher()
+        if not isinstance(launcher, Path):
+            raise UserError(f"--sweep instances needs benchlab's start gate, the measure launcher: {launcher}",
+                            "install a C compiler (apt-get install build-essential)")
+        with contextlib.ExitStack() as files:
+            copies, layouts, cpus = self._copy_commands(unit, exe, scratch, process, count, files)
+            together = run_together(copies, launcher, self.options.timeout)
+            failed = []
+            for index, (copy, outcome) in enumerate(zip(copies, together.outcomes)):
+                label = self._binary_label(unit)  # not per copy: N copies' same warning is said once
+                parsed, head = read_output(copy.stdout, label)
+                for warning in parsed.warnings:
+                    self.warn(warning)
+                self._check_reported_medians(label, parsed.records)
+                reason = self._fault_reason(unit, outcome, parsed)
+                if reason == "filtered out":
+                    result.filtered_out = True
+                elif reason is not None:
+                    tail = outcome.stderr_tail() or (head if reason == "printed no results" else [])
+                    result.faults.append(Fault(unit.target.name, unit.platform.name,
+                                               copy_fault_reason(index, count, reason), tail))
+                    failed.append(index)
+                if result.context is None:
+                    result.context = parsed.context
+                for record in parsed.records:
+                    record.reported.update(copy=index, instances=count, window_s=together.window(index),
+                                           copy_rusage={"user_s": outcome.user_s, "sys_s": outcome.sys_s,
+                                                        "max_rss_kib": outcome.max_rss_kib, "wall_s": outcome.wall_s})
+                    if ENV_PAD_VARIABLE in layouts[index]:
+                        record.reported.update(env_pad=len(layouts[index][ENV_PAD_VARIABLE]),
+                                               stack_offset=int(layouts[index]["BL_STACK_OFFSET"]))
+                    if cpus[index] is not None:
+                        record.reported["start_cpu"] = cpus[index]
+                result.records.extend(parsed.records)
+            if failed:
+                for record in result.records:
+                    record.reported.update(incomplete=True, failed_copies=failed)
+
+    def _copy_commands(self, unit: Unit, exe: Path, scratch: str, process: int | None, count: int,
+                       files: contextlib.ExitStack) -> tuple[list[Copy], list[dict[str, str]], list[int | None]]:
+        """Each copy's command, layout and start CPU (None: the OS places it)."""
+        args = benchmark_arguments(unit.target.flavor, self.options)
+        spread = self.options.spread_cpus and self._spreads(unit)
+        copies, layouts, cpus = [], [], []
+        for index in range(count):
+            directory = os.path.join(scratch, f"copy{index}")
+            os.mkdir(directory)
+            layout = layout_env(self._layout_rng) if self.options.randomize_layout and process is not None else {}
+            cpu = self._start_cpu((process or 0) + index) if spread else None
+            argv = unit.platform.argv(str(exe), args, directory, str(self.config.root))
+            if cpu is not None:
+                layout["BL_RELEASE_CPUS"] = self._cpu_list
+                argv = ["taskset", "--cpu-list", str(cpu), *argv]
+            copies.append(Copy(argv, {**unit.platform.environment(), **layout}, directory,
+                               files.enter_context(tempfile.TemporaryFile())))
+            layouts.append(layout)
+            cpus.append(cpu)
+        return copies, layouts, cpus
+
+    def _fault_reason(self, unit: Unit, outcome, parsed: Parsed) -> str | None:
+        """Why one process of the unit's binary failed; "filtered out" when --filter left it nothing."""
+        if no_match(unit.target.flavor, self.options, outcome, parsed):
+            return "filtered out"
+        if not outcome.ok:
+            return outcome.reason()
+        if not parsed.records and parsed.context is None:
+            return "printed no results"
+        return None
+
+    def _binary_label(self, unit: Unit) -> str:
+        return unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
+
+    def known_build_failure(self, unit: Unit) -> bool:
+        """Whether the unit's source already failed to compile in this run: its other
+        processes have nothing to run (the failure is reported once, with the first)."""
+        failure = self._builds.get((unit.target.path, unit.platform.build))
+        return unit.target.kind != "executable" and isinstance(failure, BuildFailed)
+
+    def executable(self, unit: Unit) -> Path | BuildFailed:
+        target = unit.target
+        if target.kind == "executable":
+            return target.path
+        key = (target.path, unit.platform.build)
+        if key not in self._builds:
+            try:
+                self._builds[key] = self.builder.build(target.path, unit.platform.build, target.companions)
+            except BuildFailed as failure:
+                self._builds[key] = failure
+        return self._builds[key]
+
+    def code_identity(self, unit: Unit, platform_info: dict[str, Any]) -> dict[str, Any] | None:
+        """What `unit` ran, for the run's context `code` (noise.py, "The code"): its identity,
+        and the binary's sha256, path and flavor (a baseline keeps that file: `baseline
+        save`); None for a source that did not build."""
+        if unit.target.kind == "workload":
+            command = unit.target.workload.command
+            program = shutil.which(command[0]) if command else None
+            binary_id = noise.code_id(json.dumps(command), {}, {"program": noise.file_sha256(Path(program))
+                                                                if program else None})
+            return {"id": noise.code_id(binary_id, platform_info, {}), "flavor": "workload"}
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed) or not Path(exe).is_file():
+            return None
+        digest = noise.file_sha256(Path(exe))
+        flags = {"args": list(self.options.extra_args), "subtract": self.options.subtract}
+        return {"id": noise.code_id(digest, platform_info, flags), "sha256": digest, "path": str(exe),
+                "flavor": unit.target.flavor, "flags": flags}
+
+    def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
+                    cpu: int | None = None) -> None:
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed):
+            result.faults.append(_build_fault(unit, exe))
+            return
+        args = benchmark_arguments(unit.target.flavor, self.options)
+        if unit.sweep_value is not None:
+            args.append(self.options.sweep.argument(unit.sweep_value))
+        argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
+        if cpu is not None:
+            argv = ["taskset", "--cpu-list", str(cpu), *argv]  # util-linux: the process and its children
+        binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
+        with tempfile.TemporaryFile() as stdout:
+            outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
+                                  timeout=self.options.timeout, stdout=stdout)
+            parsed, head = read_output(stdout, binary)
+        for warning in parsed.warnings + machine_warnings(outcome.stderr):
+            self.warn(warning)
+        self._check_reported_medians(binary, parsed.records)
+        result.records = parsed.records
+        result.context = parsed.context
+        if no_match(unit.target.flavor, self.options, outcome, parsed):
+            result.filtered_out = True
+        elif not outcome.ok:
+            result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
+        elif not parsed.records and parsed.context is None:
+            # Nothing we understand at all. (A benchlab binary that prints only its
+            # context defines no benchmark for this platform, e.g. geteuid on WASI:
+            # that is not a failure, its row just stays empty.)
+            tail = outcome.stderr_tail() or head
+            result.faults.append(Fault(unit.target.name, unit.platform.name, "printed no results", tail))
+
+    def _check_reported_medians(self, binary: str, records: list[Record]) -> None:
+        """Warn when the binary's median is not the median of the samples it printed."""
+        for record in records:
+            theirs, ours = record.reported.get("median"), record.median
+            if not isinstance(theirs, (int, float)) or ours is None:
+                continue
+            if abs(theirs - ours) > max(MEDIAN_AGREEMENT_ABS, MEDIAN_AGREEMENT_REL * abs(ours)):
+                self.warn(f"{binary}: {record.bench}: the binary reports median {theirs:g} but its samples "
+                          f"give {ours:g}; using {ours:g} (a header/Python statistics mismatch: please report it)")
+
+
+#: How the header starts a warning about the machine or the build (bl__warn_machine):
+#: a frequency governor other than performance, turbo or boost on, no optimization.
+MACHINE_WARNING = "benchlab: warning: "
+
+
+def machine_warnings(stderr: str) -> list[str]:
+    """The header's warnings about the machine, which `benchlab run` passes on (once each)."""
+    return [line[len(MACHINE_WARNING):] for line in stderr.splitlines() if line.startswith(MACHINE_WARNING)]
+
+
+def _build_fault(unit: Unit, failure: BuildFailed) -> Fault:
+    """A compile failure; or, for a source the platform cannot build at all (threads on
+    wasm32-wasi: buildable.py), the `-` cell's reason, which does not fail the run."""
+    reason = unbuildable_reason([failure.source, *unit.target.companions], failure.target)
+    if reason is not None:
+        return Fault(unit.target.name, unit.platform.name, reason, [])
+    tail = [line for line in failure.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
+    return Fault(unit.target.name, unit.platform.name, f"does not compile for {failure.target}", tail)
+
+
+#: What the header (include/benchlab.h) and Google Benchmark say on stderr when no
+#: benchmark of theirs matches the filter; the header then exits 2, Google Benchmark 0.
+NO_MATCH_MESSAGES = {"benchlab": "no benchmark matches --filter", "gbench": "Failed to match any benchmarks"}
+
+
+def no_match(flavor: str, options: RunOptions, outcome, parsed: Parsed) -> bool:
+    """True when a binary ran no benchmark because none matches --filter: not a failure, as
+    long as some other binary has one (a filter that matches nothing anywhere is one error)."""
+    message = NO_MATCH_MESSAGES.get(flavor)
+    if not options.filters or message is None or parsed.records or outcome.timed_out:
+        return False
+    return outcome.exit_status in (0, 2) and message in outcome.stderr
+
+
+def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
+    """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault."""
+    stdout.seek(0)
+    head = [line.strip() for line in stdout.read(64 * 1024).decode(errors="replace").splitlines() if line.strip()]
+    stdout.seek(0)
+    text = io.TextIOWrapper(stdout, encoding="utf-8", errors="replace", newline=None)
+    try:
+        parsed = parse_stream(text, binary)
+    finally:
+        text.detach()  # the caller closes the file
+    return parsed, head[:STDERR_TAIL_LINES]

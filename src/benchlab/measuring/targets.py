@@ -1,0 +1,197 @@
+"""Turning the command line's TARGETs into things to run.
+
+A target is a suite directory, a C source, a prebuilt executable (native or .wasm),
+a workload name from benchlab.toml, or a file-name prefix (`fs_` runs fs_read.c and
+fs_write.c, as the cross-platform runner does).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from pathlib import Path
+
+from benchlab.measuring import buildtargets
+from benchlab.config import Config, Workload
+from benchlab.errors import UserError
+
+SOURCE_SUFFIXES = (".c",)
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    name: str
+    kind: str  # "source" | "executable" | "workload"
+    path: Path | None = None
+    workload: Workload | None = None
+    #: Other C files of the same program (see _attach_companions).
+    companions: tuple[Path, ...] = ()
+
+    @property
+    def flavor(self) -> str:
+        """Which flags the binary understands: 'benchlab', 'gbench' or 'foreign' (none)."""
+        if self.kind == "source":
+            return "benchlab" if b"benchlab.h" in self.path.read_bytes() else "foreign"
+        if self.kind == "executable":
+            return _executable_flavor(self.path)
+        return "foreign"
+
+    def runs_on(self, build_target: str) -> bool:
+        """Sources build for any target; a prebuilt file only runs where it was built for."""
+        if self.kind == "source":
+            return True
+        exe = self.path if self.kind == "executable" else Path(self.workload.command[0])
+        return buildtargets.runs_on(exe.suffix, build_target)
+
+
+def _executable_flavor(path: Path) -> str:
+    # The binary's own strings tell us which command line it speaks. Reading a
+    # few megabytes once per run is cheaper than a probe run of an unknown program.
+    data = path.read_bytes()[: 64 * 1024 * 1024]
+    # Statically linked Google Benchmark has its flag names inside; a dynamically
+    # linked one names its library (DT_NEEDED libbenchmark.so.N).
+    if b"benchmark_format" in data or b"libbenchmark.so" in data:
+        return "gbench"
+    if b"--time-limit" in data and b"benchlab" in data:
+        return "benchlab"
+    return "foreign"
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and (os.access(path, os.X_OK) or path.suffix in buildtargets.SUFFIXES)
+
+
+def _from_file(path: Path) -> Target | None:
+    if path.suffix in SOURCE_SUFFIXES:
+        return Target(name=path.stem, kind="source", path=path.resolve())
+    if _is_executable(path):
+        name = path.stem if path.suffix in buildtargets.SUFFIXES else path.name  # sum.wasm is sum
+        return Target(name=name, kind="executable", path=path.resolve())
+    return None
+
+
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+_MAIN = re.compile(r"\bmain\s*\(|\bBL_MAIN\s*\(")
+
+
+def _defines_main(source: Path) -> bool:
+    return bool(_MAIN.search(_COMMENTS.sub("", source.read_text(errors="replace"))))
+
+
+def _from_directory(directory: Path) -> list[Target]:
+    found = [_from_file(path) for path in sorted(directory.iterdir()) if path.is_file()]
+    return _attach_companions([target for target in found if target is not None])
+
+
+def _attach_companions(targets: list[Target]) -> list[Target]:
+    """Fold C files without main() into the program they belong to.
+
+    A multi-file program is named by a shared stem: two_files_b.c (no main) joins
+    every program of its directory whose name starts with "two_files" (two_files_a.c).
+    """
+    sources = [t for t in targets if t.kind == "source"]
+    companions = [t for t in sources if not _defines_main(t.path)]
+    result = []
+    for target in targets:
+        if target in companions:
+            continue
+        if target.kind == "source":
+            joined = tuple(c.path for c in companions
+                           if target.name.startswith(c.name.rpartition("_")[0] or c.name))
+            target = dataclasses.replace(target, companions=joined)
+        result.append(target)
+    return result
+
+
+def suite_directories(config: Config) -> list[Path]:
+    """The suites of benchlab.toml's run.suites, else every directory of the project's suites/."""
+    if config.suites:
+        return [config.root / suite for suite in config.suites]
+    suites = config.root / "suites"
+    if not suites.is_dir():
+        return []
+    return [suites, *sorted(d for d in suites.iterdir() if d.is_dir())]
+
+
+def default_targets(config: Config) -> list[Target]:
+    targets: list[Target] = []
+    for entry in suite_directories(config):
+        if entry.is_dir():
+            targets.extend(_from_directory(entry))
+        elif entry.is_file() and (target := _from_file(entry)):
+            targets.append(target)
+        else:
+            raise UserError(f"{config.path.name if config.path else 'benchlab.toml'}: run.suites: "
+                            f"'{entry.relative_to(config.root)}' does not exist",
+                            "list existing suite directories or files")
+    targets.extend(Target(name=w.name, kind="workload", workload=w) for w in config.workloads.values())
+    return targets
+
+
+def resolve_targets(arguments: list[str], config: Config) -> list[Target]:
+    if not arguments:
+        targets = default_targets(config)
+        if not targets:
+            raise UserError("nothing to run: no targets given, no run.suites in benchlab.toml and no suites/ directory",
+                            "give a suite directory, a C file or an executable: benchlab run suites/sys")
+        return _unique(targets)
+    targets: list[Target] = []
+    for argument in arguments:
+        targets.extend(_resolve_one(argument, config))
+    return _unique(targets)
+
+
+def _resolve_one(argument: str, config: Config) -> list[Target]:
+    if argument in config.workloads:
+        return [Target(name=argument, kind="workload", workload=config.workloads[argument])]
+    path = Path(argument)
+    if path.is_dir():
+        found = _from_directory(path)
+        if not found:
+            raise UserError(f"{argument} contains no C sources or executables", "give a suite directory such as suites/sys")
+        return found
+    if path.is_file():
+        target = _from_file(path)
+        if target is None:
+            raise UserError(f"{argument} is neither a C source (.c) nor an executable", "chmod +x it, or give a .c file")
+        if target.kind == "source":
+            # its companions, if it is the main file of a multi-file program
+            target = next((t for t in _from_directory(path.parent) if t.path == target.path), target)
+        return [target]
+    found = _by_prefix(argument, config)
+    if not found:
+        places = ", ".join(str(_display(d, config)) for d in suite_directories(config)) or "the current directory"
+        raise UserError(f"no benchmark matches '{argument}'",
+                        f"give a suite directory, a C file, an executable, a workload name, or a prefix of a file in {places}")
+    return found
+
+
+def _by_prefix(prefix: str, config: Config) -> list[Target]:
+    path = Path(prefix)
+    if path.parent != Path(".") and path.parent.is_dir():
+        directories = [path.parent]
+        prefix = path.name
+    else:
+        directories = [d for d in suite_directories(config) if d.is_dir()] or [Path(".")]
+    found = []
+    for directory in directories:
+        found.extend(t for t in _from_directory(directory) if t.path and t.path.name.startswith(prefix))
+    return found
+
+
+def _display(directory: Path, config: Config) -> Path:
+    try:
+        return directory.relative_to(config.root)
+    except ValueError:
+        return directory
+
+
+def _unique(targets: list[Target]) -> list[Target]:
+    seen: set = set()
+    result = []
+    for target in targets:
+        key = target.path or target.name
+        if key not in seen:
+            seen.add(key)
+            result.append(target)
+    return result

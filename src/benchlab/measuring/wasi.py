@@ -1,0 +1,60 @@
+"""Run a WASI (wasm32-wasi) command module under wasmtime, from Python.
+
+The runner of the wasm32-wasi build target (buildtargets.py): its `wasm` platform, and
+the tests of the C header's wasm32-wasi build, run
+    python -m benchlab.wasi [--dir HOST_DIR] MODULE.wasm [ARG ...]
+The module's exit status becomes ours. `--dir` preopens a host directory as the
+guest's working directory ("."), so file benchmarks can create and remove files.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import sys
+
+#: The Python package that runs the modules, named with its version in a run's context.
+PACKAGE = "wasmtime"
+
+
+def version() -> str:
+    """The runner as a run's context names it, without importing wasmtime."""
+    return f"{PACKAGE} (Python package) {importlib.metadata.version(PACKAGE)}"
+
+
+def run_wasi(module_path: str, args: list[str], preopen_dir: str | None = None) -> int:
+    """Instantiate and run the module's `_start`, inheriting stdio; return its exit code."""
+    import wasmtime  # here, not above: a run with a wasm platform imports this module for version() alone
+    engine = wasmtime.Engine()
+    module = wasmtime.Module.from_file(engine, module_path)
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    store = wasmtime.Store(engine)
+    config = wasmtime.WasiConfig()
+    config.argv = [module_path, *args]
+    config.inherit_stdout()
+    config.inherit_stderr()
+    config.inherit_stdin()
+    if preopen_dir is not None:
+        config.preopen_dir(preopen_dir, ".")
+    store.set_wasi(config)
+    instance = linker.instantiate(store, module)
+    start = instance.exports(store)["_start"]
+    try:
+        start(store)
+    except wasmtime.ExitTrap as exit_trap:
+        return exit_trap.code
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchlab.wasi", description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", help="host directory preopened as the guest's '.'")
+    parser.add_argument("module")
+    parser.add_argument("args", nargs=argparse.REMAINDER)
+    options = parser.parse_args(argv)
+    sys.stdout.flush()
+    return run_wasi(options.module, options.args, options.dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

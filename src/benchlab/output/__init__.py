@@ -1,0 +1,2 @@
+"""Output: the table as data, its figures' marks and text, sweeps, and the HTML report.
+"""

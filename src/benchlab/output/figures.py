@@ -1,0 +1,131 @@
+"""Figures as the table judges them: each one's interval, its marks, and how it is written.
+
+A figure is one record per (test, param, counter, platform), the processes of a run
+combined (combine.py). The marks (~ ? !) and their legend, the interval a figure is
+judged by, and the text of numbers and percents are decided here, once, for every
+output: the text table, markdown, csv, json, `stats`, `history` and the HTML report.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from benchlab.statistics.combine import combine
+from benchlab.records import Record
+
+#: Below this many samples the 99% median interval is just [min, max] (formats.md), so
+#: it bounds nothing: such a value is marked uncertain.
+MIN_SAMPLES_FOR_CI = 8
+#: A median whose 99% CI half-width exceeds this fraction of it is marked noisy.
+NOISE_THRESHOLD = 0.05
+
+MARK_OVERLAP = "~"
+MARK_NOISY = "?"
+MARK_DISAGREE = "!"
+LEGEND = {
+    MARK_OVERLAP: "99% CIs of the median overlap with the first platform's: the difference is not significant",
+    MARK_NOISY: (f"uncertain: one process of fewer than {MIN_SAMPLES_FOR_CI} samples, or a 99% CI "
+                 f"half-width over {NOISE_THRESHOLD:.0%} of the median"),
+    MARK_DISAGREE: ("its processes disagree beyond their own intervals (the machine, CPU or layout differed "
+                    "between them): trust the +- of the rerun interval, not a single process"),
+}
+
+
+#: The format of whole-command workloads (workloads.py): a few runs, shown with their range.
+WORKLOAD_FORMAT = "workload"
+
+
+def format_value(value: float | None) -> str:
+    """Integers from 100 up (as the cross-platform runner prints ns), else 3 significant digits."""
+    if value is None:
+        return "-"
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.3g}"
+
+
+
+def spread_text(summary: dict[str, Any]) -> str:
+    """For a figure of several processes: +-h%, the half-width of the interval a rerun lands
+    in, and the CV of the processes' medians (the between-process variation)."""
+    median, ci = summary.get("median"), summary.get("median_ci")
+    one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
+    if not median or not ci or one_process_alone:
+        return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
+    half = relative_half_width(median, ci)
+    text = f" +-{percent_text(half)}"
+    if half >= UNINFORMATIVE:
+        text += f" {UNINFORMATIVE_WORD}"
+    if summary.get("between_cv") is not None:
+        text += f" cv{percent_text(summary['between_cv'])}"
+    return text
+
+
+def relative_half_width(median: float, interval) -> float:
+    """The larger side of an interval around a (non-zero) median, as a fraction of it."""
+    return max(interval[1] - median, median - interval[0]) / abs(median)
+
+
+#: Percents are shown between these: below, "<0.01%" (the digits of 9e-05% are the noise of
+#: the noise), above, ">1000%" (3.1e+04% says only that the interval bounds nothing).
+MIN_PERCENT_SHOWN = 0.01
+MAX_PERCENT_SHOWN = 1000
+#: An interval whose half-width is the figure itself or more (+-100%: from 0 to twice the
+#: figure) bounds nothing worth a number: the cell says so in words.
+UNINFORMATIVE = 1.0
+UNINFORMATIVE_WORD = "uninformative"
+
+
+def percent_text(fraction: float) -> str:
+    """Two significant digits: 0.04%, 0.5%, 2.1%, 44%; whole percents from 100 up; <0.01%
+    and >1000% beyond what a reader can use."""
+    percent = 100 * fraction
+    if percent == 0:
+        return "0%"
+    if abs(percent) < MIN_PERCENT_SHOWN:
+        return f"<{MIN_PERCENT_SHOWN:g}%"
+    if abs(percent) > MAX_PERCENT_SHOWN:
+        return f">{MAX_PERCENT_SHOWN:g}%"
+    return f"{percent:.0f}%" if abs(percent) >= 99.5 else f"{percent:.2g}%"
+
+
+
+def figure_interval(record: Record) -> tuple[float, float] | None:
+    """The interval the table judges a figure by: its 99% interval, a workload's range, or
+    None where one process's few samples bound nothing (the ? mark)."""
+    if record.format == WORKLOAD_FORMAT and record.summary:
+        # A workload's runs are too few for a 99% interval (below 8 it is [min, max]
+        # anyway, formats.md): its range is what the table shows and judges.
+        return float(record.summary["min"]), float(record.summary["max"])
+    ci = record.summary.get("median_ci")
+    # A deterministic count (callgrind's instructions) is exact from one sample.
+    enough = (record.summary.get("n", 0) >= MIN_SAMPLES_FOR_CI or record.summary.get("processes", 1) > 1
+              or record.reported.get("deterministic") is True)
+    if not enough or not ci:
+        return None
+    return float(ci[0]), float(ci[1])
+
+
+def is_noisy(record: Record) -> bool:
+    if record.summary.get("zero"):
+        return False  # shown as ~0 with its bound: no relative width to judge
+    interval = figure_interval(record)
+    median = record.median
+    if interval is None or median is None:
+        return True
+    if median == 0:
+        return interval[1] != interval[0]
+    return (interval[1] - interval[0]) / 2 > NOISE_THRESHOLD * abs(median)
+
+
+def overlaps(a: Record, b: Record) -> bool:
+    first, second = figure_interval(a), figure_interval(b)
+    if first is None or second is None:
+        return False  # no interval to compare: the noisy mark already says so
+    return first[0] <= second[1] and second[0] <= first[1]
+
+
+def figures(records: list[Record], history: dict | None = None) -> list[Record]:
+    """One record per figure (the processes of a run combined, combine.py, with the run
+    level from `history` where given), in the order of the run's plan (stable: a binary's
+    own order within it), whatever shuffled order the processes ran in."""
+    return sorted(combine(records, history), key=lambda r: r.reported.get("unit", 0))

@@ -1,0 +1,172 @@
+"""`benchlab report`: stored runs as one HTML page with charts, opened from disk.
+
+The flow: check --out (before anything is read), load the runs, build the sections
+(sections.py, one function each, charts.py for their plotly specs), write the page and its
+scripts into a temporary directory beside --out (page.py), and rename it into place, so
+that --out is either the new report whole or what it was before.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import shlex
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchlab import __version__
+from benchlab.errors import UserError
+from benchlab.output.htmlreport import page, sections
+from benchlab.output.htmlreport.history import history_runs
+from benchlab.output.htmlreport.runs import DEFAULT_HISTORY_RUNS, StoredRun, check_not_empty, load, load_reference
+from benchlab.records import printable
+
+__all__ = ["build", "check_out", "DEFAULT_HISTORY_RUNS"]
+
+
+def check_out(out: Path) -> None:
+    """--out must be a new directory, an empty one, or an earlier report's, in a writable parent."""
+    from benchlab.paths import check_path_length
+    check_path_length("--out", out)  # a name over 255 bytes: one error, not an OSError on the first stat
+    parent = out.absolute().parent
+    shown, shown_parent = printable(str(out)), printable(str(parent))  # a path's controls escaped, one line
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {shown} is a file", "give a directory: the report is DIR/index.html and its scripts")
+    if not parent.is_dir():
+        raise UserError(f"--out {shown}: the directory {shown_parent} does not exist",
+                        "create it first, or give another path")
+    if out.is_dir() and any(out.iterdir()) and not (out / page.STAMP).exists():
+        raise UserError(f"--out {shown} holds files that are not an earlier benchlab report",
+                        "give a new or empty directory (an earlier report's directory is replaced)")
+    try:
+        tempfile.TemporaryDirectory(dir=parent).cleanup()
+    except OSError as exc:
+        raise UserError(f"--out {shown}: cannot write in {shown_parent}: {exc.strerror}",
+                        "give a directory you can write") from None
+
+
+def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floors: dict[str, float],
+          default_floor: float, history_limit: int = DEFAULT_HISTORY_RUNS) -> Path:
+    """Write the report of `run_texts` (as `show` names runs) into `out`; the path of index.html."""
+    check_not_empty(store)
+    subjects = [load(store, text) for text in (run_texts or ["latest"])]
+    reference = load_reference(store, baseline) if baseline else None
+    latest = max(subjects, key=lambda s: s.id)
+    history = history_runs(store, latest, history_limit)
+    found, left_out = _sections(subjects, reference, history, floors, default_floor, store.load_profile)
+    context = {
+        "title": _title(subjects, reference), "version": __version__, "sections": found, "left_out": left_out,
+        "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "runs": _run_rows(subjects, reference, history), "plotly_js": page.PLOTLY_JS, "report_js": page.REPORT_JS,
+    }
+    return _write_whole(out, context)
+
+
+def _sections(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, history: list[StoredRun],
+              floors: dict[str, float], default_floor: float,
+              load_profile) -> tuple[list[sections.Section], list[str]]:
+    """The page's sections in order, and a note for each left out (with why)."""
+    new_id = sections.ChartIds()
+    found: list[sections.Section | None] = []
+    left_out: list[str] = []
+    for stored in subjects:
+        found.append(sections.benchmarks(stored, new_id))
+        found.append(_noted(sections.platform_ratios(stored, new_id), left_out,
+                            f"platform ratios of run {stored.id} (one platform)"))
+        found.append(_noted(sections.sweeps(stored, new_id), left_out, f"scaling of run {stored.id} (no --sweep)"))
+    pairs = _comparisons(subjects, reference, history)
+    if not pairs:
+        left_out.append("changes (nothing to compare with: give --baseline NAME or two runs, or store another run)")
+    for label, before, after in pairs:
+        found.append(_noted(sections.changes(label, before, after, floors, default_floor, new_id), left_out,
+                            f"changes of run {after.id} against {label} (no benchmark in common)"))
+    latest = max(subjects, key=lambda s: s.id)
+    found.append(_noted(sections.trends(latest, history, _detect, new_id), left_out,
+                        f"history (run {latest.id} is the only stored run of its machine with these benchmarks)"))
+    found.append(_noted(sections.workloads(latest, history, new_id), left_out, f"workloads (none in run {latest.id})"))
+    found.append(_noted(sections.profiles(_scope(subjects, reference, history), load_profile, new_id), left_out,
+                        "profile buckets (no run here has a profile: benchlab profile stores one)"))
+    return [section for section in found if section is not None], left_out
+
+
+def _scope(subjects: list[StoredRun], reference, history: list[StoredRun]) -> list[StoredRun]:
+    """Every run the report names, once each, in history's order (date, then id)."""
+    runs = {stored.id: stored for stored in [*history, *subjects, *([reference[1]] if reference else [])]}
+    return sorted(runs.values(), key=lambda stored: (stored.date, stored.id))
+
+
+def _noted(section, left_out: list[str], why: str):
+    if section is None:
+        left_out.append(why)
+    return section
+
+
+def _comparisons(subjects: list[StoredRun], reference, history: list[StoredRun]):
+    """(label, A, B) pairs: each run against the baseline; else each later run against the
+    first given; else the run against the previous run of its machine."""
+    if reference is not None:
+        label, run = reference
+        return [(label, run, stored) for stored in subjects]
+    if len(subjects) > 1:
+        return [(f"run {subjects[0].id}", subjects[0], stored) for stored in subjects[1:]]
+    # A run of `benchlab profile` stores buckets, not records: nothing to compare with.
+    earlier = [stored for stored in history if stored.id < subjects[0].id and stored.records]
+    if earlier:
+        return [(f"run {earlier[-1].id}, the previous run of this machine", earlier[-1], subjects[0])]
+    return []
+
+
+def _detect(values):
+    # Imported when needed: the change-point module pulls in ruptures and scipy.
+    from benchlab.statistics.changepoints import detect
+    return detect(values)
+
+
+def _title(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None) -> str:
+    runs = ", ".join(str(s.id) for s in subjects)
+    title = f"run {runs}" if len(subjects) == 1 else f"runs {runs}"
+    return title + (f" against {reference[0]}" if reference else "")
+
+
+def _run_rows(subjects: list[StoredRun], reference, history: list[StoredRun]) -> list[dict[str, Any]]:
+    rows = [(stored, "") for stored in subjects]
+    if reference is not None:
+        rows.append((reference[1], "--baseline"))
+    shown = {stored.id for stored, _ in rows}
+    rows += [(stored, "history") for stored in history if stored.id not in shown]
+    return [{"id": s.id, "role": role, "date": s.date, "status": s.run.get("status") or "", "host": s.host,
+             "cpu": s.context.get("cpu") or "", "commit": s.commit or "-", "platforms": ", ".join(s.platforms),
+             "command": shlex.join(str(a) for a in (s.run.get("argv") or []))} for s, role in rows]
+
+
+def _write_whole(out: Path, context: dict[str, Any]) -> Path:
+    """Write into a new directory beside `out`, then rename it to `out` (an earlier report
+    there is moved aside first and removed after): no half-written report, ever."""
+    parent = out.absolute().parent
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name[:48]}.", dir=parent))  # cut: a 255-byte name stays under the limit
+    try:
+        # mkdtemp's 0700 would make the report private: give it the mode of any new directory.
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)
+        page.write(staging, context)
+        if out.exists():
+            old = staging.with_name(staging.name + ".old")
+            os.rename(out, old)
+            try:
+                os.rename(staging, out)
+            except OSError:
+                os.rename(old, out)  # the earlier report back in place
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(f"cannot write the report into {printable(str(out))}: {exc.strerror or exc}",
+                        "free some space or give another --out; nothing was changed there") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out.absolute() / "index.html"

@@ -1,0 +1,463 @@
+"""Plotly figure specifications (plain dicts: `data` and `layout`), one builder per chart kind.
+
+The specs are drawn by plotly.js in the page (plotly's own bundled build, written beside
+index.html). They are built as dicts rather than through plotly.graph_objects: the page
+needs JSON only, and the tests validate every spec with graph_objects instead, which
+names a misspelt property.
+
+Plotly reads the text it draws (titles, names, category labels, hover text) as a small
+HTML dialect, so every user string goes through `text()` first: `<script>` in a
+benchmark's name is shown as written, never taken as a tag.
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from benchlab.statistics import combine, stats
+from benchlab.statistics.compare import row_name
+from benchlab.records import printable
+
+#: Process i's colour in every distribution chart (plotly's default cycle).
+PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
+           "#ff97ff", "#fecb52")
+VERDICT_COLOURS = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f"}
+#: A value axis spanning more than this factor is drawn logarithmic: wasm's 100x next to
+#: native's 1x, or a 100 us round trip next to a 200 ns call, would otherwise flatten one side.
+LOG_AXIS_SPAN = 100
+#: A set log axis's margin beyond its values, a fraction of the decades it spans.
+LOG_AXIS_PAD = 0.06
+#: Tukey's fences: a box's whiskers reach the furthest sample within 1.5 IQR of it, the
+#: samples beyond are drawn as points (Criterion's and R's boxplot), and those beyond 3 IQR
+#: (a preemption of 100,000 ns next to a 1 ns box) are left out and counted instead, or
+#: the axis would run to them and flatten every box to a line.
+WHISKER_IQR = 1.5
+FAR_OUT_IQR = 3.0
+ROW_HEIGHT_PX = 26
+CHART_HEIGHT_PX = 340
+
+
+@dataclasses.dataclass
+class Chart:
+    """One chart of the page: its element id, heading (plain text), spec and caption."""
+
+    id: str
+    title: str
+    data: list[dict[str, Any]]
+    layout: dict[str, Any]
+    caption: str = ""
+
+    @property
+    def height(self) -> int:
+        return int(self.layout.get("height", CHART_HEIGHT_PX))
+
+    def spec(self) -> dict[str, Any]:
+        return {"data": self.data, "layout": self.layout}
+
+
+def text(value: Any) -> str:
+    """A user string as plotly's HTML dialect shows it literally, control characters escaped."""
+    return html.escape(printable(value), quote=False)
+
+
+def name_of(key: tuple) -> str:
+    """bench/param [counter] @sweep, as `benchlab compare` names a row."""
+    return row_name(key)
+
+
+#: The legend above the plot, left-aligned: below it, it lands on the x axis's title
+#: (plotly places both by fractions of the plot's height), and plotly widens the top
+#: margin to fit it however many rows it wraps to.
+LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"}
+
+
+def base_layout(height: int = CHART_HEIGHT_PX, **extra: Any) -> dict[str, Any]:
+    layout = {"height": height, "margin": {"l": 70, "r": 20, "t": 30, "b": 50},
+              "legend": dict(LEGEND), "hovermode": "closest"}
+    layout.update(extra)
+    return layout
+
+
+def value_axis(title: str, values: Sequence[float], non_negative: bool = True) -> dict[str, Any]:
+    """A value axis: logarithmic when the values span more than LOG_AXIS_SPAN (and are all
+    above 0), else linear, never below 0 for a quantity that cannot be (a time, a rate)."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    log = bool(finite) and min(finite) > 0 and max(finite) / min(finite) > LOG_AXIS_SPAN
+    axis = {"title": {"text": text(title)}, "type": "log" if log else "linear", "zeroline": not log}
+    if log:
+        # Set, not autoranged: an error bar down to 0 would stretch a log axis to 1e-48.
+        low, high = math.log10(min(finite)), math.log10(max(finite))
+        axis["range"] = [low - LOG_AXIS_PAD * (high - low), high + LOG_AXIS_PAD * (high - low)]
+    elif non_negative:
+        axis["rangemode"] = "nonnegative"
+    return axis
+
+
+def run_label(point: "TrendPoint") -> str:
+    """A run on a category axis. Not its date: runs minutes apart (or one run alone) on a
+    date axis get ticks like 12:44:38.9995; the date is in the hover."""
+    return f"run {point.run_id}"
+
+
+# -- per benchmark: the distribution of samples, per process ------------------------------------
+
+def process_values(record) -> np.ndarray:
+    """A process's samples as its figures see them: less the body's share of the empty loop
+    of the same round (stats.summarize)."""
+    samples = np.asarray(record.samples, dtype=float)
+    if record.overhead_samples and len(record.overhead_samples) == len(samples):
+        share = record.summary.get("loop_share", 1.0)
+        samples = samples - share * np.asarray(record.overhead_samples, dtype=float)
+    return samples
+
+
+@dataclasses.dataclass
+class BoxStats:
+    """A process's box: quartiles (type 7, as stats.py), whiskers at Tukey's fences, the
+    samples beyond them up to FAR_OUT_IQR (drawn as points) and how many lie further."""
+
+    box: dict[str, float]
+    outliers: list[float]
+    far_out: int
+    furthest: float | None
+
+
+def box_stats(values: np.ndarray, clamp: bool) -> BoxStats:
+    """The box of `values`; clamped at 0 as the figures are when the empty loop was subtracted."""
+    s = np.sort(values)
+    if clamp:
+        s = np.maximum(s, 0.0)
+    q1, median, q3 = (stats.quantile(s, q) for q in (0.25, 0.5, 0.75))
+    iqr = q3 - q1
+    low, high = q1 - WHISKER_IQR * iqr, q3 + WHISKER_IQR * iqr
+    inside = s[(s >= low) & (s <= high)]
+    beyond = s[(s < low) | (s > high)]
+    far = (beyond < q1 - FAR_OUT_IQR * iqr) | (beyond > q3 + FAR_OUT_IQR * iqr)
+    furthest = float(beyond[far][np.argmax(np.abs(beyond[far] - median))]) if far.any() else None
+    box = {"q1": q1, "median": median, "q3": q3, "lowerfence": float(inside[0]), "upperfence": float(inside[-1])}
+    return BoxStats(box, [float(v) for v in beyond[~far]], int(far.sum()), furthest)
+
+
+def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, list]]) -> Chart:
+    """One panel per platform, each with its own scale: a box per process (quartiles,
+    whiskers at Tukey's fences, the samples beyond them as points, those beyond 3 IQR
+    counted in the hover and the caption) and the figure (diamond, and the grey band across
+    the panel) with its 99% interval. Processes that disagree show as boxes at different
+    heights, which one process's own interval cannot show."""
+    data: list[dict[str, Any]] = []
+    layout = base_layout(showlegend=False)
+    shapes, far_out = [], []
+    width = (1 - PANEL_GAP * (len(by_platform) - 1)) / len(by_platform)
+    for index, (platform, figure, processes) in enumerate(by_platform):
+        suffix = "" if index == 0 else str(index + 1)
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+        non_negative = _non_negative(processes)
+        traces, drawn, far = _process_boxes(processes, axes, figure.unit)
+        far_out += [(platform, *item) for item in far]
+        low, high = figure.summary.get("median_ci") or (figure.median, figure.median)
+        low = max(0.0, low) if non_negative else low  # a time or a rate has no interval below 0
+        data += traces
+        data.append({
+            "type": "scatter", "mode": "markers", "x": ["figure"], "y": [figure.median], **axes,
+            "error_y": {"type": "data", "symmetric": False, "array": [high - figure.median],
+                        "arrayminus": [figure.median - low], "thickness": 2, "width": 8, "color": "#111"},
+            "marker": {"symbol": "diamond", "size": 11, "color": "#111"}, "name": "figure",
+            "hovertemplate": f"{text(platform)}: %{{y:.4g}} [{low:.4g}, {high:.4g}] {text(figure.unit)}"
+                             f"<br>{_figure_meaning(figure)}<extra></extra>"})
+        raw = figure.summary.get("raw_median")
+        if raw is not None:  # the figure before the empty loop was subtracted, beside it
+            data.append({
+                "type": "scatter", "mode": "markers", "x": ["raw"], "y": [raw], **axes, "name": "raw",
+                "marker": {"symbol": "diamond-open", "size": 11, "color": "#111"},
+                "hovertemplate": f"{text(platform)}: raw %{{y:.4g}} {text(figure.unit)}, before subtracting "
+                                 f"{figure.summary.get('loop_share', 1.0):.3g} of the empty loop's "
+                                 f"{figure.summary.get('overhead', 0.0):.4g}: quote it for a throughput-bound "
+                                 f"body of a few cycles<extra></extra>"})
+        shapes.append({"type": "rect", "xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}",
+                       "y0": low, "y1": high, "fillcolor": "#999", "opacity": 0.18, "line": {"width": 0},
+                       "layer": "below"})
+        start = index * (width + PANEL_GAP)
+        layout[f"xaxis{suffix}"] = {"domain": [start, start + width], "anchor": f"y{suffix}", "type": "category",
+                                    "title": {"text": text(platform)}}
+        title = f"{key[2]} ({figure.unit})" if index == 0 else ""
+        # An interval down to 0 does not keep the panel linear: on a log axis its bar runs off the bottom.
+        values = [*drawn, high, figure.median, *([low] if low > 0 or not non_negative else []),
+                  *([raw] if raw is not None else [])]
+        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", **value_axis(title, values, non_negative)}
+    layout["shapes"] = shapes
+    return Chart(chart_id, name_of(key), data, layout, _far_out_caption(far_out, by_platform[0][1].unit))
+
+
+def _non_negative(processes: list) -> bool:
+    """A quantity that cannot be below 0: after the empty loop is subtracted (clamped at
+    0, as the figures are), or when no sample is (a time, a rate, a count)."""
+    return all(r.overhead_samples is not None or min(r.samples, default=0.0) >= 0 for r in processes)
+
+
+def _number(value: float) -> str:
+    """167,400 rather than 1.674e+05; 4 significant digits below 1000."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
+def _far_out_caption(far_out: list[tuple[str, str, int, float]], unit: str) -> str:
+    """What the boxes leave out, said under the chart: how many samples, where, the furthest."""
+    if not far_out:
+        return ""
+    count = sum(n for _, _, n, _ in far_out)
+    furthest = max((value for *_, value in far_out), key=abs)
+    where = ", ".join(f"{label} on {platform}: {n}" for platform, label, n, _ in far_out)
+    return (f"Not drawn: {count} sample{'s' if count > 1 else ''} beyond {FAR_OUT_IQR:g} IQR of their process's "
+            f"box ({where}; the furthest {_number(furthest)} {unit}), such as a preemption: the axis would run to "
+            "them and flatten the boxes. The medians and intervals include them.")
+
+
+def _figure_meaning(figure) -> str:
+    """What the diamond and its interval are: combine.py's figure of several processes, or
+    one process's median and its interval within the run."""
+    if figure.summary.get("processes", 1) > 1:
+        scope = figure.summary.get("ci_scope") or combine.RERUN
+        return f"mean of {figure.summary['processes']} process medians; 99% interval: {scope}"
+    return f"median; 99% interval: {figure.summary.get('ci_scope') or stats.WITHIN_RUN}"
+
+
+#: The space between two platforms' panels, a fraction of the chart's width.
+PANEL_GAP = 0.06
+
+
+def _process_boxes(processes: list, axes: dict[str, str], unit: str):
+    """Per process a box and its outlier points: the traces, every value drawn (for the
+    axis), and (label, count, furthest) of each process with samples left out."""
+    traces, drawn, far_out = [], [], []
+    for index, record in enumerate(processes):
+        values = process_values(record)
+        if not record.supported or values.size == 0:
+            continue
+        process = record.process if record.process is not None else index
+        found = box_stats(values, clamp=record.overhead_samples is not None)
+        # The copies of `--sweep instances=N` are processes of the figure too: one box each.
+        copy = record.reported.get("copy")
+        label = f"p{process}" if copy is None else f"p{process} c{copy}"
+        name = f"process {process}" if copy is None else f"process {process}, copy {copy}"
+        if found.far_out:
+            far_out.append((label, found.far_out, found.furthest))
+            name += f" ({found.far_out} beyond {FAR_OUT_IQR:g} IQR not drawn, the furthest {_number(found.furthest)})"
+        colour = PALETTE[process % len(PALETTE)]
+        traces.append({"type": "box", "x": [label], **{k: [v] for k, v in found.box.items()}, **axes,
+                       "name": text(name), "marker": {"color": colour}, "hoverinfo": "y+name"})
+        if found.outliers:
+            traces.append({"type": "scatter", "mode": "markers", "x": [label] * len(found.outliers),
+                           "y": found.outliers, **axes, "name": text(f"{name}: beyond {WHISKER_IQR:g} IQR"),
+                           "marker": {"symbol": "circle-open", "size": 6, "color": colour},
+                           "hovertemplate": f"%{{y:.4g}} {text(unit)}<extra>{text(name)}: outlier</extra>"})
+        drawn += [found.box["lowerfence"], found.box["upperfence"], *found.outliers]
+    return traces, drawn, far_out
+
+
+# -- per suite: ratio bars against the first platform -------------------------------------------
+
+@dataclasses.dataclass
+class RatioBar:
+    binary: str
+    name: str
+    platform: str
+    ratio: float
+    low: float
+    high: float
+
+
+def ratios(chart_id: str, title: str, first: str, bars: list[RatioBar]) -> Chart:
+    """One bar per (benchmark, platform) at its ratio to the first platform, with its 99%
+    interval; benchmarks grouped under their program on the axis."""
+    data = []
+    for platform in dict.fromkeys(bar.platform for bar in bars):
+        mine = [bar for bar in bars if bar.platform == platform]
+        data.append({
+            "type": "bar", "name": text(platform),
+            "x": [[text(bar.binary) for bar in mine], [text(bar.name) for bar in mine]],
+            "y": [bar.ratio for bar in mine],
+            "error_y": {"type": "data", "symmetric": False, "array": [bar.high - bar.ratio for bar in mine],
+                        "arrayminus": [bar.ratio - bar.low for bar in mine]},
+            "customdata": [[bar.low, bar.high] for bar in mine],
+            "hovertemplate": f"{text(platform)}: %{{y:.3f}}x [%{{customdata[0]:.3f}}, %{{customdata[1]:.3f}}]"
+                             "<extra></extra>"})
+    # Ratios on a log axis: 2x slower and 2x faster are as far from 1, and wasm's 30x file
+    # reads do not flatten a 1.3x close() into the floor.
+    layout = base_layout(height=CHART_HEIGHT_PX + 120, barmode="group",
+                         yaxis={"title": {"text": text(f"ratio to {first}")}, "type": "log"},
+                         xaxis={"type": "multicategory", "automargin": True, "tickangle": -90},
+                         shapes=[_horizontal_line(1.0)], margin={"l": 70, "r": 20, "t": 30, "b": 60})
+    return Chart(chart_id, title, data, layout)
+
+
+def _horizontal_line(y: float) -> dict[str, Any]:
+    return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": y, "y1": y,
+            "line": {"color": "#444", "width": 1, "dash": "dot"}}
+
+
+# -- against a baseline: change per benchmark with intervals ------------------------------------
+
+def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart:
+    """Each benchmark's change in percent (B/A - 1) with its 99% interval, coloured by verdict;
+    the noise floor is the grey band around 0."""
+    names = [text(f"{name_of(c.key)} · {c.platform}") for c in comparisons]
+    data = [{
+        "type": "scatter", "mode": "markers", "orientation": "h", "name": "change",
+        "y": names, "x": [100 * (c.ratio - 1) for c in comparisons],
+        "error_x": {"type": "data", "symmetric": False,
+                    "array": [100 * (c.high - c.ratio) for c in comparisons],
+                    "arrayminus": [100 * (c.ratio - c.low) for c in comparisons], "color": "#444"},
+        "marker": {"size": 9, "color": [VERDICT_COLOURS[c.verdict] for c in comparisons]},
+        "customdata": [[c.verdict, c.a, c.b, text(c.unit)] for c in comparisons],
+        "hovertemplate": "%{y}: %{x:+.2f}% (%{customdata[0]})<br>%{customdata[1]:.4g} -> "
+                         "%{customdata[2]:.4g} %{customdata[3]}<extra></extra>"}]
+    band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
+            "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}}
+    layout = base_layout(height=max(CHART_HEIGHT_PX, 80 + ROW_HEIGHT_PX * len(comparisons)),
+                         xaxis={"title": {"text": "change (%), 99% interval"}, "zeroline": True},
+                         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
+                         shapes=[band], showlegend=False, margin={"l": 20, "r": 20, "t": 30, "b": 50})
+    return Chart(chart_id, title, data, layout)
+
+
+# -- over history: trend lines with change points -----------------------------------------------
+
+@dataclasses.dataclass
+class TrendPoint:
+    run_id: int
+    date: str
+    commit: str
+    host: str
+    value: float
+    low: float
+    high: float
+
+
+def trend(chart_id: str, key: tuple, unit: str, lines: dict[str, list[TrendPoint]],
+          change_points: dict[str, list]) -> Chart:
+    """Per platform, the figure of each stored run with its interval; hovering a point names
+    the run, its date, commit and host. Change points are red crosses at the first run of
+    the new level, labelled with the shift."""
+    data = []
+    # A time or a rate has no interval below 0 (a rerun interval of 3 processes can reach there).
+    non_negative = all(p.value >= 0 for points in lines.values() for p in points)
+    floor = 0.0 if non_negative else -math.inf
+    for index, (platform, points) in enumerate(lines.items()):
+        colour = PALETTE[index % len(PALETTE)]
+        data.append({
+            "type": "scatter", "mode": "lines+markers", "name": text(platform), "line": {"color": colour},
+            "x": [run_label(p) for p in points], "y": [p.value for p in points],
+            "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
+                        "arrayminus": [p.value - max(floor, p.low) for p in points], "thickness": 1},
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), p.low, p.high, text(p.date)]
+                           for p in points],
+            "hovertemplate": (f"{text(platform)}, run %{{customdata[0]}}<br>%{{customdata[5]}}"
+                              "<br>commit %{customdata[1]}"
+                              f"<br>host %{{customdata[2]}}<br>%{{y:.4g}} [%{{customdata[3]:.4g}}, "
+                              f"%{{customdata[4]:.4g}}] {text(unit)}<extra></extra>")})
+        found = change_points.get(platform) or []
+        if found:
+            data.append({
+                "type": "scatter", "mode": "markers+text", "name": f"{text(platform)}: change points",
+                "x": [run_label(points[c.index]) for c in found], "y": [points[c.index].value for c in found],
+                "text": [f"{100 * c.change:+.1f}%" for c in found], "textposition": "top center",
+                "marker": {"symbol": "x", "size": 13, "color": "#d62728"},
+                "hovertemplate": "change point: %{text} from run "
+                                 + "%{customdata}<extra></extra>",
+                "customdata": [points[c.index].run_id for c in found]})
+    values = [v for points in lines.values() for p in points for v in (p.value, max(floor, p.low), p.high)]
+    layout = base_layout(xaxis=_runs_axis(lines), yaxis=value_axis(f"{key[2]} ({unit})", values, non_negative))
+    return Chart(chart_id, name_of(key), data, layout)
+
+
+def _runs_axis(lines: dict[str, list[TrendPoint]]) -> dict[str, Any]:
+    """The stored runs as categories in history's order (date, then id): one run alone,
+    or runs seconds apart, read as well as runs a week apart."""
+    order = sorted({(p.date, p.run_id): run_label(p) for points in lines.values() for p in points}.items())
+    return {"type": "category", "categoryorder": "array", "categoryarray": [label for _, label in order],
+            "title": {"text": "stored run (oldest first; hover for its date)"}}
+
+
+# -- scalability sweeps: throughput and linearity -----------------------------------------------
+
+def scaling(chart_id: str, key: tuple, flag: str, unit: str, curves: dict[str, list]) -> Chart:
+    """Throughput (left) and linearity (right) against the swept value, per platform, as
+    the scalability runner plots them; the dotted line is perfect scaling (1.0)."""
+    data = []
+    for index, (platform, points) in enumerate(curves.items()):
+        colour = PALETTE[index % len(PALETTE)]
+        xs = [p.value for p in points]
+        # `--sweep instances`: the throughput is the copies' sum; hover gives one copy's too.
+        copies = all(p.per_copy is not None for p in points)
+        data.append({"type": "scatter", "mode": "lines+markers", "name": text(platform), "legendgroup": text(platform),
+                     "x": xs, "y": [p.throughput for p in points], "line": {"color": colour},
+                     "customdata": [p.per_copy for p in points] if copies else None,
+                     "hovertemplate": f"{text(flag)} %{{x}}: %{{y:.4g}} {text(unit)}"
+                                      + (" (%{customdata:.4g} per copy)" if copies else "")
+                                      + f"<extra>{text(platform)}</extra>"})
+        data.append({"type": "scatter", "mode": "lines+markers", "name": text(platform), "legendgroup": text(platform),
+                     "showlegend": False, "x": xs, "y": [p.linearity for p in points], "xaxis": "x2", "yaxis": "y2",
+                     "line": {"color": colour, "dash": "dash"},
+                     "hovertemplate": f"{text(flag)} %{{x}}: linearity %{{y:.3f}}<extra>{text(platform)}</extra>"})
+    # A log axis ticked at the swept values themselves (1, 2, 4, ... or 1, 3, 6): doubling is a step.
+    swept = sorted({p.value for points in curves.values() for p in points})
+    axis = {"title": {"text": text(flag)}, "type": "log", "tickvals": swept, "ticktext": [f"{v:g}" for v in swept]}
+    layout = base_layout(
+        xaxis={"domain": [0, 0.45], **axis},
+        yaxis={"title": {"text": f"throughput ({text(unit)})"}, "rangemode": "tozero"},
+        xaxis2={"domain": [0.55, 1], "anchor": "y2", **axis},
+        yaxis2={"title": {"text": "linearity"}, "anchor": "x2", "rangemode": "tozero"},
+        shapes=[{"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": 1, "y1": 1,
+                 "line": {"color": "#444", "width": 1, "dash": "dot"}}])
+    return Chart(chart_id, name_of((*key, None)), data, layout)
+
+
+# -- workloads: wall/user/sys and max RSS over runs ---------------------------------------------
+
+def workload_series(chart_id: str, title: str, axis: str, lines: dict[str, list[TrendPoint]]) -> Chart:
+    """One line per measure (user, sys, wall; or max RSS) over the stored runs, each point
+    the median of the workload's runs with their range, hover naming the run."""
+    data = []
+    for index, (name, points) in enumerate(lines.items()):
+        data.append({
+            "type": "scatter", "mode": "lines+markers", "name": text(name),
+            "line": {"color": PALETTE[index % len(PALETTE)]},
+            "x": [run_label(p) for p in points], "y": [p.value for p in points],
+            "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
+                        "arrayminus": [p.value - p.low for p in points]},
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), text(p.date)] for p in points],
+            "hovertemplate": (f"{text(name)}, run %{{customdata[0]}}<br>%{{customdata[3]}}<br>commit %{{customdata[1]}}"
+                              "<br>host %{customdata[2]}<br>%{y:.4g} (range of its runs)<extra></extra>")})
+    layout = base_layout(xaxis=_runs_axis(lines), yaxis={"title": {"text": text(axis)}, "rangemode": "tozero"})
+    return Chart(chart_id, title, data, layout)
+
+
+# -- profile buckets: shares, and their change between runs -------------------------------------
+
+def bucket_shares(chart_id: str, title: str, shares: dict[str, dict[str, float]]) -> Chart:
+    """Stacked horizontal bars: per run (a bar), each bucket's share of the samples."""
+    buckets = list(dict.fromkeys(b for per_run in shares.values() for b in per_run))
+    runs = list(shares)
+    data = [{"type": "bar", "orientation": "h", "name": text(bucket), "y": [text(r) for r in runs],
+             "x": [shares[r].get(bucket, 0.0) for r in runs],
+             "hovertemplate": f"{text(bucket)}: %{{x:.1f}}%<extra>%{{y}}</extra>"} for bucket in buckets]
+    layout = base_layout(height=max(200, 120 + 40 * len(runs)), barmode="stack",
+                         xaxis={"title": {"text": "share of samples (%)"}, "range": [0, 100]},
+                         yaxis={"type": "category", "automargin": True, "autorange": "reversed"},
+                         legend={**LEGEND, "traceorder": "normal"})
+    return Chart(chart_id, title, data, layout)
+
+
+def bucket_changes(chart_id: str, title: str, deltas: dict[str, float]) -> Chart:
+    """Each bucket's change in percentage points between two runs."""
+    names = list(deltas)
+    data = [{"type": "bar", "orientation": "h", "y": [text(n) for n in names], "x": [deltas[n] for n in names],
+             "marker": {"color": ["#d62728" if deltas[n] > 0 else "#2ca02c" for n in names]},
+             "hovertemplate": "%{y}: %{x:+.2f} pp<extra></extra>"}]
+    layout = base_layout(height=max(200, 80 + ROW_HEIGHT_PX * len(names)), showlegend=False,
+                         xaxis={"title": {"text": "change (percentage points)"}, "zeroline": True},
+                         yaxis={"type": "category", "automargin": True, "autorange": "reversed"})
+    return Chart(chart_id, title, data, layout)

@@ -1,0 +1,102 @@
+"""The stored runs a report shows, loaded once through the store API.
+
+Every figure on the page comes from here, combined by the same code `benchlab show`
+uses (combine.py, figures.figures), so the page and the table never disagree.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from benchlab.statistics.combine import combine_group, process_groups
+from benchlab.errors import UserError
+from benchlab.records import Fault, Record
+from benchlab.output.table import Table
+
+#: Runs of a history the trend charts show at most (the latest ones): each run's samples are
+#: loaded whole, and a page of a thousand points per line says no more than one of fifty.
+DEFAULT_HISTORY_RUNS = 50
+
+
+@dataclasses.dataclass
+class StoredRun:
+    """One stored run: its row (`run`), its records as stored (one per process) and faults."""
+
+    run: dict[str, Any]
+    records: list[Record]
+    faults: list[Fault]
+    #: The spread between whole runs before this one on its machine (noise.run_levels), which
+    #: `show` and `compare` add to this run's intervals: the page adds it too.
+    levels: dict[tuple, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def id(self) -> int:
+        return int(self.run["id"])
+
+    @property
+    def context(self) -> dict[str, Any]:
+        return self.run.get("context") or {}
+
+    @property
+    def platforms(self) -> list[str]:
+        return list(self.run.get("platforms") or [])
+
+    @property
+    def date(self) -> str:
+        return self.context.get("date") or self.run.get("started_at") or ""
+
+    @property
+    def host(self) -> str:
+        return self.run.get("host") or self.context.get("host") or ""
+
+    @property
+    def commit(self) -> str:
+        """The git commit, short, with `+` when the tree had uncommitted changes (as `baseline list`)."""
+        git = self.context.get("git") or {}
+        commit = (git.get("commit") or "")[:10]
+        return commit + ("+" if commit and git.get("dirty") else "")
+
+    @property
+    def label(self) -> str:
+        return f"run {self.id}"
+
+    def report(self) -> Table:
+        """The table of `benchlab show` for this run."""
+        return Table(platforms=self.platforms, records=self.records, faults=self.faults,
+                      run={"id": self.id, "status": self.run.get("status"), "started_at": self.run.get("started_at"),
+                           "context": self.context, "missing": self.run.get("missing")}, history=self.levels)
+
+    def figures(self) -> list[tuple[Record, list[Record]]]:
+        """Each figure of the run (as figures.figures gives it) with the per-process records it
+        combines, so that a chart can show the processes and the figure side by side."""
+        return figures_with_processes(self.records, self.levels)
+
+
+def figures_with_processes(records: list[Record], levels: dict | None = None) -> list[tuple[Record, list[Record]]]:
+    """Each figure with the records it combines, in figures.figures' order (the run's plan)."""
+    pairs = [(combine_group(group, levels), group) for group in process_groups(records)]
+    return sorted(pairs, key=lambda pair: pair[0].reported.get("unit", 0))
+
+
+def check_not_empty(store) -> None:
+    if not store.list_runs(limit=1):
+        raise UserError(f"the database {store.url} has no runs to report",
+                        "store one first: benchlab run TARGET, or benchlab import FILE")
+
+
+def load(store, run_text: str) -> StoredRun:
+    """A run as `show` names it: an id, `latest`, -N or a baseline's name."""
+    return load_id(store, store.resolve_run_id(run_text))
+
+
+def load_id(store, run_id: int) -> StoredRun:
+    run, records, faults = store.load_run(run_id)
+    return StoredRun(run, records, faults, store.run_levels(run_id, run.get("context") or {}) if records else {})
+
+
+def load_reference(store, text: str) -> tuple[str, StoredRun]:
+    """--baseline: a baseline's name, or any run as `show` names it (as `gate --baseline`
+    takes it); its label on the page, and the run."""
+    stored = load(store, text)
+    named = bool(store.list_baselines(text))
+    return (f"baseline {text} (run {stored.id})" if named else f"run {stored.id}"), stored

@@ -1,0 +1,279 @@
+"""The sections of the report, one function each, in the order of the page.
+
+Each takes the loaded runs and returns a Section (or None when there is nothing to show,
+and the page says why in its list of sections left out).
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any, Callable
+
+from benchlab.statistics import compare as comparing
+from benchlab.output.htmlreport import charts
+from benchlab.output.htmlreport.charts import Chart, RatioBar, TrendPoint
+from benchlab.output.htmlreport.history import series
+from benchlab.output.htmlreport.runs import StoredRun
+from benchlab.output.figures import LEGEND, WORKLOAD_FORMAT
+from benchlab.output.scaling import scaling
+from benchlab.output import table as figure_table
+from benchlab.output.table import row_keys
+
+
+@dataclasses.dataclass
+class Table:
+    """A table of plain strings (escaped by the template)."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    legend: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Section:
+    id: str
+    title: str
+    intro: str
+    charts: list[Chart] = dataclasses.field(default_factory=list)
+    tables: list[Table] = dataclasses.field(default_factory=list)
+
+
+class ChartIds:
+    """Element ids chart-1, chart-2, ...: never derived from a benchmark's name."""
+
+    def __init__(self) -> None:
+        self._count = itertools.count(1)
+
+    def __call__(self) -> str:
+        return f"chart-{next(self._count)}"
+
+
+# -- the table of `benchlab show` ---------------------------------------------------------------
+
+def show_table(report: figure_table.Table) -> Table:
+    """The run as `benchlab show` prints it: the same cells (report.Cell.text), so the page's
+    numbers are the table's."""
+    sweep = report.sweep_flag
+    headers = ["test", "param", *(["counter"] if report.show_counter else []), *([sweep] if sweep else []),
+               *[f"{p} ({report.common_unit})" if report.common_unit else p for p in report.platforms], "iterations"]
+    rows = []
+    for row in report.rows:
+        test = row.test if row.binary is None else f"{row.test} ({row.binary})"
+        cells = [row.cells[p].text for p in report.platforms]
+        rows.append([test, "" if row.param is None else str(row.param),
+                     *([row.counter] if report.show_counter else []),
+                     *([("" if row.sweep_value is None else str(row.sweep_value))] if sweep else []),
+                     *cells, row.iterations_label])
+    return Table(headers, rows, [f"{mark}  {LEGEND[mark]}" for mark in report.marks_used])
+
+
+# -- per benchmark: distributions ---------------------------------------------------------------
+
+#: Fewest samples (over a figure's processes) a distribution chart is drawn for.
+MIN_SAMPLES_TO_DRAW = 2
+
+
+def benchmarks(stored: StoredRun, new_id: ChartIds) -> Section:
+    # Workloads have a section of their own (over runs), and a figure of one sample per
+    # process (a sweep's throughput) has no distribution to draw.
+    pairs = [(figure, processes) for figure, processes in stored.figures()
+             if figure.supported and figure.median is not None and figure.format != WORKLOAD_FORMAT
+             and sum(len(p.samples) for p in processes) >= MIN_SAMPLES_TO_DRAW]
+    keys = row_keys([figure for figure, _ in pairs])
+    by_row: dict[tuple, list[tuple[str, Any, list]]] = {}
+    for (figure, processes), (key, _binary) in zip(pairs, keys):
+        by_row.setdefault(key, []).append((figure.platform, figure, processes))
+    order = {p: i for i, p in enumerate(stored.platforms)}
+    chart_list = [charts.distribution(new_id(), key, sorted(cells, key=lambda c: order.get(c[0], len(order))))
+                  for key, cells in by_row.items()]
+    return Section(
+        f"run-{stored.id}", f"Run {stored.id}: every benchmark",
+        "The table as benchlab show prints it, then per benchmark and platform the samples of each process "
+        "(box: quartiles; whiskers: the furthest samples within 1.5 IQR of the box, those beyond as circles, "
+        "those beyond 3 IQR, such as preemptions, counted under the chart instead; after the body's share of the "
+        "empty loop is subtracted; a log scale when a panel spans over 100x) and the "
+        "figure (diamond: the mean of the process medians) with its 99% interval, the interval a rerun lands in "
+        "(also the grey band, to hold each process against it; of a run of one process, its median and the "
+        "interval within that process). Beside it, where the empty loop was measured, the raw figure (open "
+        "diamond: the same mean before subtracting): quote it for a throughput-bound body of a few cycles, whose "
+        "work overlaps the loop (docs/formats.md, \"Which figure to quote\").",
+        chart_list, [show_table(stored.report())])
+
+
+# -- per suite: ratios to the first platform ----------------------------------------------------
+
+def platform_ratios(stored: StoredRun, new_id: ChartIds) -> Section | None:
+    platforms = stored.platforms
+    if len(platforms) < 2:
+        return None
+    bars = []
+    for row in stored.report().rows:
+        first = row.cells[platforms[0]].record
+        if row.failed or first is None or not first.supported or not first.median:
+            continue
+        for platform in platforms[1:]:
+            other = row.cells[platform].record
+            if other is None or not other.supported or not other.median:
+                continue
+            # No run level: both platforms ran in this run, interleaved, so a slow day hit both.
+            ratio, low, high, _ = comparing.ratio_interval(first, other)
+            bars.append(RatioBar(first.binary, charts.name_of((row.test, row.param, row.counter, row.sweep_value)),
+                                 platform, ratio, low, high))
+    if not bars:
+        return None
+    chart = charts.ratios(new_id(), f"Run {stored.id}: ratio to {platforms[0]}, per program", platforms[0], bars)
+    return Section(f"ratios-{stored.id}", f"Run {stored.id}: platforms against {platforms[0]}",
+                   f"Each benchmark's figure on each platform divided by its figure on {platforms[0]} (the first "
+                   "platform), with the 99% interval of that ratio from the processes' spread on both sides, "
+                   "grouped by program.", [chart])
+
+
+# -- changes against a baseline (or the first run given) ----------------------------------------
+
+def changes(reference_label: str, reference: StoredRun, stored: StoredRun, floors: dict[str, float],
+            default_floor: float, new_id: ChartIds) -> Section | None:
+    found = comparing.compare(reference.records, stored.records, floors=floors, default_floor=default_floor,
+                              levels=stored.levels)
+    if not found:
+        return None
+    counts = {verdict: sum(1 for c in found if c.verdict == verdict)
+              for verdict in (comparing.SLOWER, comparing.FASTER, comparing.NO_CHANGE)}
+    chart = charts.changes(new_id(), f"Run {stored.id} against {reference_label}", found, default_floor)
+    table = Table(["test", "platform", f"A ({reference_label})", f"B (run {stored.id})", "B/A", "99% interval",
+                   "verdict"],
+                  [[charts.name_of(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}",
+                    f"[{c.low:.4f}, {c.high:.4f}]", c.verdict] for c in found])
+    return Section(
+        f"changes-{stored.id}", f"Run {stored.id} against {reference_label}",
+        f"benchlab compare's figures: per benchmark the change of run {stored.id} from {reference_label} with the "
+        f"99% interval of the ratio (the processes as the unit); grey band: the noise floor "
+        f"({100 * default_floor:g}%). {counts['slower']} slower, {counts['faster']} faster, "
+        f"{counts['no change']} no change.", [chart], [table])
+
+
+# -- over history: trends and change points -----------------------------------------------------
+
+def trends(subject: StoredRun, history: list[StoredRun], detect: Callable, new_id: ChartIds) -> Section | None:
+    if len(history) < 2:
+        return None
+    by_series = series(history)
+    wanted = [(figure.key, figure.platform, figure.binary) for figure, _ in subject.figures()
+              if figure.supported and figure.median is not None and figure.format != WORKLOAD_FORMAT]
+    per_key: dict[tuple, dict[str, list[TrendPoint]]] = {}
+    units: dict[tuple, str] = {}
+    for key, platform, binary in wanted:
+        points = [_point(stored, record) for stored, record in by_series.get((key, platform, binary), [])]
+        if len(points) >= 2:
+            per_key.setdefault(key, {})[platform] = points
+            units[key] = by_series[(key, platform, binary)][0][1].unit
+    if not per_key:
+        return None
+    chart_list = []
+    marked = 0
+    for key, lines in per_key.items():
+        found = {platform: detect([p.value for p in points]) for platform, points in lines.items()}
+        marked += sum(len(v) for v in found.values())
+        chart_list.append(charts.trend(new_id(), key, units[key], lines, found))
+    return Section(
+        "history", f"History: the last {len(history)} runs of this machine",
+        f"Each benchmark of run {subject.id} over the stored runs of the same machine (host, CPU, kernel), "
+        "oldest first: the figure of each run with its 99% interval; hover a point for its run, date, git commit "
+        f"and host. Red crosses mark detected change points (level shifts; {marked} found), at the first run of "
+        "the new level, labelled with the shift.", chart_list)
+
+
+def _point(stored: StoredRun, record) -> TrendPoint:
+    low, high = record.summary.get("median_ci") or (record.median, record.median)
+    return TrendPoint(stored.id, stored.date, stored.commit, stored.host, float(record.median), float(low), float(high))
+
+
+# -- scalability sweeps -------------------------------------------------------------------------
+
+def sweeps(stored: StoredRun, new_id: ChartIds) -> Section | None:
+    report = stored.report()
+    flag = report.sweep_flag
+    found = scaling(report)
+    if not flag or not found:
+        return None
+    chart_list = [charts.scaling(new_id(), key, flag, unit, curves) for key, unit, curves in found]
+    return Section(f"sweeps-{stored.id}", f"Run {stored.id}: scaling against {flag}",
+                   f"Throughput (left) and linearity (right) against {flag}, per platform: linearity is "
+                   "throughput(N) / ((N/N0) x throughput(N0)), 1.0 perfect scaling (the dotted line).", chart_list)
+
+
+# -- workloads over runs ------------------------------------------------------------------------
+
+#: The seed's bench_time chart (seconds) and bench_rss chart (KiB).
+TIME_MEASURES = ("user", "sys", "wall")
+RSS_MEASURE = "max_rss"
+
+
+def workloads(subject: StoredRun, history: list[StoredRun], new_id: ChartIds) -> Section | None:
+    names = list(dict.fromkeys(r.bench for r in subject.records if r.format == WORKLOAD_FORMAT))
+    if not names:
+        return None
+    runs = [s for s in history if any(r.format == WORKLOAD_FORMAT for r in s.records)] or [subject]
+    chart_list = []
+    for name in names:
+        for platform in dict.fromkeys(r.platform for r in subject.records if r.bench == name):
+            time_lines = _workload_lines(runs, name, platform, TIME_MEASURES)
+            rss_lines = _workload_lines(runs, name, platform, (RSS_MEASURE,))
+            suffix = f" on {platform}" if len(subject.platforms) > 1 else ""
+            if time_lines:
+                chart_list.append(charts.workload_series(new_id(), f"{name}{suffix}: time", "seconds", time_lines))
+            if rss_lines:
+                chart_list.append(charts.workload_series(new_id(), f"{name}{suffix}: max RSS", "max RSS (KiB)",
+                                                         rss_lines))
+    if not chart_list:
+        return None
+    return Section("workloads", "Workloads over runs",
+                   "Each whole-command workload's user, sys and wall seconds and its max RSS, per stored run of this "
+                   "machine: the median of the workload's runs, the bars their range (three runs bound nothing "
+                   "statistically). User time is the stable measure on a loaded machine.", chart_list)
+
+
+def _workload_lines(runs: list[StoredRun], name: str, platform: str, measures: tuple[str, ...]):
+    lines: dict[str, list[TrendPoint]] = {}
+    for stored in runs:
+        for record in stored.records:
+            if (record.format == WORKLOAD_FORMAT and record.bench == name and record.platform == platform
+                    and record.counter in measures and record.supported and record.median is not None):
+                summary = record.summary
+                lines.setdefault(record.counter, []).append(TrendPoint(
+                    stored.id, stored.date, stored.commit, stored.host, float(record.median),
+                    float(summary.get("min", record.median)), float(summary.get("max", record.median))))
+    return {m: lines[m] for m in measures if m in lines}
+
+
+# -- profile buckets ----------------------------------------------------------------------------
+
+def profiles(scope: list[StoredRun], load_profile: Callable[[int], list[dict[str, Any]]],
+             new_id: ChartIds) -> Section | None:
+    """Per profiled (target, platform): each profiled run's self shares as one stacked bar,
+    and the change of every bucket between the last two, in percentage points (compare's
+    bucket_moves)."""
+    from benchlab.profiling.render import bucket_moves
+    groups: dict[tuple[str, str], list[tuple[StoredRun, list[dict[str, Any]]]]] = {}
+    for stored in scope:
+        for row in load_profile(stored.id):
+            group = groups.setdefault((row["target"], row["platform"]), [])
+            if not group or group[-1][0] is not stored:
+                group.append((stored, []))
+            group[-1][1].append(row)
+    chart_list = []
+    for (target, platform), profiled in groups.items():
+        shares = {f"run {stored.id} ({stored.date[:10]})": {r["bucket"]: r["share"] for r in rows if r["kind"] == "self"}
+                  for stored, rows in profiled}
+        chart_list.append(charts.bucket_shares(new_id(), f"{target} on {platform}: self share per bucket", shares))
+        if len(profiled) >= 2:
+            (before, rows_a), (after, rows_b) = profiled[-2], profiled[-1]
+            moves = {m["bucket"]: m["change_pp"] for m in bucket_moves(rows_a, rows_b) if m["kind"] == "self"}
+            chart_list.append(charts.bucket_changes(
+                new_id(), f"{target} on {platform}: change from run {before.id} to run {after.id}", moves))
+    if not chart_list:
+        return None
+    return Section("profiles", "Profile buckets",
+                   "Where the time goes (benchlab profile): each bucket's self share of the samples (perf) or "
+                   "instructions (callgrind), one bar per profiled run of this machine, \"other\" included so that "
+                   "a bar adds up to 100%; then each bucket's move between the last two profiles, in percentage "
+                   "points (red: a larger share).", chart_list)

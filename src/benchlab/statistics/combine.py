@@ -1,0 +1,225 @@
+"""Several processes of one benchmark, combined into the figure a rerun would reproduce.
+
+`benchlab run --processes N` runs every binary in N fresh processes. Each process
+gives its own median and an interval that covers only that process ("within this
+run"): which CPU it landed on, where its stack and heap began, and the slow phase
+of the machine it met are the same for all its samples, so they do not show in its
+interval. Across processes they do. The model has two levels (Kalibera and Jones,
+"Rigorous benchmarking in reasonable time", ISMM 2013): samples within a process,
+processes within a run. Its figure is the mean of the processes' medians, and its
+interval is a prediction interval for the same figure from a rerun of as many
+processes:
+
+    mean(m) +- t(0.995; N-1) * s * sqrt(2/N)
+
+with s the standard deviation of the N process medians: the rerun's mean and ours
+each vary by s^2/N (which includes the within-process noise, averaged in each
+median), so their difference varies by 2 s^2/N. With one process there is no
+between-process variation to see, and the interval stays that process's own, marked
+"within this run", unless earlier runs on the same machine measured that variation
+(below): then one process gets the interval a rerun of one process lands in.
+
+A third level, whole runs, is added when the store holds enough earlier runs of the
+benchmark on the same machine (noise.py): the processes of one run share the
+machine's state of those seconds, which a rerun minutes later does not.
+"""
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import numpy as np
+
+from benchlab.statistics import noise, stats
+from benchlab.records import Record
+
+#: What a combined interval covers (formats.md, `ci_scope`).
+RERUN = "a rerun of as many processes"
+#: Statistics a combined record has by rules of their own (_summary): the median is the
+#: combined figure, min and max are over every process.
+OWN_RULE = ("median", "min", "max")
+#: Statistics a combined record does not have.
+NOT_COMBINED = ("mean", "stddev")
+#: The statistics a combined record takes from its middle process: every other one.
+MIDDLE_PROCESS = tuple(name for name in stats.STATISTICS if name not in OWN_RULE + NOT_COMBINED)
+#: ... when earlier runs of identical code on the same machine gave the spread between whole runs too.
+RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
+#: ... when no such runs exist and the machine's prior (benchlab calibrate) stands in.
+RERUN_WITH_PRIOR = "a rerun of as many processes, with the machine prior (benchlab calibrate)"
+
+
+def rerun_scope(level: noise.RunLevel | None) -> str:
+    if level is None:
+        return RERUN
+    return RERUN_WITH_PRIOR if level.source == noise.MACHINE_PRIOR else RERUN_WITH_HISTORY
+
+#: Earlier runs' spread per figure: {(record.key, platform, binary): RunLevel}.
+History = dict[tuple, noise.RunLevel]
+
+
+def history_key(record: Record) -> tuple:
+    return (record.key, record.platform, record.binary)
+
+
+def combine(records: list[Record], history: History | None = None) -> list[Record]:
+    """One record per (benchmark, param, counter, sweep value, platform, binary): the
+    records of several processes combined, the others as they are, in first-seen order.
+    `history` adds the run level to the intervals of the figures it has."""
+    return [combine_group(group, history) for group in process_groups(records)]
+
+
+def process_groups(records: list[Record]) -> list[list[Record]]:
+    """The records that make one figure, grouped, in first-seen order (the report draws
+    each group's processes beside the figure combine_group makes of them)."""
+    groups: dict[tuple, list[Record]] = {}
+    # A binary that prints one row twice in a process keeps two figures (report.row_keys
+    # names the second "#2"): the n-th of a process pairs with the n-th of the others.
+    # The copies of `--sweep instances=N` are processes too (instances.py): each is one more
+    # process of the figure, whose spread then includes the spread between copies.
+    occurrence: dict[tuple, int] = {}
+    for record in records:
+        seen = (record.key, record.platform, record.binary, record.process, record.reported.get("copy"))
+        occurrence[seen] = occurrence.get(seen, 0) + 1
+        groups.setdefault((record.key, record.platform, record.binary, occurrence[seen]), []).append(record)
+    return list(groups.values())
+
+
+def combine_group(group: list[Record], history: History | None = None) -> Record:
+    """One group of process_groups as its figure: the record of a run of one process as it
+    is, unless earlier runs on the machine tell how far a rerun of one process lands."""
+    level = _level(history or {}, group[0])
+    if len(group) == 1 and group[0].process is None and not knows_process_spread(level):
+        return group[0]
+    return combine_processes(group, level)
+
+
+def knows_process_spread(level: noise.RunLevel | None) -> bool:
+    """Whether earlier runs measured the spread between processes (runs of 2 or more)."""
+    return level is not None and level.process_df > 0 and level.process_cv2 > 0
+
+
+def _level(history: History, record: Record) -> noise.RunLevel | None:
+    """The run level of a record's figure; none for a deterministic count (callgrind's
+    instructions), which is the same on every run of the same code: the differences
+    between its earlier runs are changes of the code, not a spread of the machine."""
+    return None if record.reported.get("deterministic") is True else history.get(history_key(record))
+
+
+def combine_processes(group: list[Record], level: noise.RunLevel | None = None) -> Record:
+    """The records of one benchmark from several processes, as one record."""
+    measured = [r for r in group if r.supported and r.median is not None]
+    first = group[0]
+    if not measured:
+        return first  # not supported anywhere: keep its reason
+    medians = np.array([r.median for r in measured], dtype=float)
+    summary = _summary(measured, medians, level)
+    per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage")
+    reported = {k: v for k, v in first.reported.items() if k not in per_process}
+    reported["processes"] = [
+        {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
+         **({"raw_median": r.summary["raw_median"]} if "raw_median" in r.summary else {}),
+         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad"),
+         **({"copy": r.reported["copy"]} if "copy" in r.reported else {})}
+        for r in measured]
+    return Record(
+        bench=first.bench, param=first.param, param_name=first.param_name, counter=first.counter, unit=first.unit,
+        iterations=first.iterations, platform=first.platform, binary=first.binary, format=first.format,
+        sweep=first.sweep, samples=[x for r in measured for x in r.samples],
+        sample_iterations=[x for r in measured for x in (r.sample_iterations or [])] or None,
+        reported=reported, summary=summary)
+
+
+def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel | None) -> dict[str, Any]:
+    # An outlier process (noise.outlier_processes) is marked, not allowed to set the figure
+    # and its width: it is left out of both, and its median stays listed.
+    outliers = noise.outlier_processes([float(m) for m in medians], level)
+    kept = np.array([m for i, m in enumerate(medians) if i not in outliers], dtype=float)
+    count = len(kept)
+    figure = float(kept.mean())
+    summary: dict[str, Any] = {
+        "n": sum(len(r.samples) for r in measured),
+        "processes": count,
+        "median": figure,
+        "process_medians": [float(m) for m in medians],
+        "ci_level": stats.CI_LEVEL,
+    }
+    if outliers:
+        summary["outlier_processes"] = outliers
+    if level is not None:
+        summary["noise_source"] = noise.describe(level)
+    _raw_figure(summary, [r for i, r in enumerate(measured) if i not in outliers])
+    # Figures of the distribution: the middle process's, so one odd process cannot move them.
+    for key in MIDDLE_PROCESS:
+        values = [r.summary[key] for r in measured if key in r.summary]
+        if values:
+            summary[key] = statistics.median(values)  # np.median would import numpy.ma: 12 ms
+    summary["min"] = min(r.summary.get("min", figure) for r in measured)
+    summary["max"] = max(r.summary.get("max", figure) for r in measured)
+    if count == 1:
+        return _one_process(summary, measured[0].summary, figure, level)
+    spread = float(kept.std(ddof=1))
+    half, _ = noise.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
+    low = figure - half
+    if level is not None:
+        summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
+    summary.update(
+        median_ci=[max(0.0, low) if _non_negative(measured) else low, figure + half],
+        ci_scope=rerun_scope(level),
+        between_sd=spread,
+        between_cv=spread / figure if figure else None,
+        disagree=bool(outliers) or _disagree([r for i, r in enumerate(measured) if i not in outliers]),
+        # Indistinguishable from the empty loop only if every process said so: a rerun
+        # interval reaching 0 says the processes disagree widely, not that the cost is nil.
+        zero=all(r.summary.get("zero") for r in measured),
+    )
+    return summary
+
+
+def _raw_figure(summary: dict[str, Any], kept: list[Record]) -> None:
+    """The figure before the empty loop was subtracted, beside the one after (issue 20):
+    the mean of the same processes' raw medians, as the figure is of theirs; the empty
+    loop's cost and the share of it subtracted (the middle process's). Only when every
+    process subtracted (docs/formats.md, "Which figure to quote")."""
+    raws = [r.summary.get("raw_median") for r in kept]
+    if not kept or any(v is None for v in raws):
+        return
+    summary["raw_median"] = statistics.fmean(raws)
+    summary["overhead"] = statistics.median(r.summary.get("overhead", 0.0) for r in kept)
+    summary["loop_share"] = statistics.median(r.summary.get("loop_share", 1.0) for r in kept)
+
+
+def _one_process(summary: dict[str, Any], only: dict[str, Any], figure: float,
+                 level: noise.RunLevel | None) -> dict[str, Any]:
+    """The figure of one process: its own interval ("within this run"), or, when earlier
+    runs on this machine measured the spread between processes (and between runs), the
+    interval a rerun of one process lands in: the machine's pooled process spread stands
+    in for the one a single process cannot see (noise.process_spread). Never narrower
+    than the process's own interval."""
+    own = only.get("median_ci")  # a foreign record may carry none
+    summary.update(between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
+    if not knows_process_spread(level) or figure <= 0:
+        summary.update(median_ci=list(own) if own else None, ci_scope=only.get("ci_scope", stats.WITHIN_RUN))
+        return summary
+    half, _ = noise.rerun_half_width(figure, 0.0, 1, level, stats.t_quantile_99)
+    low, high = figure - half, figure + half
+    if own:  # never narrower than the process's own interval
+        low, high = min(low, own[0]), max(high, own[1])
+    summary.update(median_ci=[max(0.0, low) if "zero" in only else low, high],
+                   ci_scope=rerun_scope(level), run_sd=level.relative_sd, earlier_runs=level.earlier_runs,
+                   noise_source=noise.describe(level))
+    return summary
+
+
+def _non_negative(measured: list[Record]) -> bool:
+    """Figures after subtracting the empty loop are never below zero, nor their intervals."""
+    return any("zero" in r.summary for r in measured)
+
+
+def _disagree(measured: list[Record]) -> bool:
+    """True when two processes' own intervals do not overlap: the machine (or the CPU,
+    or the layout) differed between them by more than either could see."""
+    intervals = [r.summary.get("median_ci") for r in measured]
+    intervals = [ci for ci in intervals if ci]
+    if len(intervals) < 2:
+        return False
+    return max(ci[0] for ci in intervals) > min(ci[1] for ci in intervals)

@@ -1,0 +1,217 @@
+"""Two runs compared: per benchmark, the ratio B/A with an interval whose error term is
+the variation between processes, and a verdict.
+
+The unit is the process. A run of N processes gives N medians per benchmark; the two
+runs' figures are the means of theirs (combine.py), and the ratio's interval is Welch's
+t interval on the logarithm of the ratio, by the delta method:
+
+    log(mean_b / mean_a) +- t(0.995; df) * sqrt(s_a^2 / (n_a mean_a^2) + s_b^2 / (n_b mean_b^2))
+
+with df from Welch-Satterthwaite. Within-process noise is in it (each median carries
+its own), and so are the CPU, layout and phase of the machine each process met, which
+one process cannot see: a comparison of two single processes is the comparison whose
+false alarms users of other tools complain about. When a side has one process only (a
+foreign result file, `--processes 1`), its figure's own interval stands in for the
+spread, and the comparison says it cannot see between-run variation; unless earlier
+runs of several processes on B's machine measured the spread of one process's figure
+(noise.py, pooled): that spread stands in for the one a single process cannot see.
+
+When the store holds earlier runs of a benchmark on B's machine, the spread between
+whole runs (noise.py) joins the error term: each side's figure varies by it too, so
+2 s_run^2 is added under the root, its degrees of freedom pooled with the others'.
+
+Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
+(default 1%: [1/1.01, 1.01]); else "slower" (the interval above 1) or "faster".
+
+A deterministic counter (instructions counted by callgrind: `"deterministic": true`)
+is the same on every run of the same code, so its processes agree exactly, its ratio's
+interval has zero width and its noise floor is 0: any difference is real, and no
+difference is exactly none. Where both runs have time and instructions for a
+benchmark, each changed row says why (`cause`): "code changed" when its instruction
+count moved, "machine changed" when time moved beyond the noise and the instructions
+did not.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Iterable
+
+from benchlab.statistics import noise, stats
+from benchlab.statistics.combine import history_key, knows_process_spread
+from benchlab.records import Record, printable
+from benchlab.output.figures import figures
+
+#: Below this relative change a difference is called "no change" even when significant:
+#: identical code at another address or on another CPU differs by that much (issue 9).
+DEFAULT_NOISE_FLOOR = 0.01
+
+SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
+#: What a comparison's interval rests on.
+BETWEEN_PROCESSES = "between processes"
+BETWEEN_RUNS = "between processes and earlier runs of identical code"
+BETWEEN_RUNS_PRIOR = "between processes and runs, from the machine prior (benchlab calibrate)"
+WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
+EXACT = "exact: a deterministic counter"
+#: Why a row changed, where instruction counts tell.
+CODE_CHANGED, MACHINE_CHANGED = "code changed", "machine changed"
+#: Counters that count the work the code does: when one moved, the code changed.
+INSTRUCTION_COUNTERS = ("instructions",)
+
+
+@dataclasses.dataclass
+class Comparison:
+    key: tuple          # (bench, param, counter, sweep value)
+    platform: str
+    unit: str
+    a: float
+    b: float
+    ratio: float        # b / a
+    low: float
+    high: float
+    floor: float
+    scope: str
+    processes: tuple[int, int]
+    #: `ab` only: A's and B's medians of each round, in round order (paired), for tests of one's own.
+    rounds: tuple[list[float], list[float]] | None = None
+    #: Both sides are deterministic counts (callgrind): exact figures, noise floor 0.
+    deterministic: bool = False
+    #: CODE_CHANGED or MACHINE_CHANGED for a changed row whose instructions were compared too.
+    cause: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        inside_floor = self.low >= 1 / (1 + self.floor) and self.high <= 1 + self.floor
+        if self.low <= 1 <= self.high or inside_floor:
+            return NO_CHANGE
+        return SLOWER if self.low > 1 else FASTER
+
+    def slower_beyond(self, threshold: float) -> bool:
+        """A regression beyond `threshold` (0.02 for 2%) with 99% confidence."""
+        return self.verdict == SLOWER and self.low > 1 + threshold
+
+
+def spread(record: Record) -> tuple[float, float, int]:
+    """(figure, standard error of the figure, processes) of a combined record."""
+    summary = record.summary
+    outliers = set(summary.get("outlier_processes") or ())  # left out of the figure (combine.py)
+    medians = [m for i, m in enumerate(summary.get("process_medians") or [summary["median"]]) if i not in outliers]
+    figure = float(summary["median"])
+    if len(medians) > 1:
+        mean = sum(medians) / len(medians)
+        sd = math.sqrt(sum((m - mean) ** 2 for m in medians) / (len(medians) - 1))
+        return figure, sd / math.sqrt(len(medians)), len(medians)
+    # One process: its 99% interval of the median, as a standard error.
+    low, high = summary.get("median_ci") or (figure, figure)
+    return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
+
+
+def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None) -> tuple[float, float, float, str]:
+    """b/a, its 99% interval, and what the interval rests on; `level` is the spread of
+    whole runs on this machine, when earlier runs gave it."""
+    fa, se_a, na = spread(a)
+    fb, se_b, nb = spread(b)
+    ratio = fb / fa
+    var_a, var_b = (se_a / fa) ** 2, (se_b / fb) ** 2
+    if (na > 1 and nb > 1) or knows_process_spread(level):
+        # Welch-Satterthwaite degrees of freedom of the relative variances; a side whose
+        # processes agree more than this machine's earlier runs' did takes their pooled
+        # spread instead (noise.process_spread).
+        parts = [_process_part(var_a, na, level), _process_part(var_b, nb, level)]
+        scope = BETWEEN_PROCESSES
+        if level is not None:
+            scope = BETWEEN_RUNS_PRIOR if level.source == noise.MACHINE_PRIOR else BETWEEN_RUNS
+        if level is not None and level.variance > 0:
+            parts.append((2 * level.variance, level.df))
+        total = sum(v for v, _ in parts)
+        df = total ** 2 / sum(v * v / d for v, d in parts) if total else na + nb - 2
+    else:
+        total = var_a + var_b
+        df = 10 ** 6  # the within-process intervals are already at 99%: normal
+        scope = WITHIN_ONE_PROCESS
+    half = stats.t_quantile_99(max(1, int(df))) * math.sqrt(total)
+    return ratio, ratio * math.exp(-half), ratio * math.exp(half), scope
+
+
+def _process_part(relative_variance: float, processes: int,
+                  level: noise.RunLevel | None) -> tuple[float, int]:
+    """One side's relative variance of its figure, and its degrees of freedom."""
+    if processes == 1:
+        # Its own interval saw one process only: the machine's pooled spread of one
+        # process's figure (knows_process_spread), or its own where that is wider.
+        return max(level.process_cv2, relative_variance), level.process_df
+    sd, df = noise.process_spread(1.0, math.sqrt(relative_variance * processes), processes, level)
+    return sd * sd / processes, df
+
+
+def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
+            floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
+            levels: dict[tuple, noise.RunLevel] | None = None) -> list[Comparison]:
+    """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
+
+    `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
+    spread between runs on B's machine (Store.run_levels), by B's figure.
+    """
+    floors, levels = floors or {}, levels or {}
+    b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
+    result = []
+    for a in figures(list(records_a)):
+        b = b_by_key.get((a.key, a.platform))
+        if b is None or not _measured(a) or a.unit != b.unit:
+            continue
+        deterministic = _deterministic(a) and _deterministic(b)
+        # A count that is the same on every run of the same code has no spread between runs:
+        # the differences between its earlier runs are changes of the code.
+        ratio, low, high, scope = ratio_interval(a, b, None if deterministic else levels.get(history_key(b)))
+        if deterministic and low == high:
+            scope = EXACT
+        result.append(Comparison(
+            key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, ratio=ratio, low=low, high=high,
+            floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
+            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic))
+    attribute_causes(result)
+    return result
+
+
+def attribute_causes(comparisons: list[Comparison]) -> None:
+    """Set `cause` on every changed row of a benchmark whose instruction count was compared
+    too (on any platform: callgrind counts what native times): "code changed" when the
+    instructions moved, "machine changed" when time moved and the instructions did not."""
+    counts: dict[tuple, list[Comparison]] = {}
+    for c in comparisons:
+        bench, param, counter, sweep = c.key
+        if counter in INSTRUCTION_COUNTERS:
+            counts.setdefault((bench, param, sweep), []).append(c)
+    for c in comparisons:
+        bench, param, counter, sweep = c.key
+        if c.verdict == NO_CHANGE or (bench, param, sweep) not in counts:
+            continue
+        if counter in INSTRUCTION_COUNTERS:
+            c.cause = CODE_CHANGED
+        elif counter == "time":
+            moved = any(i.verdict != NO_CHANGE for i in counts[(bench, param, sweep)])
+            c.cause = CODE_CHANGED if moved else MACHINE_CHANGED
+
+
+def row_name(key: tuple) -> str:
+    """A comparison's row as `compare` prints it: bench/param [counter] @sweep."""
+    bench, param, counter, sweep = key[:4]
+    name = printable(bench) if param is None else f"{printable(bench)}/{param}"
+    if counter != "time":
+        name += f" [{counter}]"
+    if sweep is not None:
+        name += f" @{sweep}"
+    return name
+
+
+def geometric_mean(comparisons: list[Comparison]) -> float | None:
+    ratios = [c.ratio for c in comparisons if c.ratio > 0]
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+
+
+def _deterministic(record: Record) -> bool:
+    return record.reported.get("deterministic") is True
+
+
+def _measured(record: Record) -> bool:
+    return record.supported and bool(record.median) and record.median > 0

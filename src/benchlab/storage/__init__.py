@@ -1,0 +1,2 @@
+"""Storage: the results database (SQLite or PostgreSQL), its reads and its migrations.
+"""

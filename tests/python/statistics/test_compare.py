@@ -1,0 +1,109 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from benchlab.statistics.compare import (BETWEEN_PROCESSES, BETWEEN_RUNS, FASTER, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, compare,
+                              geometric_mean, ratio_interval)
+from benchlab.statistics import noise
+from benchlab.statistics.combine import combine, history_key
+from benchlab.records import Record
+
+
+def run(medians, *, bench="b", spread=0.001):
+    """A run of len(medians) processes, each with samples around its median."""
+    records = []
+    for process, m in enumerate(medians):
+        record = Record(bench=bench, param=None, samples=[m * (1 - spread), m, m * (1 + spread)] * 4,
+                        platform="native", binary="x")
+        record.reported["process"] = process
+        records.append(record)
+    return records
+
+
+def test_the_ratio_interval_is_welch_on_the_log_of_the_ratio_of_process_means():
+    a, b = [100.0, 101.0, 99.0, 100.5, 99.5], [103.0, 104.5, 102.0, 103.5, 102.5]
+    [ca], [cb] = combine(run(a)), combine(run(b))
+    ratio, low, high, scope = ratio_interval(ca, cb)
+    assert ratio == pytest.approx(np.mean(b) / np.mean(a))
+    var_a = (np.std(a, ddof=1) / np.mean(a)) ** 2 / 5
+    var_b = (np.std(b, ddof=1) / np.mean(b)) ** 2 / 5
+    df = (var_a + var_b) ** 2 / (var_a ** 2 / 4 + var_b ** 2 / 4)
+    half = scipy_stats.t.ppf(0.995, int(df)) * math.sqrt(var_a + var_b)
+    assert (low, high) == pytest.approx((ratio * math.exp(-half), ratio * math.exp(half)), rel=1e-6)
+    assert scope == BETWEEN_PROCESSES
+
+
+def test_verdicts_and_the_noise_floor():
+    base = run([100.0, 100.2, 99.8, 100.1, 99.9])
+    [same] = compare(base, run([100.1, 99.9, 100.0, 100.2, 99.8]))
+    assert same.verdict == NO_CHANGE and same.low <= 1 <= same.high
+    [slow] = compare(base, run([105.0, 105.2, 104.8, 105.1, 104.9]))
+    assert slow.verdict == SLOWER and slow.slower_beyond(0.02) and not slow.slower_beyond(0.06)
+    [fast] = compare(base, run([95.0, 95.2, 94.8, 95.1, 94.9]))
+    assert fast.verdict == FASTER and not fast.slower_beyond(0.0)
+    # 0.5% slower, known precisely: significant, but inside the 1% floor
+    [tiny] = compare(base, run([100.5, 100.6, 100.4, 100.55, 100.45]))
+    assert tiny.low > 1 and tiny.verdict == NO_CHANGE
+    [tiny_own_floor] = compare(base, run([100.5, 100.6, 100.4, 100.55, 100.45]), floors={"b": 0.001})
+    assert tiny_own_floor.verdict == SLOWER
+
+
+def test_single_processes_are_compared_but_say_what_they_cannot_see():
+    a = [Record(bench="b", param=None, samples=[100.0, 100.1, 99.9] * 4, platform="native", binary="x")]
+    b = [Record(bench="b", param=None, samples=[110.0, 110.1, 109.9] * 4, platform="native", binary="x")]
+    [c] = compare(a, b)
+    assert c.scope == WITHIN_ONE_PROCESS and c.verdict == SLOWER and c.processes == (1, 1)
+
+
+def test_single_processes_take_the_machines_pooled_process_spread_when_earlier_runs_measured_it():
+    # Each process 0.1% around its own median: alone, 100 against 102 is "slower". The
+    # machine's earlier runs of 5 processes spread by 1% between processes: then a 2%
+    # difference between two single processes is within what a rerun shows.
+    def one(median):
+        return [Record(bench="b", param=None, samples=[median * 0.999, median, median * 1.001] * 4,
+                       platform="native", binary="x")]
+    earlier = [noise.run_figure([100.0, 101.0, 99.0, 100.5, 99.5]) for _ in range(6)]
+    level = noise.estimate(earlier)
+    assert level.process_df == 20 and level.variance == 0  # no spread between whole runs here (df: 5 of 6 runs x 4)
+    [alone] = compare(one(100.0), one(102.0))
+    assert alone.scope == WITHIN_ONE_PROCESS and alone.verdict == SLOWER
+    [pooled] = compare(one(100.0), one(102.0), levels={history_key(one(102.0)[0]): level})
+    assert pooled.scope == BETWEEN_RUNS and pooled.verdict == NO_CHANGE
+    # By hand: each side varies by the pooled CV^2 of one process's figure (the runs' CV^2,
+    # the largest of 6 clipped at the next: all equal here, then scaled for chi-square(4)
+    # clipped at its 5/6 quantile), df 20 each.
+    cap = scipy_stats.chi2.ppf(5 / 6, 4)
+    cv2 = np.var([100.0, 101.0, 99.0, 100.5, 99.5], ddof=1) / 100.0 ** 2 / (scipy_stats.chi2.cdf(cap, 6) + cap / 6 / 4)
+    half = scipy_stats.t.ppf(0.995, int((2 * cv2) ** 2 / (2 * cv2 ** 2 / 20))) * math.sqrt(2 * cv2)
+    assert (pooled.low, pooled.high) == pytest.approx((1.02 * math.exp(-half), 1.02 * math.exp(half)), rel=1e-9)
+
+
+def test_only_benchmarks_both_runs_measured_are_compared_and_the_geometric_mean_is_of_their_ratios():
+    a = run([100.0, 100.1, 99.9], bench="one") + run([10.0, 10.01, 9.99], bench="two")
+    b = run([110.0, 110.1, 109.9], bench="one") + run([5.0, 5.01, 4.99], bench="three")
+    comparisons = compare(a, b)
+    assert [c.key[0] for c in comparisons] == ["one"]
+    assert geometric_mean(comparisons) == pytest.approx(1.1, rel=1e-3)
+    assert geometric_mean([]) is None
+
+
+def test_a_a_runs_of_a_two_level_process_raise_about_one_alarm_in_a_hundred():
+    """Simulated: each process has its own level (sd 1%) and samples (sd 2%); two runs of
+    5 processes from the same distribution, 1000 times. Without a noise floor the 99%
+    interval excludes 1 about 1% of the time; a 5% slowdown (7 standard errors of the
+    difference) is seen nearly always, a 2% one (3) about half the time."""
+    rng = np.random.default_rng(5)
+
+    def one_run(factor):
+        return [100 * factor * (1 + rng.normal(0, 0.01)) for _ in range(5)]
+
+    alarms = sum(compare(run(one_run(1.0)), run(one_run(1.0)), default_floor=0)[0].verdict != NO_CHANGE
+                 for _ in range(1000))
+    seen = sum(compare(run(one_run(1.0)), run(one_run(1.05)), default_floor=0)[0].verdict == SLOWER
+               for _ in range(200))
+    half = sum(compare(run(one_run(1.0)), run(one_run(1.02)), default_floor=0)[0].verdict == SLOWER
+               for _ in range(200))
+    assert alarms <= 25  # 1% expected; Welch's df is approximate
+    assert seen >= 190 and 40 <= half <= 160
