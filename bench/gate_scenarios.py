@@ -83,17 +83,22 @@ LOCK: str | None = None
 
 
 @contextlib.contextmanager
-def measuring():
-    """Holds --lock's file for one repetition, pair or store."""
-    if LOCK is None:
+def locked(path: str | None):
+    """Holds the lock file `path` (none: nothing to hold), so that no two benchmarks time at once."""
+    if path is None:
         yield
         return
-    with open(LOCK, "a") as file:
+    with open(path, "a") as file:
         fcntl.flock(file, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(file, fcntl.LOCK_UN)
+
+
+def measuring():
+    """Holds --lock's file for one repetition, pair or store."""
+    return locked(LOCK)
 
 
 def log(message: str) -> None:

@@ -18,13 +18,15 @@ others' timing can interleave. A benchmark, not a test: it exits 0 whatever the 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import json
 import os
 import statistics
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gate_scenarios import locked  # noqa: E402  (bench/ is not a package)
 
 KERNELS = ["call", "chain10", "chain100", "chain1000", "getpid", "clock_gettime", "memcpy64"]
 #: The empty body must read within this of zero, and never below it (issue 20).
@@ -39,17 +41,6 @@ def process(binary: str) -> dict:
     return {r["bench"]: r for r in map(json.loads, out.splitlines()) if r.get("type") == "result"}
 
 
-@contextlib.contextmanager
-def locked(path: str | None):
-    if path is None:
-        yield
-        return
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def cv(values: list[float]) -> float:

@@ -241,3 +241,13 @@ def test_suites_md_gives_the_headers_samples_at_the_time_limit():
     found = re.search(r"`--time-limit=SECONDS` \(per benchmark, default [0-9.]+, and at least (\d+) samples\)",
                       (DOCS / "suites.md").read_text())
     assert int(found.group(1)) == header_limits()["MIN_SAMPLES_AT_LIMIT"]
+
+
+def test_the_docs_and_the_package_name_source_and_test_files_that_exist():
+    # Paths go stale when modules and tests move (issue 19 step 8 moved most of them).
+    texts = [*DOCS.glob("*.md"), REPO / "README.md", REPO / "bench" / "README.md", *PACKAGE.rglob("*.py")]
+    named = {(text.relative_to(REPO).as_posix(), path) for text in texts
+             for path in re.findall(r"\b((?:src/benchlab|tests/python|tests/c)/[\w./-]*\.(?:py|c|sh|md))\b",
+                                    text.read_text())}
+    assert len(named) > 20
+    assert sorted((text, path) for text, path in named if not (REPO / path).exists()) == []

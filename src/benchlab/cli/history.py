@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
-import sys
 from typing import Any
 
 import click

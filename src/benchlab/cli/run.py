@@ -94,8 +94,9 @@ def command(context: click.Context, **given) -> int:
     session = Session(runner, units, options.seed, budget, started=started)
     storage = None if flags.no_store else RunStorage(open_store(config, flags.db_url), progress.warn)
     progress.total = len(session.planned()) if budget.fixed else None
+    columns = [p.name for p in platforms]  # the platforms, as the table and the store name them
     with progress:
-        outcome = Recorder(runner, info, storage, progress).run(session, argv, [p.name for p in platforms])
+        outcome = Recorder(runner, info, storage, progress).run(session, argv, columns)
     _say(progress.console, stop_note(budget, outcome))
     if flags.filters and outcome.filtered_out == len(info["plan"]):
         raise _no_match(flags.filters, storage)
@@ -105,7 +106,7 @@ def command(context: click.Context, **given) -> int:
     problem = storage.close(info, status, exit_code) if storage else None
     history = storage.run_levels(info) if storage else None
     run_id = storage.run_id if storage else None
-    write_output(Table(platforms=[p.name for p in platforms], records=outcome.records, faults=outcome.faults,
+    write_output(Table(platforms=columns, records=outcome.records, faults=outcome.faults,
                        run={"id": run_id, "status": status, "context": info}, history=history),
                  flags.output_format, flags.out_path)
     if problem:

@@ -10,12 +10,12 @@ of these formats is built from this table: the `--format` choices of `run`, `sho
 recognises in a binary's output and `import` in a file, and the messages that name them.
 (`compare`, `gate`, `ab`, `history` and `profile` print their own results, not a run's:
 their `--format`s are their own.) docs/cli.md and docs/formats.md list the same names,
-and tests/python/test_formats.py checks both.
+and tests/python/formats/test_registry.py checks both.
 
 This module imports nothing of the parsers or writers (a row names them as text):
 `show` and `--help` read it, and import neither (tests/python/test_cli_startup.py).
 Adding a format is one row here and its parser in parsers/ or its writer in exporters/;
-test_formats.py then asks for its line in the docs and, for a format `import` reads, a
+formats/test_registry.py then asks for its line in the docs and, for a format `import` reads, a
 frozen example in tests/python/data.
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Format:
     newline_ends: bool = False
     #: Fields of the file's own context that mean what a run's context fields mean: (ours, theirs).
     context_fields: tuple[tuple[str, str], ...] = ()
-    #: The module under benchlab.formats.exporters whose `render(report)` writes it.
+    #: The module under benchlab.formats.exporters whose `render(table)` writes it.
     writer: str | None = None
     #: Suffixes of `--out FILE` that choose it (the first one named in messages).
     suffixes: tuple[str, ...] = ()
@@ -177,7 +177,7 @@ def parser(name: str, use: str = RUN) -> Any:
 
 
 def writer(name: str):
-    """The `render(report) -> str` of row `name`; its module imported on first use."""
+    """The `render(table) -> str` of row `name`; its module imported on first use."""
     return _load(BY_NAME[name].writer, "exporters").render
 
 

@@ -68,7 +68,7 @@ def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
     agree to 1-2%. Those rounds come in both directions (the order of A and B is drawn
     each round), so the logs stay symmetric about the true ratio, which is all the signed-
     rank interval assumes; but they make the sd, and so the t interval, several times
-    wider than the rounds that agree (tests/python/test_ab.py: a contaminated A/A, 30% of
+    wider than the rounds that agree (tests/python/cli/test_ab.py: a contaminated A/A, 30% of
     rounds +-30%: the t interval +-4.5% wide, the signed-rank one +-0.8%, both covering 1
     at least 99% of the time)."""
     logs = [math.log(r) for r in ratios]

@@ -151,7 +151,7 @@ class Session:
 
     def __init__(self, runner, units: list, seed: int, budget: Budget, *, started: float,
                  clock: Callable[[], float] = time.monotonic):
-        self.runner, self.units, self.seed, self.budget = runner, units, seed, budget
+        self.runner, self.budget = runner, budget
         self.started, self.clock = started, clock
         self._more_rounds = rounds(units, seed)
         #: The rounds known before the first process starts (a fixed count's all, else the

@@ -48,7 +48,10 @@ class Cell:
     @property
     def reason(self) -> str | None:
         """Why a failed or unsupported cell has no figure."""
-        return {FAILED: self.fault and self.fault.reason, UNSUPPORTED: self.record and self.record.reason}.get(self.status)
+        status = self.status
+        if status == FAILED:
+            return self.fault.reason
+        return self.record.reason if status == UNSUPPORTED else None
 
     @property
     def binary(self) -> str | None:

@@ -228,7 +228,7 @@ def run_figure(process_medians: Iterable[float]) -> RunFigure | None:
     """An earlier run's figure from its process medians; None when it cannot tell its
     processes' share of the spread (one process) or has no positive figure. All of them:
     left out by a rule of one run's own (mad_outliers), a host's second state would vanish
-    from the history whenever one process of 5 met it (tests/python/test_noise.py: next-run
+    from the history whenever one process of 5 met it (tests/python/statistics/test_noise.py: next-run
     coverage 98% -> 87% on a machine with 30% of processes in a 30% slower state). The
     pooled spread's median and the run level's median keep odd runs from counting."""
     medians = [m for m in process_medians if m is not None and math.isfinite(m)]

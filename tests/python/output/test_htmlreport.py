@@ -1,6 +1,6 @@
 """benchlab.output.htmlreport without a browser: the page's numbers are `show`'s and `compare`'s,
 every chart spec is valid plotly, user text is escaped, change points land where the level
-moved. tests/python/test_htmlreport_browser.py opens the page in Chromium."""
+moved. tests/python/output/test_htmlreport_browser.py opens the page in Chromium."""
 from __future__ import annotations
 
 import json

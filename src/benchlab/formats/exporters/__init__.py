@@ -1,5 +1,5 @@
 """Writers of a Table, one module per format, behind one small interface:
-`render(report) -> str`. hyperfine's export/ directory is the model.
+`render(table) -> str`. hyperfine's export/ directory is the model.
 
 EXPORTERS are what `run` and `show` print (the table and its summaries); RUN_FORMATS
 are what `export` writes of a stored run (every sample, in formats other tools read).

@@ -2,7 +2,7 @@
 
 The revisions in versions/ are the schema's history, the same DDL on SQLite and
 PostgreSQL; store.py's tables are what the code queries, and
-tests/python/test_migrations.py checks that the head of the revisions matches them on
+tests/python/storage/test_migrations.py checks that the head of the revisions matches them on
 both engines. A schema change is a new file versions/NNNN_what.py (`revision = "NNNN"`,
 `down_revision` the previous one, an `upgrade()` written with alembic.op, and
 op.batch_alter_table for changes to existing columns, which SQLite makes by copying the
