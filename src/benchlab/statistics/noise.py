@@ -52,7 +52,8 @@ in one host state agree by chance.
 machine's own A/A of benchlab's reference kernels, one figure per kind of kernel
 (loop-bound, latency-bound, syscall), measured as separate runs and stored per machine.
 A figure takes the kind whose process spread is the smallest that covers the spread its
-own processes show in this run (prior_level); a figure of one process, the widest kind's:
+processes show in this run and its few earlier runs of identical code (prior_level,
+_kind_spread); a figure of one process, the widest kind's:
 on a machine whose host switches state, that is the honest width for code never measured
 twice (docs/noise.md).
 """
@@ -367,7 +368,7 @@ def mad_outliers(medians: list[float]) -> list[int]:
     """Processes more than OUTLIER_SDS robust standard deviations (1.4826 x the median
     absolute deviation) from the middle process, with 4 or more processes and fewer than
     half of them outliers. Used where a figure has no identical-code history, to choose
-    its prior's kind from the processes that agree (robust_cv): one process of a chain at
+    its prior's kind from the processes that agree (_kind_spread): one process of a chain at
     +7% made a chain take a copy loop's prior (+-32%)."""
     if len(medians) < 4:
         return []
@@ -375,16 +376,6 @@ def mad_outliers(medians: list[float]) -> list[int]:
     scale = MAD_TO_SD * statistics.median(abs(m - middle) for m in medians)
     found = [i for i, m in enumerate(medians) if abs(m - middle) > OUTLIER_SDS * scale and m != middle]
     return found if 2 * len(found) < len(medians) else []
-
-
-def robust_cv(medians: list[float]) -> float | None:
-    """The processes' CV without their outliers (mad_outliers); None for one process."""
-    outliers = set(mad_outliers(medians))
-    kept = [m for i, m in enumerate(medians) if i not in outliers]
-    if len(kept) < 2:
-        return None
-    mean = sum(kept) / len(kept)
-    return statistics.stdev(kept) / mean if mean > 0 else None
 
 
 def outlier_processes(medians: list[float], level: RunLevel | None) -> list[int]:
@@ -443,35 +434,43 @@ def run_levels(store, run_id: int, context: dict[str, Any] | None) -> dict[tuple
     runs, else the machine prior: {(key, platform, binary): RunLevel}. A figure with
     neither is absent."""
     window = same_code_window(store.earlier_runs(run_id), context)
-    wanted = {(label, run) for label, ids in window.items() if len(ids) >= MIN_EARLIER_RUNS for run in ids}
+    in_window = {(label, run) for label, ids in window.items() for run in ids}
     medians: dict[tuple, dict[int, list[float]]] = {}
-    for row in store.medians_of_runs(sorted({run for _, run in wanted})):
-        if (code_label(row["binary"], row["platform"]), row["run_id"]) not in wanted:
+    for row in store.medians_of_runs(sorted({run for _, run in in_window} | {run_id})):
+        if row["run_id"] != run_id and (code_label(row["binary"], row["platform"]), row["run_id"]) not in in_window:
             continue
         sweep = row["sweep"]["value"] if isinstance(row["sweep"], dict) else None
         key = ((row["bench"], row["param"], row["counter"], sweep), row["platform"], row["binary"])
         medians.setdefault(key, {}).setdefault(row["run_id"], []).append(row["median"])
     levels = {}
     for key, by_run in medians.items():
-        level = estimate([f for f in (run_figure(by_run[run]) for run in sorted(by_run)) if f is not None])
+        earlier = [by_run[run] for run in sorted(by_run) if run != run_id]
+        level = estimate([f for f in map(run_figure, earlier) if f is not None])
         if level is not None:
             levels[key] = level
     priors = store.machine_priors(Machine.of(context))
     if priors:
-        for key, (process_cv, processes) in _timing_process_cvs(store.medians_of_runs([run_id])).items():
-            if key not in levels:
-                levels[key] = prior_level(priors, process_cv, processes)
+        for key, by_run in medians.items():
+            if key not in levels and key[0][2] == "time" and run_id in by_run:
+                levels[key] = prior_level(priors, *_kind_spread(by_run))
     return levels
 
 
-def _timing_process_cvs(rows: list[dict[str, Any]]) -> dict[tuple, tuple[float | None, int]]:
-    """Each timing figure's CV between its process medians, its outliers left out (None for
-    one process), and how many processes that is."""
-    medians: dict[tuple, list[float]] = {}
-    for row in rows:
-        if row["counter"] != "time":
-            continue
-        sweep = row["sweep"]["value"] if isinstance(row["sweep"], dict) else None
-        key = ((row["bench"], row["param"], row["counter"], sweep), row["platform"], row["binary"])
-        medians.setdefault(key, []).append(row["median"])
-    return {key: (robust_cv(values), len(values) - len(mad_outliers(values))) for key, values in medians.items()}
+def _kind_spread(by_run: dict[int, list[float]]) -> tuple[float | None, int]:
+    """The spread that chooses a figure's prior kind (prior_level): the CV of its process
+    medians (None for one process), and how many processes that is, over this run and the
+    few earlier runs of identical code (too few for a run level of their own). Each run's
+    odd processes are left out by that run's own rule (mad_outliers): pooled, a whole run
+    in the other host state would count as outliers. Together, because the processes of
+    one run can all meet one of the host's states: a copy loop's processes agreed to 0.1%
+    in a 7 s run that met only the fast state, took a chain's prior (+-2.3%), and the next
+    run read 30% higher (bench/README.md, "Time budget"); its two runs before had spread
+    over both states."""
+    kept = []
+    for run in sorted(by_run):
+        outliers = set(mad_outliers(by_run[run]))
+        kept += [m for i, m in enumerate(by_run[run]) if i not in outliers]
+    mean = sum(kept) / len(kept) if kept else 0.0
+    if len(kept) < 2 or mean <= 0:
+        return None, len(kept)
+    return statistics.stdev(kept) / mean, len(kept)

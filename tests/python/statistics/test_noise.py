@@ -301,6 +301,38 @@ def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_n
     store.close()
 
 
+def test_a_run_in_one_host_state_takes_the_prior_its_earlier_runs_of_identical_code_show(db_url):
+    """The processes of a 7 s run can all meet one of the host's two states and agree to
+    0.1%: alone, that chose the chain's prior for a copy loop whose next run read 30%
+    higher. With one or two earlier runs of the same code (too few for a run level), the
+    kind is chosen over their processes too: spread over both states there, or each run in
+    its own state, the copy loop gets the wide kind; a chain that agrees everywhere keeps
+    the narrow one. Each case on a machine of its own (a host name each)."""
+    store = Store(db_url)
+    key = history_key(_process_records([1])[0])
+    one_state = [0.502, 0.5021, 0.5019, 0.5022, 0.502, 0.5018]
+
+    def kind(host: str, earlier: list[list[float]], medians: list[float], code=CODE_A) -> str:
+        here = {"host": host, "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": code}
+        store.save_machine_priors(noise.Machine.of(here), [
+            dict(kind="latency-bound", variance=0.001 ** 2, df=9, process_cv2=0.002 ** 2, process_df=40, runs=10,
+                 load=0),
+            dict(kind="loop-bound", variance=0.1 ** 2, df=9, process_cv2=0.25 ** 2, process_df=40, runs=10, load=0)])
+        for values in earlier:
+            _store_run(store, here, values)
+        return store.run_levels(_store_run(store, here, medians), here)[key].kind
+
+    assert kind("alone", [], one_state) == "latency-bound"  # what a run alone can tell
+    assert kind("after-both-states", [[0.50, 0.80, 0.52, 0.81, 0.50, 0.79]], one_state) == "loop-bound"
+    assert kind("after-the-other-state", [[x * 1.6 for x in one_state]], one_state) == "loop-bound"
+    assert kind("two-earlier", [one_state, [x * 1.6 for x in one_state]], one_state) == "loop-bound"
+    chain = [115.0, 115.1, 114.9, 115.05]
+    assert kind("chain", [chain, chain[::-1]], [115.02, 114.97, 115.03, 115.0], CODE_B) == "latency-bound"
+    # An odd process in an earlier run is that run's outlier, not the spread.
+    assert kind("odd", [[115.0, 115.1, 114.9, 115.05, 123.0]], chain) == "latency-bound"
+    store.close()
+
+
 def test_an_outlier_process_is_marked_and_left_out_of_the_figure():
     level = RunLevel(variance=0.0, earlier_runs=10, df=9, process_cv2=0.003 ** 2, process_df=20)
     medians = [100.0, 100.2, 99.8, 121.0, 100.1]
