@@ -82,6 +82,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--benchlab", default=os.path.join(REPO, ".venv", "bin", "benchlab"))
     parser.add_argument("--raw", help="write every round's figures to this JSON file")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the scratch project and its store (every process's figures), and print its path")
     args = parser.parse_args()
     rounds, seconds, min_time = (2, 1.0, "0.01") if args.quick else (args.rounds, args.time, None)
     project = tempfile.mkdtemp(prefix="bench-budget-")
@@ -114,7 +116,10 @@ def main() -> int:
             log(f"round {i + 1}/{rounds}: benchlab run --time {seconds:g} took {bl_wall[-1]:.1f} s, "
                 f"Google Benchmark {gb_wall[-1]:.1f} s")
     finally:
-        shutil.rmtree(project, ignore_errors=True)
+        if args.keep:
+            log(f"kept the scratch project and its store: {project}")
+        else:
+            shutil.rmtree(project, ignore_errors=True)
     print(render(bl, bl_iv, bl_raw, bl_wall, gb, gb_wall, seconds, args.quick))
     print(f"one process (median wall): the header alone {statistics.median(header_wall):.3f} s"
           + (f", nanobench {statistics.median(nb_wall):.3f} s (target: the header's at most nanobench's)"

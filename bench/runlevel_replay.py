@@ -8,8 +8,11 @@ runs before it (at most 20, as `benchlab run` does):
 
     processes only      this run's spread between processes (no history)
     mean                + the run level from the mean of consecutive squared differences
-    mean + pooled       + the larger of this run's and the pooled process spread
-    winsorized + pooled the estimator benchlab uses (src/benchlab/statistics/noise.py)
+    mean + pooled       + the larger of this run's and the pooled process spread (the
+                        robust pooled spread of src/benchlab/statistics/noise.py): the
+                        estimator benchlab uses
+    winsorized + pooled the run level with the largest tenth of the squared differences
+                        (at least 2) clipped, the rule before issue 20
 
     .venv/bin/python bench/runlevel_replay.py [DB]     (a second; it times nothing)
 """
@@ -39,11 +42,27 @@ def mean_level(history: list[noise.RunFigure], pooled: bool) -> noise.RunLevel |
                              full.process_cv2 if pooled else 0.0, full.process_df if pooled else 0)
 
 
+def winsorized_level(history: list[noise.RunFigure]) -> noise.RunLevel | None:
+    """The rule before issue 20: from 5 differences on, the largest tenth (at least two)
+    count as the next largest, scaled back for chi-square(1)."""
+    level = noise.estimate(history)
+    if level is None:
+        return None
+    history = history[-noise.MAX_EARLIER_RUNS:]
+    squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
+    if len(squares) < 5:
+        return level
+    clipped = max(2, math.ceil(0.1 * len(squares)))
+    explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
+    variance = max(0.0, (noise.winsorized_mean(squares, clipped, df=1) - explained) / 2)
+    return noise.RunLevel(variance, level.earlier_runs, len(squares) - clipped, level.process_cv2, level.process_df)
+
+
 VERSIONS = {
     "processes only": lambda history: None,
     "mean": lambda history: mean_level(history, pooled=False),
-    "mean + pooled": lambda history: mean_level(history, pooled=True),
-    "winsorized + pooled": lambda history: noise.estimate(history),
+    "mean + pooled": lambda history: noise.estimate(history),
+    "winsorized + pooled": winsorized_level,
 }
 
 

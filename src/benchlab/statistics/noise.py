@@ -31,13 +31,15 @@ d_j = log m_{j+1} - log m_j has
     E[d_j^2] = 2 s_run^2 + p_j + p_{j+1}
 
 so s_run^2 = max(0, (mean_j d_j^2 - mean_j(p_j + p_{j+1})) / 2). Consecutive differences
-(von Neumann's mean square successive difference), **winsorized** from 5 differences on:
-the largest tenth of them (at least 2: one odd run makes two large differences) each
-count as the next largest, and the mean is scaled back by what that clipping takes from
-a chi-square(1) variable's mean (`winsorized_mean`). One odd run then counts for little;
-a state the machine returns to in one run of ten or more counts in full. (The median,
-used before, ignored a chain's +0.6 to +1.2% runs, 3 of 40 on this VM, and its intervals
-held the next run 34-35 times in 37; bench/runlevel_replay.py.)
+(von Neumann's mean square successive difference), **all of them**: the history is
+identical code, so a large difference is the machine's, not a change of the code, and a
+host state that lasts minutes shows in the history only as the few differences where it
+came and went. Clipping the largest tenth of them (winsorizing, the rule before) took
+exactly those: the three chains moved -0.2% together where their intervals were
++-0.2%, and held the next run 31 of 37 times when replayed, 36 of 37 with the plain
+mean, whose intervals were no wider on the other kernels (bench/README.md, "Time
+budget"). (The median, used before that, ignored a chain's +0.6 to +1.2% runs, 3 of 40
+on this VM.)
 
 The same runs give the spread of one process's figure: each run's CV^2 of its process
 medians, pooled **robustly**: their mean with the largest tenth winsorized the same way
@@ -72,10 +74,8 @@ from typing import Any, Iterable
 MIN_EARLIER_RUNS = 3
 #: Earlier runs used at most: the machine of months ago says little about today's.
 MAX_EARLIER_RUNS = 20
-#: From this many consecutive differences on, their winsorized mean rather than their mean.
-ROBUST_FROM = 5
-#: The share of the largest values (squared differences, runs' CV^2) that count only as
-#: much as the next largest: one odd run in ten.
+#: The share of the largest runs' CV^2 that count only as much as the next largest (the
+#: pooled process spread): one odd run in ten.
 WINSORIZED_SHARE = 0.1
 #: A process whose median is this many pooled process standard deviations from the run's
 #: median process is an outlier: marked `!`, left out of the figure and its spread.
@@ -252,22 +252,17 @@ def chi2_ratio_99(df: int) -> float:
 
 def estimate(history: list[RunFigure], *, robust: bool = True) -> RunLevel | None:
     """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS.
-    `robust=False`: the mean of every squared difference, for a history that cannot hold a
-    change of the code (a calibration's A/A)."""
+    The run level is the plain mean of every squared difference (the module's docstring
+    says why); `robust` is for the pooled process spread: False for a calibration's A/A,
+    whose every run is the machine's."""
     history = history[-MAX_EARLIER_RUNS:]
     if len(history) < MIN_EARLIER_RUNS:
         return None
     squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
     explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
-    if robust and len(squares) >= ROBUST_FROM:
-        # One odd run makes two large differences: clip at least two.
-        clipped = max(2, math.ceil(WINSORIZED_SHARE * len(squares)))
-        mean_square = winsorized_mean(squares, clipped, df=1)
-        df = len(squares) - clipped
-    else:
-        mean_square, df = sum(squares) / len(squares), len(squares)
+    mean_square = sum(squares) / len(squares)
     process_cv2, process_df = pooled_process_spread(history, robust=robust)
-    return RunLevel(variance=max(0.0, (mean_square - explained) / 2), earlier_runs=len(history), df=df,
+    return RunLevel(variance=max(0.0, (mean_square - explained) / 2), earlier_runs=len(history), df=len(squares),
                     process_cv2=process_cv2, process_df=process_df)
 
 
