@@ -432,8 +432,9 @@ def met_fewer_states(priors: list[dict[str, Any]], overheads: list[float]) -> bo
     """Whether a run whose processes' empty loop cost `overheads` met fewer of the host's
     states than the calibration: its loop spread under FEWER_STATES_SHARE of the
     calibration's. Such a run's processes agree by the luck of the state they met, not
-    because the figure holds still (a copy loop's 70 processes agreed to 0.1% in a 7 s
-    run of the fast state, and the next run read 30% higher). False without a LOOP_ROW
+    because the figure holds still (a copy loop's processes in a 7 s run of the fast
+    state agreed closely enough to take the chain's +-3.7%, and the next run read 11%
+    higher). False without a LOOP_ROW
     (a calibration from before it) or with fewer than 2 processes."""
     row = next((r for r in priors if r["kind"] == LOOP_ROW), None)
     if row is None or not row["process_cv2"] > 0 or len(overheads) < 2:
@@ -490,10 +491,10 @@ def _kind_spread(by_run: dict[int, list[float]]) -> tuple[float | None, int]:
     few earlier runs of identical code (too few for a run level of their own). Each run's
     odd processes are left out by that run's own rule (mad_outliers): pooled, a whole run
     in the other host state would count as outliers. Together, because the processes of
-    one run can all meet one of the host's states: a copy loop's processes agreed to 0.1%
-    in a 7 s run that met only the fast state, took a chain's prior (+-2.3%), and the next
-    run read 30% higher (bench/README.md, "Time budget"); its two runs before had spread
-    over both states."""
+    one run can all meet one of the host's states: a copy loop's processes agreed to
+    within 0.4% in a 7 s run that met only the fast state, took a chain's prior (+-2.3%),
+    and the next run read 13% higher (bench/README.md, "Time budget"); its two runs before
+    had spread over both states."""
     kept = []
     for run in sorted(by_run):
         outliers = set(mad_outliers(by_run[run]))
