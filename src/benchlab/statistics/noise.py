@@ -491,8 +491,8 @@ def _kind_spread(by_run: dict[int, list[float]]) -> tuple[float | None, int]:
     few earlier runs of identical code (too few for a run level of their own). Each run's
     odd processes are left out by that run's own rule (mad_outliers): pooled, a whole run
     in the other host state would count as outliers. Together, because the processes of
-    one run can all meet one of the host's states: a copy loop's processes agreed to
-    within 0.4% in a 7 s run that met only the fast state, took a chain's prior (+-2.3%),
+    one run can all meet one of the host's states: a copy loop's processes agreed as
+    closely as a chain's in a 7 s run that met only the fast state, took its prior (+-2.3%),
     and the next run read 13% higher (bench/README.md, "Time budget"); its two runs before
     had spread over both states."""
     kept = []
