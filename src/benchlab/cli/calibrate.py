@@ -63,11 +63,6 @@ def summary(result: calibration.Calibration) -> str:
     for k in result.kinds:
         lines.append(f"{k.kind:<14} {k.kernel:<9} {k.figure:>8.4g}ns  {percent_text(k.level.relative_sd):>12}  "
                      f"{percent_text(k.level.process_sd):>11}  {k.level.df}, {k.level.process_df}")
-    if result.loop_cv is not None:
-        lines.append(f"the empty loop: {percent_text(result.loop_cv)} between processes "
-                     f"({min(result.loop_overheads):.3g}-{max(result.loop_overheads):.3g} ns per iteration): "
-                     "a new program's run whose processes spread it under a tenth of that met fewer of the "
-                     "host's states, and takes the widest kind")
     lines.append(f"machine {result.machine.id} = {result.machine.label()}; {result.runs} runs of {result.processes} "
                  f"processes in {result.seconds:.1f} s, load average {result.load:.2f}; stored as its prior")
     return "\n".join(lines) + "\n"

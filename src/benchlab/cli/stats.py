@@ -65,10 +65,8 @@ def _prior_line(priors: list[dict]) -> str:
     if not priors:
         return "machine prior: none (benchlab calibrate measures it)"
     kinds = "; ".join(f"{row['kind']} {percent_text(row['variance'] ** 0.5)} between runs, "
-                      f"{percent_text(row['process_cv2'] ** 0.5)} one process" for row in noise.kind_rows(priors))
-    loop = [f"; the empty loop {percent_text(row['process_cv2'] ** 0.5)} between processes"
-            for row in priors if row["kind"] == noise.LOOP_ROW]
-    return f"machine prior ({priors[0]['measured_at']}, {priors[0]['runs']} runs): {kinds}{''.join(loop)}"
+                      f"{percent_text(row['process_cv2'] ** 0.5)} one process" for row in priors)
+    return f"machine prior ({priors[0]['measured_at']}, {priors[0]['runs']} runs): {kinds}"
 
 
 def _run_heading(run: dict) -> str:

@@ -15,7 +15,6 @@ import dataclasses
 import math
 import os
 import random
-import statistics
 import time
 from pathlib import Path
 from typing import Callable
@@ -59,25 +58,11 @@ class Calibration:
     processes: int
     load: float
     seconds: float
-    loop_overheads: list[float] = dataclasses.field(default_factory=list)  # the empty loop's, per process
-
-    @property
-    def loop_cv(self) -> float | None:
-        """The empty loop's CV between the calibration's processes: how far the host's
-        states moved it (noise.met_fewer_states); None under 2 processes."""
-        values = self.loop_overheads
-        if len(values) < 2 or not sum(values) > 0:
-            return None
-        return statistics.stdev(values) / statistics.fmean(values)
 
     def rows(self) -> list[dict]:
-        """machine_priors rows (Store.save_machine_priors): one per kind, and the empty loop's."""
-        rows = [dict(kind=k.kind, variance=k.level.variance, df=k.level.df, process_cv2=k.level.process_cv2,
+        """machine_priors rows (Store.save_machine_priors)."""
+        return [dict(kind=k.kind, variance=k.level.variance, df=k.level.df, process_cv2=k.level.process_cv2,
                      process_df=k.level.process_df, runs=k.level.earlier_runs, load=self.load) for k in self.kinds]
-        if self.loop_cv is not None:
-            rows.append(dict(kind=noise.LOOP_ROW, variance=0.0, df=0, process_cv2=self.loop_cv ** 2,
-                             process_df=len(self.loop_overheads) - 1, runs=self.runs, load=self.load))
-        return rows
 
 
 def load_average() -> float:
@@ -108,7 +93,6 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
         raise UserError(f"benchlab's reference kernels do not compile: {(built.stderr.strip().splitlines() or ['?'])[-1]}",
                         "check build.cc and build.cflags in benchlab.toml")
     medians: dict[str, list[list[float]]] = {kernel: [] for kernel in noise.KINDS.values()}
-    loop_overheads: list[float] = []
     for run in range(runs):
         _wait_for(started + span * run / runs)  # a run every span/runs seconds: they meet the host's states
         progress(f"calibration run {run + 1}/{runs}")
@@ -121,15 +105,11 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
             for record in result.records:
                 if record.bench in by_kernel and record.median is not None:
                     by_kernel[record.bench].append(record.median)
-            overhead = next((r.summary["overhead"] for r in result.records if r.summary.get("overhead")), None)
-            if overhead:
-                loop_overheads.append(overhead)
         for kernel, values in by_kernel.items():
             medians[kernel].append(values)
     kinds = [KindFigure(kind, kernel, _mean([sum(v) / len(v) for v in medians[kernel] if v]),
                         aa_level(medians[kernel])) for kind, kernel in noise.KINDS.items()]
-    return Calibration(noise.Machine.of(context), kinds, runs, processes, load, time.monotonic() - started,
-                       loop_overheads)
+    return Calibration(noise.Machine.of(context), kinds, runs, processes, load, time.monotonic() - started)
 
 
 def aa_level(runs: list[list[float]]) -> noise.RunLevel:

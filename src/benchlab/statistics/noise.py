@@ -86,15 +86,6 @@ IDENTICAL_CODE = "identical code"
 MACHINE_PRIOR = "machine prior"
 #: The kinds of kernel `benchlab calibrate` measures, with its reference benchmark for each.
 KINDS = {"loop-bound": "memcpy64", "latency-bound": "chain100", "syscall": "getpid"}
-#: The machine_priors row that holds no kind but the spread of the empty loop's cost
-#: between the calibration's processes (process_cv2): how far the host's states move it.
-LOOP_ROW = "empty loop"
-#: A run met fewer of the host's states than the calibration did when its processes' empty
-#: loop spreads less than this share of the calibration's (as a CV). On this VM the loop
-#: costs 0.287 ns in one state and about 0.6 in the other: a calibration that met both
-#: spread it by 30-35%, a run of 70 processes in one state by under 1%, and one with a
-#: single process of 70 in the other state by about 12%.
-FEWER_STATES_SHARE = 0.1
 
 
 # -- the machine -------------------------------------------------------------------------------
@@ -402,11 +393,9 @@ def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None, p
     `benchlab calibrate` (Store.machine_priors): the narrowest kind of kernel whose process
     spread is consistent with `process_cv`, the spread this run's `processes` of the figure
     show (at 99%: their sample CV could be that much larger by chance); the widest kind
-    where none is, or without a spread (process_cv None: one process, or processes that
-    met fewer of the host's states than the calibration, met_fewer_states). A chain whose
+    where none is, or the run had one process. A chain whose
     processes agree to 0.05% is not held to a copy loop's 20%, and a figure whose processes
     disagree by 10% is not given a chain's 0.2%."""
-    priors = kind_rows(priors)
     if not priors:
         return None
     by_width = sorted(priors, key=lambda r: (r["process_cv2"], r["variance"]))
@@ -421,26 +410,6 @@ def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None, p
     return RunLevel(variance=variance, earlier_runs=row["runs"], df=max(1, row["df"]),
                     process_cv2=row["process_cv2"], process_df=max(1, row["process_df"]),
                     source=MACHINE_PRIOR, kind=row["kind"])
-
-
-def kind_rows(priors: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows of a calibration that a figure can take as its prior (not LOOP_ROW)."""
-    return [row for row in priors if row["kind"] != LOOP_ROW]
-
-
-def met_fewer_states(priors: list[dict[str, Any]], overheads: list[float]) -> bool:
-    """Whether a run whose processes' empty loop cost `overheads` met fewer of the host's
-    states than the calibration: its loop spread under FEWER_STATES_SHARE of the
-    calibration's. Such a run's processes agree by the luck of the state they met, not
-    because the figure holds still (a copy loop's processes in a 7 s run of the fast
-    state agreed closely enough to take the chain's +-3.7%, and the next run read 11%
-    higher). False without a LOOP_ROW
-    (a calibration from before it) or with fewer than 2 processes."""
-    row = next((r for r in priors if r["kind"] == LOOP_ROW), None)
-    if row is None or not row["process_cv2"] > 0 or len(overheads) < 2:
-        return False
-    mean = sum(overheads) / len(overheads)
-    return statistics.variance(overheads) / (mean * mean) < FEWER_STATES_SHARE ** 2 * row["process_cv2"]
 
 
 def describe(level: RunLevel | None) -> str:
@@ -476,12 +445,9 @@ def run_levels(store, run_id: int, context: dict[str, Any] | None) -> dict[tuple
             levels[key] = level
     priors = store.machine_priors(Machine.of(context))
     if priors:
-        overheads = store.overheads_of_run(run_id)
         for key, by_run in medians.items():
             if key not in levels and key[0][2] == "time" and run_id in by_run:
-                # A first run that met one of the host's states cannot tell the figure's spread.
-                one_state = len(by_run) == 1 and met_fewer_states(priors, overheads.get((key[1], key[2]), []))
-                levels[key] = prior_level(priors, *((None, 1) if one_state else _kind_spread(by_run)))
+                levels[key] = prior_level(priors, *_kind_spread(by_run))
     return levels
 
 

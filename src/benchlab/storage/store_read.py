@@ -165,21 +165,6 @@ class StoreReader:
                          f"WHERE run_id IN ({', '.join(':' + name for name in names)}) AND median IS NOT NULL",
                          names, ("sweep",))
 
-    def overheads_of_run(self, run_id: int) -> dict[tuple[str, str], list[float]]:
-        """The empty loop's cost in each process of a run, per (platform, binary): the
-        `overhead` of its timing records, one per process (none for a binary that
-        subtracts no empty loop: an import, another harness, --no-subtract)."""
-        with self._reading() as query:
-            rows = query('SELECT platform, "binary", summary, reported FROM records '
-                         "WHERE run_id = :id AND counter = 'time'", {"id": run_id}, ("summary", "reported"))
-        found: dict[tuple[str, str], dict[Any, float]] = {}
-        for row in rows:
-            overhead = (row["summary"] or {}).get("overhead")
-            if isinstance(overhead, (int, float)) and overhead > 0:
-                process = (row["reported"] or {}).get("process")
-                found.setdefault((row["platform"], row["binary"]), {}).setdefault(process, float(overhead))
-        return {unit: list(by_process.values()) for unit, by_process in found.items()}
-
     def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
         """The newest calibration of `machine`, one row per kind; [] when it was never calibrated."""
         with self._reading() as query:

@@ -38,19 +38,15 @@ def test_calibrate_stores_one_prior_per_kind_and_stats_shows_it(project, benchla
     assert lines[0].split()[:3] == ["KIND", "KERNEL", "FIGURE"]
     assert [line.split()[:2] for line in lines[1:4]] == [["loop-bound", "memcpy64"], ["latency-bound", "chain100"],
                                                          ["syscall", "getpid"]]
-    assert lines[4].startswith("the empty loop: ") and "between processes" in lines[4]
-    assert "3 runs of 2 processes" in lines[5] and "stored as its prior" in lines[5]
+    assert "3 runs of 2 processes" in lines[4] and "stored as its prior" in lines[4]
     assert "calibrating" in result.stderr
     store = Store("sqlite:///cal.db")
     from benchlab.measuring import context
     priors = store.machine_priors(noise.Machine.of(context.machine()))
     store.close()
-    assert sorted(row["kind"] for row in priors) == sorted([*noise.KINDS, noise.LOOP_ROW])
-    kinds = noise.kind_rows(priors)
-    assert all(row["runs"] == 3 and row["df"] == 2 and row["process_df"] == 3 for row in kinds)
+    assert sorted(row["kind"] for row in priors) == sorted(noise.KINDS)
+    assert all(row["runs"] == 3 and row["df"] == 2 and row["process_df"] == 3 for row in priors)
     assert all(row["process_cv2"] > 0 for row in priors)  # two processes never agree exactly in ns
-    [loop] = [row for row in priors if row["kind"] == noise.LOOP_ROW]
-    assert loop["process_df"] == 3 * 2 - 1  # the empty loop of each of the 6 processes
     # A run of new code in that store: its figure's noise is the prior's, and stats says so.
     (project / "one.c").write_text('#include "benchlab.h"\nBL_BENCH(spin, n) { for (uint64_t i = 0; i < n; i++) '
                                    'BL_CLOBBER(); }\nBL_MAIN()\n')

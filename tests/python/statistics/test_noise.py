@@ -337,51 +337,6 @@ def test_a_run_in_one_host_state_takes_the_prior_its_earlier_runs_of_identical_c
     store.close()
 
 
-def test_a_first_run_that_met_one_host_state_takes_the_widest_kind(db_url):
-    """The calibration's processes met both of the host's states: their empty loop cost
-    0.287 or 0.6 ns (CV 35%). A new program's first run whose processes all met the fast
-    one (loop CV 0.3%) cannot tell how far its figures move with the state, however well
-    they agree: the widest kind. One whose processes met both (here 1 of 8 in the other
-    state) or a machine whose calibration saw the loop hold still keep the narrowest
-    kind their spread fits; so does a calibration from before the loop's row."""
-    store = Store(db_url)
-    key = history_key(_process_records([1])[0])
-    agreeing = [0.502, 0.5021, 0.5019, 0.5022, 0.502, 0.5018, 0.5021, 0.502]
-    kinds = [
-        dict(kind="latency-bound", variance=0.001 ** 2, df=9, process_cv2=0.002 ** 2, process_df=40, runs=10, load=0),
-        dict(kind="loop-bound", variance=0.1 ** 2, df=9, process_cv2=0.25 ** 2, process_df=40, runs=10, load=0)]
-
-    def kind(host: str, loop_cv: float | None, overheads: list[float]) -> str:
-        here = {"host": host, "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
-        loop = [dict(kind=noise.LOOP_ROW, variance=0.0, df=0, process_cv2=loop_cv ** 2, process_df=49, runs=10,
-                     load=0)] if loop_cv is not None else []
-        store.save_machine_priors(noise.Machine.of(here), kinds + loop)
-        records = _process_records(agreeing)
-        for record, overhead in zip(records, overheads):
-            record.summary["overhead"] = overhead
-        run_id = store.begin_run(["benchlab", "run"], ["native"], here)
-        store.add_unit(run_id, records, [])
-        store.finish_run(run_id, "complete", 0)
-        assert sorted(store.overheads_of_run(run_id)[("native", "x")]) == sorted(overheads)
-        return store.run_levels(run_id, here)[key].kind
-
-    fast = [0.287, 0.2871, 0.2869, 0.288, 0.287, 0.2875, 0.2866, 0.287]
-    assert kind("one-state", 0.35, fast) == "loop-bound"
-    assert kind("both-states", 0.35, fast[:7] + [0.6]) == "latency-bound"
-    assert kind("quiet-machine", 0.003, fast) == "latency-bound"
-    assert kind("old-calibration", None, fast) == "latency-bound"
-    store.close()
-
-
-def test_fewer_states_is_a_loop_spread_under_a_tenth_of_the_calibrations():
-    rows = [dict(kind=noise.LOOP_ROW, variance=0.0, df=0, process_cv2=0.2 ** 2, process_df=49, runs=10, load=0)]
-    assert noise.met_fewer_states(rows, [1.0, 1.019, 0.981])  # CV 1.9%: under 2%
-    assert not noise.met_fewer_states(rows, [1.0, 1.021, 0.979])  # CV 2.1%
-    assert not noise.met_fewer_states(rows, [1.0])  # one process: nothing to judge
-    assert not noise.met_fewer_states(rows[:0], [1.0, 1.0])  # no loop row
-    assert noise.kind_rows(rows + [dict(kind="syscall")]) == [dict(kind="syscall")]
-
-
 def test_an_outlier_process_is_marked_and_left_out_of_the_figure():
     level = RunLevel(variance=0.0, earlier_runs=10, df=9, process_cv2=0.003 ** 2, process_df=20)
     medians = [100.0, 100.2, 99.8, 121.0, 100.1]
