@@ -9,10 +9,11 @@ runs before it (at most 20, as `benchlab run` does):
     processes only      this run's spread between processes (no history)
     mean                + the run level from the mean of consecutive squared differences
     mean + pooled       + the larger of this run's and the pooled process spread (the
-                        robust pooled spread of src/benchlab/statistics/noise.py): the
-                        estimator benchlab uses
+                        robust pooled spread of src/benchlab/statistics/noise.py)
     winsorized + pooled the run level with the largest tenth of the squared differences
                         (at least 2) clipped, the rule before issue 20
+    benchlab            the estimator benchlab uses: the larger of the differences' run
+                        level and the runs' spread about their mean, + pooled
 
     .venv/bin/python bench/runlevel_replay.py [DB]     (a second; it times nothing)
 """
@@ -51,7 +52,7 @@ def winsorized_level(history: list[noise.RunFigure]) -> noise.RunLevel | None:
     history = history[-noise.MAX_EARLIER_RUNS:]
     squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
     if len(squares) < 5:
-        return level
+        return mean_level(history, pooled=True)
     clipped = max(2, math.ceil(0.1 * len(squares)))
     explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
     variance = max(0.0, (noise.winsorized_mean(squares, clipped, df=1) - explained) / 2)
@@ -61,8 +62,9 @@ def winsorized_level(history: list[noise.RunFigure]) -> noise.RunLevel | None:
 VERSIONS = {
     "processes only": lambda history: None,
     "mean": lambda history: mean_level(history, pooled=False),
-    "mean + pooled": lambda history: noise.estimate(history),
+    "mean + pooled": lambda history: mean_level(history, pooled=True),
     "winsorized + pooled": winsorized_level,
+    "benchlab": noise.estimate,
 }
 
 

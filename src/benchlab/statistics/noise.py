@@ -30,20 +30,27 @@ d_j = log m_{j+1} - log m_j has
 
     E[d_j^2] = 2 s_run^2 + p_j + p_{j+1}
 
-so s_run^2 = max(0, (mean_j d_j^2 - mean_j(p_j + p_{j+1})) / 2). Consecutive differences
-(von Neumann's mean square successive difference), **all of them**: the history is
-identical code, so a large difference is the machine's, not a change of the code, and a
-host state that lasts minutes shows in the history only as the few differences where it
-came and went. Clipping the largest tenth of them (winsorizing, the rule before) took
-exactly those: the three chains moved -0.2% together where their intervals were
-+-0.2%, and held the next run 31 of 37 times when replayed, 36 of 37 with the plain
-mean, whose intervals were no wider on the other kernels (bench/README.md, "Time
-budget"). (The median, used before that, ignored a chain's +0.6 to +1.2% runs, 3 of 40
-on this VM.)
+so s_run^2 = (mean_j d_j^2 - mean_j(p_j + p_{j+1})) / 2 (von Neumann's mean square
+successive difference). The same s_run^2 is also the variance of the log m_j about
+their mean less mean_j p_j. Both, over **every run**, and the larger counts:
+- the history is identical code, so a large difference is the machine's, not a change
+  of the code: clipping the largest tenth of the differences (the rule before issue 20)
+  took exactly those where a host state came and went, and the chains' intervals held
+  the next of 41 `--time 7` runs 31 of 37 times, replayed (36 with every difference);
+- the host's states last seconds to minutes, so consecutive runs often share one and
+  their differences understate how far runs spread: on a store where the host changed
+  state for a minute or two at a time, the differences alone held the next run 34-35
+  times in 37 on getpid, clock_gettime and the copy loop, the spread about the mean 37
+  (bench/README.md, "Time budget"; bench/runlevel_replay.py);
+- a drift of the machine within the window counts in the spread about the mean and not
+  in the differences: the larger is the honest one either way.
+(The median of the differences, used before that, ignored a chain's +0.6 to +1.2%
+runs, 3 of 40 on this VM.) Its degrees of freedom are the runs less one.
 
 The same runs give the spread of one process's figure: each run's CV^2 of its process
-medians, pooled **robustly**: their mean with the largest tenth winsorized the same way
-(scaled for chi-square(k)/k, k the runs' typical N - 1), so that one run holding one
+medians, pooled **robustly**: their mean with the largest tenth counted as the next
+largest (winsorized), scaled back for what that clipping takes from chi-square(k)/k's
+mean (k the runs' typical N - 1), so that one run holding one
 outlier process (a process of 10 samples whose interval was [1099, 316536]) does not
 widen every later interval, as the plain mean of CV^2 did. Its degrees of freedom are
 the runs' sum of N_j - 1 times the share of runs left unclipped. The rerun interval
@@ -252,18 +259,20 @@ def chi2_ratio_99(df: int) -> float:
 
 def estimate(history: list[RunFigure], *, robust: bool = True) -> RunLevel | None:
     """The run level from earlier runs, oldest first; None with fewer than MIN_EARLIER_RUNS.
-    The run level is the plain mean of every squared difference (the module's docstring
-    says why); `robust` is for the pooled process spread: False for a calibration's A/A,
+    The larger of the two estimates of the module's docstring, from every run (it says
+    why); `robust` is for the pooled process spread: False for a calibration's A/A,
     whose every run is the machine's."""
     history = history[-MAX_EARLIER_RUNS:]
     if len(history) < MIN_EARLIER_RUNS:
         return None
-    squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
-    explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
-    mean_square = sum(squares) / len(squares)
+    pairs = list(zip(history, history[1:]))
+    squares = [math.log(b.mean / a.mean) ** 2 for a, b in pairs]
+    from_differences = (sum(squares) - sum(a.process_variance + b.process_variance for a, b in pairs)) / len(pairs) / 2
+    logs = [math.log(f.mean) for f in history]
+    from_spread = statistics.variance(logs) - sum(f.process_variance for f in history) / len(history)
     process_cv2, process_df = pooled_process_spread(history, robust=robust)
-    return RunLevel(variance=max(0.0, (mean_square - explained) / 2), earlier_runs=len(history), df=len(squares),
-                    process_cv2=process_cv2, process_df=process_df)
+    return RunLevel(variance=max(0.0, from_differences, from_spread), earlier_runs=len(history),
+                    df=len(history) - 1, process_cv2=process_cv2, process_df=process_df)
 
 
 def pooled_process_spread(history: list[RunFigure], *, robust: bool = True) -> tuple[float, int]:

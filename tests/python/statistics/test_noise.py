@@ -43,13 +43,14 @@ def test_the_chi_square_distribution_by_hand_agrees_with_scipy(df):
         assert noise.chi2_quantile(p, df) == pytest.approx(scipy_stats.chi2.ppf(p, df), rel=1e-9)
 
 
-def test_the_estimate_is_unbiased_on_a_steady_machine():
-    """Runs whose figures move by 1% (normal, on the log): over many 20-run histories the
-    estimated run variance averages 1e-4, as the plain mean of the differences does."""
+def test_the_estimate_is_not_below_the_truth_on_a_steady_machine():
+    """Runs whose figures move by 1% (normal, on the log): over many 20-run histories each
+    of the two estimates averages 1e-4; the larger of them, a little more (not less: an
+    interval built on it must not be narrow on average)."""
     rng = np.random.default_rng(5)
     estimates = [estimate([RunFigure(100 * math.exp(x), 0.0) for x in rng.normal(0, 0.01, 20)]).variance
                  for _ in range(3000)]
-    assert np.mean(estimates) == pytest.approx(1e-4, rel=0.05)
+    assert 1e-4 < np.mean(estimates) < 1.2e-4
 
 
 def test_the_spread_the_processes_explain_is_not_counted_twice():
@@ -58,24 +59,34 @@ def test_the_spread_the_processes_explain_is_not_counted_twice():
     assert estimate(history).variance == pytest.approx(0.0, abs=1e-15)
 
 
-def test_a_host_state_that_comes_and_goes_counts_in_full():
+def _from_differences(figures):
+    return np.mean([math.log(b / a) ** 2 for a, b in zip(figures, figures[1:])]) / 2
+
+
+def test_a_host_state_that_lasts_several_runs_counts_in_full():
     """Twenty runs of identical code that agree to 0.05%, with a state of the host lasting
-    runs 8-12 that moved them all by -0.2% (three chains on this VM, together): its two
-    differences are the machine's. Every difference counts: the estimate is the runs'
-    without the state plus the state's two squared moves over the 19 differences, halved.
-    Clipping the largest tenth of the differences (the rule before) took exactly those
-    two."""
+    runs 8-12 that moved them all by -0.2% (three chains on this VM, together). Every run
+    counts: clipping the largest tenth of the differences (the rule before) took exactly
+    the two where the state came and went. And the runs' spread about their mean counts
+    where it is larger than the differences': consecutive runs in one state differ
+    little, and the differences alone understate how far the runs spread."""
     rng = np.random.default_rng(11)
     steady = [100.0 * math.exp(rng.normal(0, 0.0005)) for _ in range(20)]
     moved = [m * (0.998 if 8 <= j <= 12 else 1.0) for j, m in enumerate(steady)]
     level = estimate([RunFigure(m, 0.0) for m in moved])
-    squares = [math.log(b / a) ** 2 for a, b in zip(moved, moved[1:])]
-    assert level.variance == pytest.approx(np.mean(squares) / 2) and level.df == 19
-    without = estimate([RunFigure(m, 0.0) for m in steady]).variance
-    steady_squares = [math.log(b / a) ** 2 for a, b in zip(steady, steady[1:])]
-    expected_extra = (squares[7] + squares[12] - steady_squares[7] - steady_squares[12]) / 19 / 2
-    assert level.variance - without == pytest.approx(expected_extra)
-    assert expected_extra > 0.5 * 2 * math.log(0.998) ** 2 / 19 / 2
+    spread = np.var(np.log(moved), ddof=1)
+    assert level.variance == pytest.approx(spread) and level.df == 19
+    assert spread > 1.5 * _from_differences(moved)
+    assert level.variance > 2 * estimate([RunFigure(m, 0.0) for m in steady]).variance
+
+
+def test_where_runs_alternate_the_differences_count():
+    """Runs alternating 100 / 102 (each run in the other state): the differences are
+    2% every time, larger than the spread about the mean says; they count."""
+    figures = [100.0 if j % 2 == 0 else 102.0 for j in range(20)]
+    level = estimate([RunFigure(m, 0.0) for m in figures])
+    assert level.variance == pytest.approx(math.log(1.02) ** 2 / 2)
+    assert level.variance > 1.5 * np.var(np.log(figures), ddof=1)
 
 
 def test_too_few_earlier_runs_give_no_level_and_old_runs_drop_out():
