@@ -129,8 +129,9 @@ def main() -> int:
             f"{k} {100 * cv([r[k] for r in nb]):.2f}%" for k in KERNELS if len(nb) > 1))
     if args.raw:
         with open(args.raw, "w") as file:
-            json.dump({"benchlab": bl, "intervals": bl_iv, "raw": bl_raw, "benchlab_wall": bl_wall, "gb": gb, "gb_wall": gb_wall,
-                       "header_wall": header_wall, "nanobench": nb, "nanobench_wall": nb_wall, "time": seconds}, file)
+            json.dump({"benchlab": bl, "intervals": bl_iv, "raw": bl_raw, "benchlab_wall": bl_wall, "gb": gb,
+                       "gb_wall": gb_wall, "header_wall": header_wall, "nanobench": nb, "nanobench_wall": nb_wall,
+                       "time": seconds}, file)
     return 0
 
 

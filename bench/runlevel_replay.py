@@ -53,7 +53,7 @@ def winsorized_level(history: list[noise.RunFigure]) -> noise.RunLevel | None:
     squares = [math.log(b.mean / a.mean) ** 2 for a, b in zip(history, history[1:])]
     if len(squares) < 5:
         return mean_level(history, pooled=True)
-    clipped = max(2, math.ceil(0.1 * len(squares)))
+    clipped = max(2, math.ceil(noise.WINSORIZED_SHARE * len(squares)))
     explained = sum(a.process_variance + b.process_variance for a, b in zip(history, history[1:])) / len(squares)
     variance = max(0.0, (noise.winsorized_mean(squares, clipped, df=1) - explained) / 2)
     return noise.RunLevel(variance, level.earlier_runs, len(squares) - clipped, level.process_cv2, level.process_df)

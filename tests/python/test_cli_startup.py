@@ -73,8 +73,8 @@ def test_every_listed_subcommand_resolves_to_a_command_of_that_name(name):
 
 def test_a_run_with_history_estimates_its_noise_without_scipy(tmp_path):
     """The run level of 3 or more earlier runs of identical code (noise.estimate, the
-    pooled process spread's winsorized mean) uses the chi-square distribution by hand: scipy.stats took half a
-    second to import, and a default run is about a second."""
+    pooled process spread's winsorized mean) uses the chi-square distribution by hand:
+    scipy.stats took half a second to import, and a default run is about a second."""
     (tmp_path / "include").mkdir()
     shutil.copy(Path(__file__).parents[2] / "include" / "benchlab.h", tmp_path / "include")
     (tmp_path / "tiny.c").write_text(TINY)

@@ -318,8 +318,8 @@ def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_n
 
 def test_a_run_in_one_host_state_takes_the_prior_its_earlier_runs_of_identical_code_show(db_url):
     """The processes of a 7 s run can all meet one of the host's two states and agree as
-    closely as a chain's: alone, that chose the chain's prior for a copy loop whose next run read 13%
-    higher. With one or two earlier runs of the same code (too few for a run level), the
+    closely as a chain's: alone, that chose the chain's prior for a copy loop whose next
+    run read 13% higher. With one or two earlier runs of the same code (too few for a run level), the
     kind is chosen over their processes too: spread over both states there, or each run in
     its own state, the copy loop gets the wide kind; a chain that agrees everywhere keeps
     the narrow one. Each case on a machine of its own (a host name each)."""
