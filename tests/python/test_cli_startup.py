@@ -58,6 +58,23 @@ def test_a_default_run_with_stderr_piped_skips_what_only_a_terminal_needs(tmp_pa
     assert [m for m in modules if m in NOT_FOR_A_PIPED_RUN or m.startswith(tuple(f"{n}." for n in NOT_FOR_A_PIPED_RUN))] == []
 
 
+def test_a_run_into_an_existing_sqlite_store_imports_no_sqlalchemy(tmp_path):
+    """SQLAlchemy's import was a fifth of a default run: a run into an SQLite store at the head
+    revision writes it through sqlite3 (store_write.py). The first run creates the store."""
+    (tmp_path / "include").mkdir()
+    shutil.copy(Path(__file__).parents[2] / "include" / "benchlab.h", tmp_path / "include")
+    (tmp_path / "tiny.c").write_text(TINY)
+    flags = ("run", "tiny.c", "--processes", "2", "--time-limit", "0.01")
+    status, first = imported_by(tmp_path, *flags)
+    assert status == 0 and "sqlalchemy" in first and "alembic" in first  # created the store
+    status, second = imported_by(tmp_path, *flags)
+    assert status == 0 and "benchlab.storage.store_write" in second and "benchlab.statistics.combine" in second
+    assert heavy(second, ("sqlalchemy", "alembic", "benchlab.storage.store")) == []
+    reader = Store(f"sqlite:///{tmp_path / '.benchlab' / 'results.db'}")
+    assert [(run["id"], run["status"], run["records"]) for run in reader.list_runs()] == [
+        (2, "complete", 2), (1, "complete", 2)]
+
+
 def test_history_imports_its_own_modules_on_use(tmp_path):
     _, modules = imported_by(tmp_path, "history", "--help")
     modules = [m for m in modules if m.startswith("benchlab")]

@@ -16,6 +16,7 @@ from benchlab.paths import check_output_file, check_path_length, shown_path, wri
 if TYPE_CHECKING:
     from benchlab.storage.store import Store
     from benchlab.storage.store_read import StoreReader
+    from benchlab.storage.store_write import StoreWriter
 
 class FormatChoice(click.Choice):
     """--format: the names of one use of benchlab.formats.registry (formats.SHOW, EXPORT, IMPORT).
@@ -70,6 +71,18 @@ def open_store(config: Config, db_url: str | None) -> "Store":
     # stores nothing (--no-store, --help) should not pay.
     from benchlab.storage.store import Store, database_url
     return Store(database_url(db_url, config.db, config.state_dir))
+
+
+def open_run_store(config: Config, db_url: str | None) -> "StoreWriter":
+    """A store for `run` to write its run to: an SQLite file at the head revision is written
+    without SQLAlchemy (store_write.py); anything else opens as a Store."""
+    from benchlab.storage.store_write import database_url, open_writer
+    url = database_url(db_url, config.db, config.state_dir)
+    writer = open_writer(url)
+    if writer is not None:
+        return writer
+    from benchlab.storage.store import Store  # here: SQLAlchemy (see open_store)
+    return Store(url)
 
 
 def open_reader(config: Config, db_url: str | None) -> "StoreReader":

@@ -12,7 +12,7 @@ from benchlab.measuring import context as run_context
 from benchlab.measuring.build import Builder
 from benchlab.measuring.buildable import not_built
 from benchlab.cli.common import (
-    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, write_output)
+    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_run_store, out_option, write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
@@ -92,7 +92,7 @@ def command(context: click.Context, **given) -> int:
     argv = context.obj.get("argv", ["benchlab", "run", *flags.targets])
     info = run_context.collect(config, platforms, options.seed, argv)
     session = Session(runner, units, options.seed, budget, started=started)
-    storage = None if flags.no_store else RunStorage(open_store(config, flags.db_url), progress.warn)
+    storage = None if flags.no_store else RunStorage(open_run_store(config, flags.db_url), progress.warn)
     progress.total = len(session.planned()) if budget.fixed else None
     columns = [p.name for p in platforms]  # the platforms, as the table and the store name them
     with progress:

@@ -11,7 +11,8 @@ is one transaction whole (import_run): nothing of it is visible until all of it 
 The tables below are what the code queries; the schema itself is created and upgraded
 by the Alembic revisions of benchlab.storage.migrations when a store is opened. The reads of one
 run (Store inherits them) are in store_read.py, which reads an SQLite file at the head
-revision without SQLAlchemy for `show`, `stats` and `export`. An SQLite file
+revision without SQLAlchemy for `show`, `stats` and `export`; a run's writes likewise in
+store_write.py, which writes such a file without SQLAlchemy for `benchlab run`. An SQLite file
 this process cannot write (a read-only file system, file or directory) is opened
 read-only instead, so that `runs`, `show` and the other readers still read it; a write
 to it is then one error.
@@ -19,24 +20,22 @@ to it is then one error.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import hashlib
-import os
 import re
-import socket
 from typing import Any, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
-from benchlab.storage import migrations
+from benchlab.storage import migrations, store_write
 from benchlab.statistics import noise
 from benchlab.errors import StoreFailed, UserError
-from benchlab.records import NAME_FIELDS, Fault, Record, storable_name
+from benchlab.records import Record
 from benchlab.storage.store_read import (  # noqa: F401 (database_url, missing_units: imported from here too)
     DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, StoreReader, cannot_write, database_url,
     effective_status, missing_units, read_only_connection, row_record)
+from benchlab.storage.store_write import WRITE_FIX, Execute, StoreWriter, sqlite_pragmas
 
 metadata = sa.MetaData()
 
@@ -204,19 +203,9 @@ _BASELINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,%d}" % (MAX_BASELI
 
 
 
-def _imported_sha256(context: dict[str, Any] | None) -> str | None:
-    """The sha256 of the file an imported run came from (context["imported"]), else None."""
-    imported = context.get("imported") if isinstance(context, dict) else None
-    digest = imported.get("sha256") if isinstance(imported, dict) else None
-    return digest if isinstance(digest, str) and len(digest) <= 64 else None
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-class Store(StoreReader):
-    """A store through SQLAlchemy: every write, and every read (those of StoreReader too)."""
+class Store(StoreWriter):
+    """A store through SQLAlchemy: every write (those of StoreWriter too), and every read (those of
+    StoreReader too)."""
 
     def __init__(self, url: str):
         fix = "give --db or BENCHLAB_DB as e.g. sqlite:///results.db or postgresql://user@host/db"
@@ -298,47 +287,15 @@ class Store(StoreReader):
 
     # -- writing ------------------------------------------------------------------------------
 
-    _WRITE_FIX = "make the database writable or free disk space, or run with --no-store or another --db"
-
-    def begin_run(self, argv: list[str], platforms: list[str], context: dict[str, Any]) -> int:
-        with self._errors("write to", self._WRITE_FIX), self._write() as connection:
-            result = connection.execute(runs.insert().values(
-                started_at=_now(), status="running", host=socket.gethostname(), pid=os.getpid(),
-                argv=argv, platforms=platforms, context=context, imported_sha256=_imported_sha256(context)))
-            return int(result.inserted_primary_key[0])
-
-    def add_unit(self, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
-                 unit: dict[str, Any] | None = None) -> None:
-        """One finished unit, all or nothing; `unit` ({binary, platform, sweep}) marks it done."""
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
-            _insert_unit(connection, run_id, unit_records, unit_faults, [unit] if unit is not None else [])
-
-    _IMPORT_FIX = "make the database writable or free disk space, or give another --db; nothing was imported"
-
-    def import_run(self, argv: list[str], platforms: list[str], context: dict[str, Any], run_records: list[Record],
-                   run_faults: list[Fault], done: list[dict[str, Any]], status: str, exit_code: int) -> int:
-        """A whole run at once (`benchlab import`): its row with its final status, its records,
-        faults and finished units (`done`), in one transaction. Nothing of it is visible until
-        all of it is: a process killed or a disk filled on the way leaves no run behind, not an
-        empty one shown as killed that would refuse the file's next import (imported_as)."""
-        with self._errors("write to", self._IMPORT_FIX, StoreFailed), self._write() as connection:
-            now = _now()
-            result = connection.execute(runs.insert().values(
-                started_at=now, finished_at=now, status=status, exit_code=exit_code, host=socket.gethostname(),
-                pid=os.getpid(), argv=argv, platforms=platforms, context=context,
-                imported_sha256=_imported_sha256(context)))
-            run_id = int(result.inserted_primary_key[0])
-            _insert_unit(connection, run_id, run_records, run_faults, done)
-        return run_id
-
-    def update_context(self, run_id: int, context: dict[str, Any]) -> None:
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
-            connection.execute(runs.update().where(runs.c.id == run_id).values(context=context))
-
-    def finish_run(self, run_id: int, status: str, exit_code: int) -> None:
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
-            connection.execute(runs.update().where(runs.c.id == run_id).values(
-                status=status, exit_code=exit_code, finished_at=_now()))
+    @contextlib.contextmanager
+    def _writing(self, doing: str, fix: str, error: type[UserError]) -> Iterator[Execute]:
+        with self._errors(doing, fix, error), self._write() as connection:
+            def execute(sql: str, params: dict[str, Any] | list[dict[str, Any]],
+                        json_columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+                statement = sa.text(sql).bindparams(*(sa.bindparam(name, type_=sa.JSON) for name in json_columns))
+                result = connection.execute(statement, params)
+                return [dict(row._mapping) for row in result] if result.returns_rows else []
+            yield execute
 
     def reclaim(self) -> None:
         """After a failed write on a full disk: give back the write-ahead log's space.
@@ -354,22 +311,9 @@ class Store(StoreReader):
         except SQLAlchemyError:
             pass
 
-    def delete_run(self, run_id: int) -> None:
-        """Forget a run (e.g. one whose --filter matched no benchmark); not one a baseline names."""
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
-            names = connection.execute(sa.select(baselines.c.name).where(baselines.c.run_id == run_id)
-                                       .order_by(baselines.c.name)).scalars().all()
-            if names:
-                shown = ", ".join(repr(name) for name in names)
-                raise UserError(f"run {run_id} is kept as baseline {shown}",
-                                f"delete the baseline first: benchlab baseline delete {names[0]}")
-            for table in (units, records, faults, profile_buckets):
-                connection.execute(table.delete().where(table.c.run_id == run_id))
-            connection.execute(runs.delete().where(runs.c.id == run_id))
-
     def add_profile(self, run_id: int, rows: list[dict[str, Any]]) -> None:
         """A run's profile buckets (profile_buckets' columns but id and run_id), in one transaction."""
-        with self._errors("write to", self._WRITE_FIX, StoreFailed), self._write() as connection:
+        with self._errors("write to", WRITE_FIX, StoreFailed), self._write() as connection:
             connection.execute(profile_buckets.insert(), [{**row, "run_id": run_id} for row in rows])
 
     # -- reading ------------------------------------------------------------------------------
@@ -408,8 +352,8 @@ class Store(StoreReader):
     def save_machine_priors(self, machine: noise.Machine, rows: list[dict[str, Any]]) -> None:
         """A calibration of `machine`: one row per kind (machine_priors' columns but the
         machine's and measured_at), replacing the machine's earlier ones, in one transaction."""
-        measured = _now()
-        with self._errors("write to", self._WRITE_FIX), self._write() as connection:
+        measured = store_write.now()
+        with self._errors("write to", WRITE_FIX), self._write() as connection:
             connection.execute(machine_priors.delete().where(machine_priors.c.machine == machine.id))
             connection.execute(machine_priors.insert(), [
                 {**row, "machine": machine.id, "host": machine.host, "cpu": machine.cpu, "kernel": machine.kernel,
@@ -446,7 +390,7 @@ class Store(StoreReader):
         `kept`: the run's binaries to keep with it ({binary, platform, file_name, content}),
         content-addressed. Returns the baseline it replaced, if any."""
         check_baseline_name(name)
-        with self._errors("write to", self._WRITE_FIX):
+        with self._errors("write to", WRITE_FIX):
             for attempt in (1, 2):
                 try:
                     with self._write() as connection:
@@ -455,10 +399,11 @@ class Store(StoreReader):
                             raise UserError(f"baseline {name!r} exists: run {previous.run_id}, saved {previous.saved_at}",
                                             f"give --force to point it at run {run_id}, or choose another name")
                         if previous is None:
-                            connection.execute(baselines.insert().values(name=name, run_id=run_id, saved_at=_now()))
+                            connection.execute(baselines.insert().values(name=name, run_id=run_id,
+                                                                         saved_at=store_write.now()))
                         else:
                             connection.execute(baselines.update().where(baselines.c.name == name)
-                                               .values(run_id=run_id, saved_at=_now()))
+                                               .values(run_id=run_id, saved_at=store_write.now()))
                             connection.execute(baseline_binaries.delete()
                                                .where(baseline_binaries.c.baseline_id == previous.id))
                         self._keep_binaries(connection, name, kept or [])
@@ -536,7 +481,7 @@ class Store(StoreReader):
 
     def delete_baseline(self, name: str) -> dict[str, Any]:
         """Forget the name (the run stays); returns what it was."""
-        with self._errors("write to", self._WRITE_FIX), self._write() as connection:
+        with self._errors("write to", WRITE_FIX), self._write() as connection:
             row = connection.execute(sa.select(baselines).where(baselines.c.name == name)).first()
             if row is None:
                 raise UserError(f"no baseline {name!r} in {self.url}", "list them with: benchlab baseline list")
@@ -568,44 +513,5 @@ def _connect_args(url: sa.URL) -> dict[str, Any]:
     return {}
 
 
-def _insert_unit(connection: sa.Connection, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
-                 done: list[dict[str, Any]]) -> None:
-    """Rows of records, faults and finished units ({binary, platform, sweep}), in the caller's transaction."""
-    if unit_records:
-        connection.execute(records.insert(), [_record_row(run_id, r) for r in unit_records])
-    if unit_faults:
-        connection.execute(faults.insert(), [
-            # PostgreSQL's text columns cannot hold a NUL, which a compiler's message
-            # quoting a broken source can carry: written as \0 on both engines alike.
-            dict(run_id=run_id, platform=f.platform, binary=f.binary, reason=f.reason.replace("\0", "\\0"),
-                 stderr_tail=f.stderr_tail, sweep=f.sweep) for f in unit_faults])
-    if done:
-        connection.execute(units.insert(), [{"run_id": run_id, **unit} for unit in done])
-
-
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
-    cursor = dbapi_connection.cursor()
-    # WAL: `benchlab runs` can read while a run writes; a killed writer's
-    # uncommitted frames are simply ignored on the next open.
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # In WAL mode NORMAL syncs at checkpoints, not at every commit: a run commits each
-    # unit as it finishes, and an fsync each cost more than the unit's parsing. A crash
-    # of the process loses nothing; only a power cut can lose the last units, never
-    # corrupting the file (SQLite's documentation, "synchronous").
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
-
-
-def _record_row(run_id: int, record: Record) -> dict[str, Any]:
-    # Fields set after the record was made (a binary's name from an undecodable file name)
-    # are made storable here too: one bad name must not fail the write of a whole unit.
-    text = {field: storable_name(field, getattr(record, field)) for field in NAME_FIELDS}
-    return dict(
-        run_id=run_id, platform=text["platform"], binary=text["binary"], bench=text["bench"], param=record.param,
-        param_name=text["param_name"], counter=text["counter"], unit=text["unit"], format=text["format"],
-        iterations=record.iterations, median=record.median, sweep=record.sweep, samples=record.samples,
-        sample_iterations=record.sample_iterations, summary=record.summary,
-        # the empty loop's sample of each round, beside the samples, so the subtraction can be redone
-        reported={**record.reported, "overhead_samples": record.overhead_samples}
-        if record.overhead_samples else record.reported)
+    sqlite_pragmas(dbapi_connection)

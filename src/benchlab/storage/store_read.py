@@ -179,6 +179,20 @@ class SqliteReader(StoreReader):
         self.url = url
         self._connect = connect
 
+    def at_head(self) -> bool:
+        """Whether the file is a benchlab store at this benchlab's schema revision. When it is
+        not (not a database, no version table, locked out, older), a Store says what to do."""
+        from benchlab.storage.migrations import HEAD, VERSION_TABLE  # light: Alembic itself is imported only to upgrade
+        try:
+            connection = self._connect()
+            try:
+                revision = connection.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchall()
+            finally:
+                connection.close()
+        except sqlite3.Error:
+            return False
+        return revision == [(HEAD,)]
+
     @contextlib.contextmanager
     def _reading(self) -> Iterator[Query]:
         def query(sql: str, params: dict[str, Any], json_columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -226,18 +240,8 @@ def open_reader(url: str) -> SqliteReader | None:
             # mode=rw: never create a file (it existed a moment ago; a Store says so if it went).
             return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S)
 
-    from benchlab.storage.migrations import HEAD, VERSION_TABLE  # light: Alembic itself is imported only to upgrade
-    try:
-        connection = connect()
-        try:
-            revision = connection.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchall()
-        finally:
-            connection.close()
-    except sqlite3.Error:  # not a database, no version table, locked out: a Store says what
-        return None
-    if revision != [(HEAD,)]:
-        return None
-    return SqliteReader(url, connect)
+    reader = SqliteReader(url, connect)
+    return reader if reader.at_head() else None
 
 
 def cannot_write(path: str) -> str | None:

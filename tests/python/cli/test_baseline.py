@@ -17,8 +17,8 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr("benchlab.storage.store._now", lambda: clock.now)
-    monkeypatch.setattr("benchlab.storage.store.socket.gethostname", lambda: "ci-box-1")
+    monkeypatch.setattr("benchlab.storage.store_write.now", lambda: clock.now)
+    monkeypatch.setattr("benchlab.storage.store_write.socket.gethostname", lambda: "ci-box-1")
     return clock
 
 

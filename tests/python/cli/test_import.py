@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from benchlab.storage.store import Store, records as records_table
+from benchlab.storage.store import Store
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NOTHING = "nothing was imported"
@@ -273,8 +273,8 @@ def test_a_full_disk_mid_import_keeps_no_run_and_is_one_line(project, benchlab, 
     def full_disk(self, statement, *args, **kwargs):
         # A full disk stays full: once the records' insert failed, so does every write after it
         # (the delete that was to clean up a half-written import, the update of its status).
-        if getattr(statement, "table", None) is records_table and statement.is_insert or (
-                full and getattr(statement, "is_dml", False)):
+        sql = str(statement)
+        if sql.startswith("INSERT INTO records ") or (full and sql.startswith(("INSERT ", "UPDATE ", "DELETE "))):
             full.append(statement)
             raise sa.exc.OperationalError(str(statement), {}, Exception("database or disk is full"))
         return real_execute(self, statement, *args, **kwargs)

@@ -18,6 +18,7 @@ from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.measuring.runner import Runner
 from benchlab.storage.store import Store, records as records_table
+from benchlab.storage.store_write import SqliteStore, StoreWriter
 from conftest import REPO, write
 
 
@@ -191,25 +192,38 @@ def test_postgresql_without_its_driver_is_one_error(project, benchlab):
 def disk_full_after_begin(monkeypatch):
     """SQLite's 'database or disk is full' for every write that grows the file after the run
     row is written: SQLITE_FULL, as on a full disk (max_page_count caps the file's size)."""
-    real_begin = Store.begin_run
+    real_begin = StoreWriter.begin_run
+    used = []
 
     def begin_then_fill(self, *args):
         run_id = real_begin(self, *args)
+        used.append(type(self).__name__)
+        if isinstance(self, SqliteStore):  # the store of `run` into an existing file (store_write.py)
+            connection = self._writer()
+            pages = connection.execute("PRAGMA page_count").fetchone()[0]
+            connection.execute(f"PRAGMA max_page_count = {pages}")
+            return run_id
         with self.engine.connect() as connection:
             pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
             connection.exec_driver_sql(f"PRAGMA max_page_count = {pages}")
         return run_id
 
-    monkeypatch.setattr(Store, "begin_run", begin_then_fill)
+    monkeypatch.setattr(StoreWriter, "begin_run", begin_then_fill)
+    return used
 
 
-def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchlab, disk_full_after_begin):
+@pytest.mark.parametrize("existing", [False, True], ids=["new-store", "existing-store"])
+def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchlab, disk_full_after_begin, existing):
+    if existing:  # written through sqlite3 alone (store_write.SqliteStore), not SQLAlchemy
+        (project / ".benchlab").mkdir(exist_ok=True)
+        Store(f"sqlite:///{project}/.benchlab/results.db").close()
     # Many samples, so that each unit needs new pages of the file.
     for name, value in (("a_first", 10), ("b_second", 20)):
         samples = ",".join([str(value)] * 2000)
         line = f'{{"type":"result","bench":"{name}","param":null,"iterations":5,"samples":[{samples}]}}'
         write(project / "suite" / f"{name}.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
     result = benchlab("run", "suite", "--out", "results.json", "--processes", "1")
+    assert disk_full_after_begin == ["SqliteStore" if existing else "Store"]
     assert result.exit_code == 2
     # the run went on: both measurements printed and written to --out
     assert [line.split()[:2] for line in result.stdout.splitlines()[2:4]] == [["a_first", "10"], ["b_second", "20"]]
@@ -362,11 +376,10 @@ def test_the_password_can_come_from_libpq_s_environment(postgresql_url, monkeypa
 KILLED_MID_IMPORT = """
 import os, signal, sys
 import sqlalchemy as sa
-from benchlab.storage.store import records
 real_execute = sa.Connection.execute
 def execute(self, statement, *args, **kwargs):
     result = real_execute(self, statement, *args, **kwargs)
-    if getattr(statement, "table", None) is records and statement.is_insert:
+    if str(statement).startswith("INSERT INTO records "):
         os.kill(os.getpid(), signal.SIGKILL)
     return result
 sa.Connection.execute = execute

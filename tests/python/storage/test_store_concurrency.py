@@ -18,10 +18,11 @@ UNITS = 30
 RECORDS_PER_UNIT = 10
 
 
-def start_workers(url: str, count: int, rendezvous) -> list[subprocess.Popen]:
+def start_workers(url: str, count: int, rendezvous, sqlite3_workers=()) -> list[subprocess.Popen]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(WORKER.parent)])}
     workers = [subprocess.Popen([sys.executable, str(WORKER), url, str(worker), str(UNITS), str(RECORDS_PER_UNIT),
-                                 str(rendezvous)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                                 str(rendezvous), *(["sqlite3"] if worker in sqlite3_workers else [])],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
                for worker in range(count)]
     deadline = time.monotonic() + 120
     while len(list(rendezvous.glob("ready-*"))) < count:
@@ -35,11 +36,19 @@ def start_workers(url: str, count: int, rendezvous) -> list[subprocess.Popen]:
     return workers
 
 
-@pytest.mark.parametrize("count", [2, 4])
-def test_processes_storing_runs_at_once_lose_nothing(db_url, tmp_path, count):
+@pytest.mark.parametrize("count, writers", [(2, "sqlalchemy"), (4, "sqlalchemy"), (4, "mixed")])
+def test_processes_storing_runs_at_once_lose_nothing(db_url, tmp_path, count, writers):
+    """With "mixed", half the workers write through sqlite3 alone (store_write.SqliteStore, as `benchlab
+    run` does into an existing SQLite file), half through SQLAlchemy, into a store made before."""
     rendezvous = tmp_path / "rendezvous"
     rendezvous.mkdir()
-    workers = start_workers(db_url, count, rendezvous)
+    sqlite3_workers = ()
+    if writers == "mixed":
+        if not db_url.startswith("sqlite"):
+            pytest.skip("sqlite3 writes SQLite files only")
+        Store(db_url).close()
+        sqlite3_workers = range(1, count, 2)
+    workers = start_workers(db_url, count, rendezvous, sqlite3_workers)
     finished = [w.communicate(timeout=600) for w in workers]
     assert [(w.returncode, err) for w, (_, err) in zip(workers, finished)] == [(0, "")] * count
     run_ids = [int(out) for out, _ in finished]
