@@ -180,7 +180,9 @@ class SqliteStore(StoreWriter, SqliteReader):
 
         def connect() -> sqlite3.Connection:
             # mode=rw: never create a file (it existed a moment ago; a Store says so if it went).
-            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S)
+            # A run stores one write at a time, from whichever thread it stores from.
+            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S,
+                                   check_same_thread=False)
 
         super().__init__(url, connect)
         self._connection: sqlite3.Connection | None = None
