@@ -72,6 +72,9 @@ class Sweep:
             raise UserError(f"--sweep {text!r} is not FLAG=V1,V2,...", "write e.g. --sweep threads=1,2,4")
         if name.strip() == INSTANCES:
             items = check_values(items)
+        twice = next((value for index, value in enumerate(items) if value in items[:index]), None)
+        if twice is not None:  # a value twice would run twice and show as one row of both
+            raise UserError(f"--sweep {text.strip()}: {twice} is given twice", "give each value once")
         return cls(name.strip(), items)
 
     @property
@@ -133,6 +136,13 @@ def layout_env(rng: random.Random) -> dict[str, str]:
             "BL_STACK_OFFSET": str(16 * rng.randrange(STACK_OFFSET_MAX // 16))}
 
 
+def _number(value: float) -> str:
+    """A number for a binary's flag: short (2, not 2.0), and the value given, to the last digit
+    (0.1234567 is not 0.123457, as :g alone would write it)."""
+    short = f"{value:g}"
+    return short if float(short) == value else repr(value)
+
+
 def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
     """Flags for a binary that speaks `flavor`; a foreign binary gets only the user's."""
     args: list[str] = []
@@ -141,13 +151,13 @@ def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
         if options.samples is not None:
             args.append(f"--samples={options.samples}")
         if options.time_limit is not None:
-            args.append(f"--time-limit={options.time_limit:g}")
+            args.append(f"--time-limit={_number(options.time_limit)}")
         args.append(f"--seed={options.seed}")
         args.extend(f"--filter={f}" for f in options.filters)
         if options.counters:
             args.append(f"--counters={options.counters}")
         if options.precision is not None:
-            args.append(f"--precision={options.precision:g}")
+            args.append(f"--precision={_number(options.precision)}")
         if options.schedule is not None:
             args.append(f"--schedule={options.schedule}")
         if not options.subtract:

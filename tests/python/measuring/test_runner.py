@@ -146,8 +146,10 @@ def test_a_sweep_without_a_name_or_a_value_is_one_error(text):
     ("instances=1,two", "--sweep instances=1,two: each value must be a whole number of copies from 1 to 1024 "
                         "(got 'two')"),
     ("instances=2,02", "--sweep instances=2,02: 2 is given twice"),
+    ("n=1,2, 1", "--sweep n=1,2, 1: 1 is given twice"),
+    ("--size=64,64", "--sweep --size=64,64: 64 is given twice"),
 ])
-def test_instance_counts_are_checked_when_the_sweep_is_read(text, what):
+def test_sweep_values_are_checked_when_the_sweep_is_read(text, what):
     with pytest.raises(UserError) as error:
         Sweep.parse(text)
     assert error.value.what == what
@@ -174,6 +176,7 @@ def test_a_benchlab_binary_is_given_every_option_then_the_users_arguments():
     (2.0, 1.0, ["--time-limit=2", "--precision=1"]),           # no trailing .0
     (1e-7, 0.001, ["--time-limit=1e-07", "--precision=0.001"]),
     (1000000.0, 100.0, ["--time-limit=1e+06", "--precision=100"]),  # the header's bounds
+    (0.1234567, 2.0000001, ["--time-limit=0.1234567", "--precision=2.0000001"]),  # every digit given
 ])
 def test_seconds_and_percent_are_written_as_the_header_reads_them(time_limit, precision, written):
     arguments = benchmark_arguments("benchlab", RunOptions(timeout=1, seed=0, time_limit=time_limit,
