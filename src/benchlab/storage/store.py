@@ -33,7 +33,7 @@ from benchlab.statistics import noise
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Record
 from benchlab.storage.store_read import (  # noqa: F401 (database_url, missing_units: imported from here too)
-    DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, StoreReader, cannot_write, database_url,
+    DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, cannot_write, database_url,
     effective_status, missing_units, read_only_connection, row_record)
 from benchlab.storage.store_write import WRITE_FIX, Execute, StoreWriter, sqlite_pragmas
 
