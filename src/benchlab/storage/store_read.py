@@ -208,39 +208,49 @@ class SqliteReader(StoreReader):
         try:
             connection = self._connect()
         except sqlite3.Error as exc:
-            raise _read_error(self.url, exc) from None
+            raise sqlite_error(self.url, "read", READ_FIX, UserError, exc) from None
         try:
             yield query
         except sqlite3.Error as exc:
-            raise _read_error(self.url, exc) from None
+            raise sqlite_error(self.url, "read", READ_FIX, UserError, exc) from None
         finally:
             connection.close()
 
 
-def _read_error(url: str, exc: sqlite3.Error) -> UserError:
+def sqlite_error(url: str, doing: str, fix: str, error: type[UserError], exc: sqlite3.Error) -> UserError:
     """What Store's errors say of the same failure (its first line)."""
-    return UserError(f"cannot read database {url!r}: {str(exc).strip().splitlines()[0]}", READ_FIX)
+    return error(f"cannot {doing} database {url!r}: {str(exc).strip().splitlines()[0]}", fix)
+
+
+def existing_sqlite_file(url: str) -> str | None:
+    """The path of a plain sqlite:///FILE URL whose file exists, else None: a URL with options,
+    an in-memory database, a file to create or another engine is a Store's to open."""
+    if not url.startswith("sqlite:///") or "?" in url:
+        return None
+    path = urllib.parse.unquote(url[len("sqlite:///"):])  # as SQLAlchemy's make_url reads it
+    return path if path not in ("", ":memory:") and os.path.isfile(path) else None
+
+
+def read_write_connection(path: str) -> Callable[[], sqlite3.Connection]:
+    """Connections to the SQLite file at `path` that may write it, and never create it."""
+    uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
+
+    def connect() -> sqlite3.Connection:
+        # mode=rw: never create a file (it existed a moment ago; a Store says so if it went).
+        # A writer (store_write.SqliteStore) writes one transaction at a time, from whichever
+        # thread the run stores from.
+        return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S, check_same_thread=False)
+    return connect
 
 
 def open_reader(url: str) -> SqliteReader | None:
     """A reader of `url` without SQLAlchemy when it is a plain sqlite:///FILE whose file exists
     at this benchlab's schema revision; else None (open a Store: it creates, upgrades or
     says what is wrong, as every command does)."""
-    if not url.startswith("sqlite:///") or "?" in url:
+    path = existing_sqlite_file(url)
+    if path is None:
         return None
-    path = urllib.parse.unquote(url[len("sqlite:///"):])  # as SQLAlchemy's make_url reads it
-    if path in ("", ":memory:") or not os.path.isfile(path):
-        return None
-    if cannot_write(path):
-        connect = read_only_connection(path)
-    else:
-        uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
-
-        def connect() -> sqlite3.Connection:
-            # mode=rw: never create a file (it existed a moment ago; a Store says so if it went).
-            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S)
-
-    reader = SqliteReader(url, connect)
+    reader = SqliteReader(url, read_only_connection(path) if cannot_write(path) else read_write_connection(path))
     return reader if reader.at_head() else None
 
 

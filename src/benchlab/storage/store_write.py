@@ -19,14 +19,13 @@ import json
 import os
 import socket
 import sqlite3
-import urllib.parse
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import NAME_FIELDS, Fault, Record, storable_name
 from benchlab.storage.store_read import (  # noqa: F401 (database_url: imported from here too)
-    SQLITE_BUSY_TIMEOUT_S, SqliteReader, StoreReader, cannot_write, database_url)
+    SqliteReader, StoreReader, cannot_write, database_url, existing_sqlite_file, read_write_connection,
+    sqlite_error)
 
 #: A write as _writing gives it: (sql with :name parameters, one row of parameters or a list of
 #: them, the JSON columns among them) -> the rows the statement returns (RETURNING), as dicts.
@@ -115,8 +114,9 @@ class StoreWriter(StoreReader):
                 shown = ", ".join(repr(name) for name in names)
                 raise UserError(f"run {run_id} is kept as baseline {shown}",
                                 f"delete the baseline first: benchlab baseline delete {names[0]}")
-            for table in ("units", "records", "faults", "profile_buckets", "runs"):
-                execute(f"DELETE FROM {table} WHERE {'id' if table == 'runs' else 'run_id'} = :id", {"id": run_id})
+            for table in ("units", "records", "faults", "profile_buckets"):
+                execute(f"DELETE FROM {table} WHERE run_id = :id", {"id": run_id})
+            execute("DELETE FROM runs WHERE id = :id", {"id": run_id})
 
 
 def _insert_run(execute: Execute, argv: list[str], platforms: list[str], context: dict[str, Any], status: str,
@@ -176,15 +176,7 @@ class SqliteStore(StoreWriter, SqliteReader):
     alone. It holds one connection for its writes, as SQLAlchemy's pool would."""
 
     def __init__(self, url: str, path: str):
-        uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
-
-        def connect() -> sqlite3.Connection:
-            # mode=rw: never create a file (it existed a moment ago; a Store says so if it went).
-            # A run stores one write at a time, from whichever thread it stores from.
-            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S,
-                                   check_same_thread=False)
-
-        super().__init__(url, connect)
+        super().__init__(url, read_write_connection(path))
         self._connection: sqlite3.Connection | None = None
 
     def _writer(self) -> sqlite3.Connection:
@@ -210,13 +202,13 @@ class SqliteStore(StoreWriter, SqliteReader):
             connection = self._writer()
             connection.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise _write_error(self.url, doing, fix, error, exc) from None
+            raise sqlite_error(self.url, doing, fix, error, exc) from None
         try:
             yield execute
             connection.execute("COMMIT")
         except sqlite3.Error as exc:
             _rollback(connection)
-            raise _write_error(self.url, doing, fix, error, exc) from None
+            raise sqlite_error(self.url, doing, fix, error, exc) from None
         except BaseException:
             _rollback(connection)
             raise
@@ -249,21 +241,12 @@ def _rollback(connection: sqlite3.Connection) -> None:
         pass  # SQLite rolled it back itself (a full disk can end the transaction)
 
 
-def _write_error(url: str, doing: str, fix: str, error: type[UserError], exc: sqlite3.Error) -> UserError:
-    """What Store's errors say of the same failure (its first line)."""
-    return error(f"cannot {doing} database {url!r}: {str(exc).strip().splitlines()[0]}", fix)
-
-
 def open_writer(url: str) -> SqliteStore | None:
     """A store that writes `url` without SQLAlchemy when it is a plain sqlite:///FILE whose file
     exists, is writable and is at this benchlab's schema revision; else None (open a Store:
     it creates, upgrades or says what is wrong, as every command does)."""
-    if not url.startswith("sqlite:///") or "?" in url:
-        return None
-    path = urllib.parse.unquote(url[len("sqlite:///"):])  # as SQLAlchemy's make_url reads it
-    if path in ("", ":memory:") or not os.path.isfile(path) or cannot_write(path):
+    path = existing_sqlite_file(url)
+    if path is None or cannot_write(path):
         return None
     store = SqliteStore(url, path)
-    if not store.at_head():
-        return None
-    return store
+    return store if store.at_head() else None
