@@ -195,9 +195,11 @@ class Runner:
             unit.index = index
         return units
 
-    def run_unit(self, unit: Unit, process: int | None = None, cpu: int | None = None) -> UnitResult:
+    def run_unit(self, unit: Unit, process: int | None = None, cpu: int | None = None,
+                 filters: tuple[str, ...] | None = None) -> UnitResult:
         """One process of `unit` (the `process`-th of the run's, when it has several);
-        on CPU `cpu` only when given (duet benchmarking, benchlab.measuring.ab)."""
+        on CPU `cpu` only when given (duet benchmarking, benchlab.measuring.ab); only the
+        benchmarks `filters` select when given (the undecided ones of `ab` and the gate)."""
         result = UnitResult(unit, process=process)
         scratch_root = self.config.state_dir / "scratch"
         scratch_root.mkdir(parents=True, exist_ok=True)
@@ -216,7 +218,7 @@ class Runner:
                         layout = layout_env(self._layout_rng)
                     if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
                         cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
-                    self._run_binary(unit, result, scratch, layout, cpu)
+                    self._run_binary(unit, result, scratch, layout, cpu, filters)
                 for record in result.records:
                     if process is not None:
                         record.reported["process"] = process
@@ -391,12 +393,13 @@ class Runner:
                 "flavor": unit.target.flavor, "flags": flags}
 
     def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
-                    cpu: int | None = None) -> None:
+                    cpu: int | None = None, filters: tuple[str, ...] | None = None) -> None:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
             result.faults.append(_build_fault(unit, exe))
             return
-        args = benchmark_arguments(unit.target.flavor, self.options)
+        options = self.options if filters is None else dataclasses.replace(self.options, filters=filters)
+        args = benchmark_arguments(unit.target.flavor, options)
         if unit.sweep_value is not None:
             args.append(self.options.sweep.argument(unit.sweep_value))
         argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
@@ -412,7 +415,7 @@ class Runner:
         self._check_reported_medians(binary, parsed.records)
         result.records = parsed.records
         result.context = parsed.context
-        if no_match(unit.target.flavor, self.options, outcome, parsed):
+        if no_match(unit.target.flavor, options, outcome, parsed):
             result.filtered_out = True
         elif not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))

@@ -25,7 +25,8 @@ from benchlab.records import printable
 #: Process i's colour in every distribution chart (plotly's default cycle).
 PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
            "#ff97ff", "#fecb52")
-VERDICT_COLOURS = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f"}
+#: By verdict (statistics/compare.py); a "not slower" row that is faster is green.
+VERDICT_COLOURS = {"slower": "#d62728", "not slower": "#7f7f7f", "inconclusive": "#ff7f0e", "faster": "#2ca02c"}
 #: A value axis spanning more than this factor is drawn logarithmic: wasm's 100x next to
 #: native's 1x, or a 100 us round trip next to a 200 ns call, would otherwise flatten one side.
 LOG_AXIS_SPAN = 100
@@ -310,7 +311,7 @@ def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart
         "error_x": {"type": "data", "symmetric": False,
                     "array": [100 * (c.high - c.ratio) for c in comparisons],
                     "arrayminus": [100 * (c.ratio - c.low) for c in comparisons], "color": "#444"},
-        "marker": {"size": 9, "color": [VERDICT_COLOURS[c.verdict] for c in comparisons]},
+        "marker": {"size": 9, "color": [VERDICT_COLOURS["faster" if c.faster else c.verdict] for c in comparisons]},
         "customdata": [[c.verdict, c.a, c.b, text(c.unit)] for c in comparisons],
         "hovertemplate": "%{y}: %{x:+.2f}% (%{customdata[0]})<br>%{customdata[1]:.4g} -> "
                          "%{customdata[2]:.4g} %{customdata[3]}<extra></extra>"}]
