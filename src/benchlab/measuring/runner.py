@@ -171,6 +171,14 @@ def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
     return [*args, *options.extra_args]
 
 
+def measurement_settings(options: RunOptions) -> dict[str, Any]:
+    """The settings given for how each process measures (None: the header's default), which
+    move a figure without changing the code: part of its identity for the history (noise.py)."""
+    given = {"samples": options.samples, "time_limit": options.time_limit, "precision": options.precision,
+             "schedule": options.schedule, "counters": options.counters}
+    return {name: value for name, value in given.items() if value is not None}
+
+
 class Runner:
     def __init__(self, config: Config, platforms: list[Platform], options: RunOptions, builder: Builder,
                  warn: Callable[[str], None]):
@@ -389,8 +397,11 @@ class Runner:
             return None
         digest = noise.file_sha256(Path(exe))
         flags = {"args": list(self.options.extra_args), "subtract": self.options.subtract}
-        return {"id": noise.code_id(digest, platform_info, flags), "sha256": digest, "path": str(exe),
-                "flavor": unit.target.flavor, "flags": flags}
+        settings = measurement_settings(self.options)
+        # Settings join the identity only when given, so that default runs keep the ids they had.
+        identity = noise.code_id(digest, platform_info, {**flags, "settings": settings} if settings else flags)
+        return {"id": identity, "sha256": digest, "path": str(exe), "flavor": unit.target.flavor, "flags": flags,
+                **({"settings": settings} if settings else {})}
 
     def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
                     cpu: int | None = None, filters: tuple[str, ...] | None = None) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from benchlab.output.figures import interval_bounds_text
 from benchlab.statistics import combine, stats
 from benchlab.statistics.compare import row_name
 from benchlab.records import printable
@@ -167,7 +168,8 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
             "error_y": {"type": "data", "symmetric": False, "array": [high - figure.median],
                         "arrayminus": [figure.median - low], "thickness": 2, "width": 8, "color": "#111"},
             "marker": {"symbol": "diamond", "size": 11, "color": "#111"}, "name": "figure",
-            "hovertemplate": f"{text(platform)}: %{{y:.4g}} [{low:.4g}, {high:.4g}] {text(figure.unit)}"
+            "hovertemplate": f"{text(platform)}: %{{y:.4g}} {interval_bounds_text(figure.median, (low, high))} "
+                             f"{text(figure.unit)}"
                              f"<br>{_figure_meaning(figure)}<extra></extra>"})
         raw = figure.summary.get("raw_median")
         if raw is not None:  # the figure before the empty loop was subtracted, beside it
