@@ -33,11 +33,11 @@ def summary_line(comparisons: list[Comparison]) -> str:
 
 
 def as_json(c: Comparison) -> dict:
-    """One row as `--format json` writes it; an interval that bounds nothing is null, with
-    `uninformative` true, so that no reader gets 3.8e13."""
+    """One row as `--format json` writes it: the interval's numbers for programs, and
+    `uninformative` true where they bound nothing (the text says the word instead)."""
     return {"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3], "platform": c.platform,
             "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
-            "ratio_ci": None if c.uninformative else [c.low, c.high], "uninformative": c.uninformative,
+            "ratio_ci": [c.low, c.high], "uninformative": c.uninformative,
             "verdict": c.verdict, "faster": c.faster, "threshold": c.limit - 1, "noise_floor": c.floor,
             "interval": c.scope, "processes": list(c.processes), "deterministic": c.deterministic,
             "cause": c.cause, **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}

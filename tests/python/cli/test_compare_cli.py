@@ -96,7 +96,7 @@ def test_an_interval_wider_than_its_figure_prints_as_uninformative(project, benc
     assert "e+" not in result.stdout and "e+" not in result.stderr
     document = json.loads(benchlab("compare", "a.jsonl", "b.jsonl", "--format", "json").stdout)
     [c] = document["comparisons"]
-    assert c["ratio_ci"] is None and c["uninformative"] and c["verdict"] == "inconclusive"
+    assert c["ratio_ci"][1] > 4 * c["ratio"] and c["uninformative"] and c["verdict"] == "inconclusive"
 
 
 def test_a_result_file_of_one_process_is_compared_and_says_so(project, benchlab):
