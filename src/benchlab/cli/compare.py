@@ -207,6 +207,11 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
     remeasured = None
     with remeasure.workspace() as directory:
         plan = _remeasure_plan(config, store, baseline, run, directory) if remeasure_on and store else None
+        if plan is not None and plan.pairs:
+            # before anything runs (a first calibration included): the limit, and what it must fit
+            counts = _benchmark_counts(store, run, plan)
+            time_limit = time_limit if time_limit is not None else default_time_limit(len(plan.pairs))
+            check_time_limit(time_limit, counts)
         if plan is None or plan.fallbacks or not plan.pairs:
             _calibrate_first_time(config, store, run)
         comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor, store)
@@ -262,15 +267,9 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> 
 
 
 def _remeasure(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,
-               time_limit: float | None) -> Remeasured:
-    """The stored comparisons with every row the pairs measure replaced by its re-measured one.
-    The time limit, given or the default for this many programs, is checked against the
-    least a verdict's rounds take and said before anything runs."""
+               time_limit: float) -> Remeasured:
+    """The stored comparisons with every row the pairs measure replaced by its re-measured one."""
     default_floor = floor / 100 if floor is not None else config.noise_floor
-    counts = [_benchmarks_of(comparisons, pair.name) for pair in plan.pairs]
-    if time_limit is None:
-        time_limit = default_time_limit(len(plan.pairs))
-    check_time_limit(time_limit, counts)
     labels = ", ".join(pair.name for pair in plan.pairs)
     click.echo(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
                f"(--time-limit), less once every row is decided", err=True)
@@ -285,10 +284,15 @@ def _remeasure(config, comparisons: list[Comparison], plan: remeasure.Plan, thre
                       time_limit)
 
 
-def _benchmarks_of(comparisons: list[Comparison], label: str) -> int:
-    """How many time rows the stored comparison has of the binary `label` (binary@platform)."""
-    binary, _, platform = label.rpartition("@")
-    return sum(1 for c in comparisons if c.platform == platform and c.key[2] == "time" and c.binary == binary) or 1
+def _benchmark_counts(store, run: str, plan: remeasure.Plan) -> list[int]:
+    """How many time figures the candidate run has of each pair's binary (binary@platform):
+    what a process of it measures, for the least time a round takes (ab.least_round_seconds)."""
+    _, records, _ = store.load_run(store.resolve_run_id(run))
+    figures: dict[str, set] = {}
+    for record in records:
+        if record.counter == "time":
+            figures.setdefault(noise.code_label(record.binary, record.platform), set()).add(record.key)
+    return [len(figures.get(pair.name, ())) for pair in plan.pairs]
 
 
 def _calibrate_first_time(config, store, run: str) -> None:

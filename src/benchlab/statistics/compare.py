@@ -89,8 +89,6 @@ class Comparison:
     cause: str | None = None
     #: The slowdown that counts (0.02 for 2%: the gate's --max-regression); None: the floor alone.
     threshold: float | None = None
-    #: The binary that measured the figure, where known.
-    binary: str | None = None
 
     @property
     def limit(self) -> float:
@@ -216,8 +214,7 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
         result.append(Comparison(
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, ratio=ratio, low=low, high=high,
             floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
-            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic,
-            binary=b.binary))
+            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic))
     attribute_causes(result)
     return result
 

@@ -45,7 +45,8 @@ def test_a_slower_candidate_is_re_measured_and_fails_an_unchanged_one_passes(pro
     setup_gate(project, benchlab, 130)  # 30% more work per iteration
     result = benchlab("gate", "--baseline", "main", "--time-limit", "10", "--db", DB)
     assert result.exit_code == 3, result.stdout + result.stderr
-    assert "re-measuring loop@native against the baseline's binaries" in result.stderr
+    assert ("re-measuring loop@native against the baseline's binaries: at most 10 s (--time-limit), less once every "
+            "row is decided") in result.stderr
     assert "error term: re-measured: " in result.stdout and "paired rounds of baseline and candidate" in result.stdout
     ratio = float(result.stdout.splitlines()[1].split()[4])
     assert 1.15 < ratio < 1.5
@@ -58,6 +59,19 @@ def test_a_slower_candidate_is_re_measured_and_fails_an_unchanged_one_passes(pro
     # Identical code is never slower; beside busy loops 10 s may not decide it (exit 4, said)
     assert passed.exit_code in (0, 4), passed.stdout + passed.stderr
     assert "error term: re-measured" in passed.stdout and "regression:" not in passed.stderr
+
+
+def test_a_time_limit_that_cannot_fit_a_verdicts_rounds_is_refused_before_anything_runs(project, benchlab):
+    setup_gate(project, benchlab, 100)
+    before = sorted(path.name for path in (project / ".benchlab").rglob("*"))
+    short = benchlab("gate", "--baseline", "main", "--time-limit", "0.01", "--db", DB)
+    assert (short.exit_code, short.stdout) == (2, "")
+    assert short.stderr == ("error: --time-limit 0.01: 1 program(s) need at least 0.072 s for the 4 rounds a verdict "
+                            "needs (give --time-limit 1 or more, or leave it out for the default)\n")
+    assert sorted(path.name for path in (project / ".benchlab").rglob("*")) == before  # nothing ran, nothing stored
+    # the default for one program: 30 s, said before it starts
+    default = benchlab("gate", "--baseline", "main", "--db", DB)
+    assert "at most 30 s (--time-limit)" in default.stderr
 
 
 def test_stored_figures_stand_in_where_the_gate_cannot_run_again_and_say_why(project, benchlab, tmp_path):
