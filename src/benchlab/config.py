@@ -44,6 +44,9 @@ class BuildSettings:
     include: list[str] = dataclasses.field(default_factory=lambda: ["include"])
     #: Libraries for native links (the threaded mode needs pthreads).
     libs: list[str] = dataclasses.field(default_factory=lambda: ["-lm", "-lpthread"])
+    #: Sources (relative to the project root) compiled into every program of their directory
+    #: and never run as programs themselves: helpers such as the Lind runner's bench.c.
+    shared: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -251,7 +254,7 @@ def _parse(data: dict, path: Path) -> Config:
     for key in (target.compiler for target in buildtargets.TARGETS):
         if key in build:
             setattr(config.build, key, check.string(build[key], f"build.{key}"))
-    for key in (*(target.flags for target in buildtargets.TARGETS), "include", "libs"):
+    for key in (*(target.flags for target in buildtargets.TARGETS), "include", "libs", "shared"):
         if key in build:
             setattr(config.build, key, check.strings(build[key], f"build.{key}"))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 from pathlib import Path
 
 from benchlab.measuring import buildtargets
@@ -78,29 +79,61 @@ def _defines_main(source: Path) -> bool:
     return bool(_MAIN.search(_COMMENTS.sub("", source.read_text(errors="replace"))))
 
 
-def _from_directory(directory: Path) -> list[Target]:
+def _from_directory(directory: Path, config: Config | None = None) -> list[Target]:
     found = [_from_file(path) for path in sorted(directory.iterdir()) if path.is_file()]
-    return _attach_companions([target for target in found if target is not None])
+    shared = _shared_sources(directory, config)
+    return _attach_companions([target for target in found if target is not None and target.path not in shared],
+                              shared)
 
 
-def _attach_companions(targets: list[Target]) -> list[Target]:
-    """Fold C files without main() into the program they belong to.
+def _shared_sources(directory: Path, config: Config | None) -> tuple[Path, ...]:
+    """The sources `build.shared` of benchlab.toml names in `directory`: compiled into each of its programs."""
+    if config is None:
+        return ()
+    here = directory.resolve()
+    found = []
+    for name in config.build.shared:
+        path = config.root / name
+        if not path.is_file():
+            raise UserError(f"{config.path.name if config.path else 'benchlab.toml'}: build.shared: '{name}' is not a file",
+                            "name C sources relative to the project root, e.g. shared = [\"tests/benchmarks/bench.c\"]")
+        if path.resolve().parent == here:
+            found.append(path.resolve())
+    return tuple(found)
+
+
+def _attach_companions(targets: list[Target], shared: tuple[Path, ...] = ()) -> list[Target]:
+    """Fold C files without main() into the programs they belong to.
 
     A multi-file program is named by a shared stem: two_files_b.c (no main) joins
     every program of its directory whose name starts with "two_files" (two_files_a.c).
+    A file without main() whose stem names no program is a directory's helpers (the Lind
+    runner's bench.c, which it compiles into every test): it joins every program there,
+    as do the files `build.shared` names.
     """
     sources = [t for t in targets if t.kind == "source"]
     companions = [t for t in sources if not _defines_main(t.path)]
+    programs = [t for t in sources if t not in companions]
     result = []
     for target in targets:
         if target in companions:
             continue
         if target.kind == "source":
-            joined = tuple(c.path for c in companions
-                           if target.name.startswith(c.name.rpartition("_")[0] or c.name))
+            joined = tuple(c.path for c in companions if _joins(c, target, programs)) + shared
             target = dataclasses.replace(target, companions=joined)
         result.append(target)
     return result
+
+
+def _stem(companion: Target) -> str:
+    return companion.name.rpartition("_")[0] or companion.name
+
+
+def _joins(companion: Target, program: Target, programs: list[Target]) -> bool:
+    """Whether `companion` (no main) is part of `program`: their names share its stem, or
+    it shares a stem with no program of the directory (then it is every program's)."""
+    stem = _stem(companion)
+    return program.name.startswith(stem) or not any(p.name.startswith(stem) for p in programs)
 
 
 def suite_directories(config: Config) -> list[Path]:
@@ -117,7 +150,7 @@ def default_targets(config: Config) -> list[Target]:
     targets: list[Target] = []
     for entry in suite_directories(config):
         if entry.is_dir():
-            targets.extend(_from_directory(entry))
+            targets.extend(_from_directory(entry, config))
         elif entry.is_file() and (target := _from_file(entry)):
             targets.append(target)
         else:
@@ -136,17 +169,31 @@ def resolve_targets(arguments: list[str], config: Config) -> list[Target]:
                             "give a suite directory, a C file or an executable: benchlab run suites/sys")
         return _unique(targets)
     targets: list[Target] = []
+    unmatched: list[str] = []
     for argument in arguments:
-        targets.extend(_resolve_one(argument, config))
+        found = _resolve_one(argument, config)
+        targets.extend(found)
+        if not found:
+            unmatched.append(argument)
+    if unmatched:
+        places = ", ".join(str(_display(d, config)) for d in suite_directories(config)) or "the current directory"
+        what = ", ".join(f"'{a}'" for a in unmatched)
+        if not targets:
+            raise UserError(f"no benchmark matches {what}",
+                            f"give a suite directory, a C file, an executable, a workload name, or a prefix of a file in {places}")
+        # As the Lind runner does: `run fs_ imfs_` runs what matches; a prefix of nothing is said, not fatal.
+        print(f"warning: no benchmark matches {what} (no file in {places} starts with it): left out",
+              file=sys.stderr)
     return _unique(targets)
 
 
 def _resolve_one(argument: str, config: Config) -> list[Target]:
+    """The targets `argument` names; [] for a prefix that matches no file."""
     if argument in config.workloads:
         return [Target(name=argument, kind="workload", workload=config.workloads[argument])]
     path = Path(argument)
     if path.is_dir():
-        found = _from_directory(path)
+        found = _from_directory(path, config)
         if not found:
             raise UserError(f"{argument} contains no C sources or executables", "give a suite directory such as suites/sys")
         return found
@@ -156,14 +203,9 @@ def _resolve_one(argument: str, config: Config) -> list[Target]:
             raise UserError(f"{argument} is neither a C source (.c) nor an executable", "chmod +x it, or give a .c file")
         if target.kind == "source":
             # its companions, if it is the main file of a multi-file program
-            target = next((t for t in _from_directory(path.parent) if t.path == target.path), target)
+            target = next((t for t in _from_directory(path.parent, config) if t.path == target.path), target)
         return [target]
-    found = _by_prefix(argument, config)
-    if not found:
-        places = ", ".join(str(_display(d, config)) for d in suite_directories(config)) or "the current directory"
-        raise UserError(f"no benchmark matches '{argument}'",
-                        f"give a suite directory, a C file, an executable, a workload name, or a prefix of a file in {places}")
-    return found
+    return _by_prefix(argument, config)
 
 
 def _by_prefix(prefix: str, config: Config) -> list[Target]:
@@ -175,7 +217,7 @@ def _by_prefix(prefix: str, config: Config) -> list[Target]:
         directories = [d for d in suite_directories(config) if d.is_dir()] or [Path(".")]
     found = []
     for directory in directories:
-        found.extend(t for t in _from_directory(directory) if t.path and t.path.name.startswith(prefix))
+        found.extend(t for t in _from_directory(directory, config) if t.path and t.path.name.startswith(prefix))
     return found
 
 
