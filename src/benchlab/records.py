@@ -74,6 +74,15 @@ def _storable_fields(item: Any) -> None:
             setattr(item, field, storable_name(field, getattr(item, field)))
 
 
+def param_order(param: int | str | None) -> tuple:
+    """A sort key of parameters: none first, then numbers in numeric order, then text."""
+    if param is None:
+        return (0, 0, "")
+    if isinstance(param, int):
+        return (1, param, "")
+    return (2, 0, param)
+
+
 @dataclasses.dataclass
 class Record:
     """One (benchmark, param, counter) result of one binary on one platform.
@@ -87,7 +96,9 @@ class Record:
     """
 
     bench: str
-    param: int | None
+    #: A number (a size, a count), or text where the benchmark has no number (Lind's `-`,
+    #: `(STREAM, 1)`); text is never a decimal integer (parsers/base.py: param_value).
+    param: int | str | None
     samples: list[float]
     counter: str = "time"
     unit: str = "ns"

@@ -21,7 +21,7 @@ from benchlab.output.table import Table
 from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.measuring.recording import Recorder, RunStorage
 from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
-from benchlab.measuring.targets import resolve_targets
+from benchlab.measuring.targets import descriptions, resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
 #: Said after a run whose figures have no identical-code history on a machine never calibrated.
@@ -91,6 +91,8 @@ def command(context: click.Context, **given) -> int:
     _warn_ignored_for_workloads(resolved, flags.benchmark_flags(), progress.warn)
     argv = context.obj.get("argv", ["benchlab", "run", *flags.targets])
     info = run_context.collect(config, platforms, options.seed, argv)
+    if described := descriptions(resolved):
+        info["descriptions"] = described  # shown under the table, by `show` too
     session = Session(runner, units, options.seed, budget, started=started)
     storage = None if flags.no_store else RunStorage(open_run_store(config, flags.db_url), progress.warn)
     progress.total = len(session.planned()) if budget.fixed else None

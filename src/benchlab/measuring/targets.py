@@ -71,6 +71,25 @@ def _from_file(path: Path) -> Target | None:
     return None
 
 
+#: The Lind runner's description of a test: a `// DESCRIPTION: text` line of its source.
+_DESCRIPTION = re.compile(r"^[ \t]*//[ \t]*DESCRIPTION:[ \t]*(.*)$", re.M)
+#: The longest description kept: a line for a person, not a document.
+MAX_DESCRIPTION_CHARS = 300
+
+
+def descriptions(targets: list[Target]) -> dict[str, str]:
+    """{target name: description} of the sources with a `// DESCRIPTION:` line (the first one),
+    as the Lind runner shows them beside its table."""
+    found = {}
+    for target in targets:
+        if target.kind != "source":
+            continue
+        match = _DESCRIPTION.search(target.path.read_text(errors="replace"))
+        if match and match.group(1).strip():
+            found[target.name] = match.group(1).strip()[:MAX_DESCRIPTION_CHARS]
+    return found
+
+
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _MAIN = re.compile(r"\bmain\s*\(|\bBL_MAIN\s*\(")
 

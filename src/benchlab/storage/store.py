@@ -65,6 +65,8 @@ records = sa.Table(
     sa.Column("bench", sa.String(255), nullable=False),
     sa.Column("param", sa.BigInteger),
     sa.Column("param_name", sa.String(255)),
+    # A parameter that is text (revision 0007); `param` is then NULL.
+    sa.Column("param_text", sa.String(255)),
     sa.Column("counter", sa.String(255), nullable=False),
     sa.Column("unit", sa.String(32), nullable=False),
     sa.Column("format", sa.String(32)),

@@ -39,7 +39,7 @@ _RUN_COLUMNS = ("id, started_at, finished_at, status, exit_code, host, pid, argv
                 "imported_sha256")
 _RUN_JSON = ("argv", "platforms", "context")
 _RECORD_COLUMNS = ('id, run_id, platform, "binary", bench, param, param_name, counter, unit, format, iterations, '
-                   "median, sweep, samples, sample_iterations, summary, reported")
+                   "median, sweep, samples, sample_iterations, summary, reported, param_text")
 _RECORD_JSON = ("sweep", "samples", "sample_iterations", "summary", "reported")
 _PROFILE_COLUMNS = "id, run_id, platform, target, kind, position, bucket, samples, share, top_symbols"
 _PRIOR_COLUMNS = ("id, machine, host, cpu, kernel, kind, variance, df, process_cv2, process_df, runs, measured_at, "
@@ -161,9 +161,12 @@ class StoreReader:
             return []
         names = {f"run{index}": run_id for index, run_id in enumerate(run_ids)}
         with self._reading() as query:
-            return query('SELECT run_id, platform, "binary", bench, param, counter, sweep, median FROM records '
-                         f"WHERE run_id IN ({', '.join(':' + name for name in names)}) AND median IS NOT NULL",
-                         names, ("sweep",))
+            rows = query('SELECT run_id, platform, "binary", bench, param, param_text, counter, sweep, median '
+                         f"FROM records WHERE run_id IN ({', '.join(':' + name for name in names)}) "
+                         "AND median IS NOT NULL", names, ("sweep",))
+        for row in rows:
+            row["param"] = stored_param(row)
+        return rows
 
     def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
         """The newest calibration of `machine`, one row per kind; [] when it was never calibrated."""
@@ -325,12 +328,18 @@ def effective_status(run: dict[str, Any]) -> str:
     return run["status"]
 
 
+def stored_param(row: Any) -> int | str | None:
+    """A row's parameter: its number, or its text (revision 0007's `param_text`)."""
+    text = row.get("param_text")
+    return row["param"] if text is None else text
+
+
 def row_record(row: dict[str, Any]) -> Record:
     """A stored row of `records` (by column name) as a Record."""
     reported = dict(row["reported"] or {})
     return Record(
         overhead_samples=reported.pop("overhead_samples", None),
-        bench=row["bench"], param=row["param"], param_name=row["param_name"], counter=row["counter"],
+        bench=row["bench"], param=stored_param(row), param_name=row["param_name"], counter=row["counter"],
         unit=row["unit"], format=row["format"] or "", iterations=row["iterations"], sweep=row["sweep"],
         samples=row["samples"], sample_iterations=row["sample_iterations"], summary=row["summary"] or {},
         reported=reported, platform=row["platform"], binary=row["binary"])

@@ -22,7 +22,7 @@ import sqlite3
 from typing import Any, Callable, Iterator
 
 from benchlab.errors import StoreFailed, UserError
-from benchlab.records import NAME_FIELDS, Fault, Record, storable_name
+from benchlab.records import NAME_FIELDS, Fault, Record, storable, storable_name
 from benchlab.storage.store_read import (  # noqa: F401 (database_url: imported from here too)
     SqliteReader, StoreReader, cannot_write, database_url, existing_sqlite_file, read_write_connection,
     sqlite_error)
@@ -39,7 +39,7 @@ _INSERT_RUN = ("INSERT INTO runs (started_at, finished_at, status, exit_code, ho
                "imported_sha256) VALUES (:started_at, :finished_at, :status, :exit_code, :host, :pid, :argv, "
                ":platforms, :context, :imported_sha256) RETURNING id")
 _RECORD_FIELDS = ("run_id", "platform", "binary", "bench", "param", "param_name", "counter", "unit", "format",
-                  "iterations", "median", "sweep", "samples", "sample_iterations", "summary", "reported")
+                  "iterations", "median", "sweep", "samples", "sample_iterations", "summary", "reported", "param_text")
 _RECORD_JSON = ("sweep", "samples", "sample_iterations", "summary", "reported")
 _FAULT_FIELDS = ("run_id", "platform", "binary", "reason", "stderr_tail", "sweep")
 _FAULT_JSON = ("stderr_tail", "sweep")
@@ -149,8 +149,10 @@ def _record_row(run_id: int, record: Record) -> dict[str, Any]:
     # are made storable here too: one bad name must not fail the write of a whole unit.
     text = {field: storable_name(field, getattr(record, field)) for field in NAME_FIELDS}
     return dict(
-        run_id=run_id, platform=text["platform"], binary=text["binary"], bench=text["bench"], param=record.param,
-        param_name=text["param_name"], counter=text["counter"], unit=text["unit"], format=text["format"],
+        run_id=run_id, platform=text["platform"], binary=text["binary"], bench=text["bench"],
+        # a number in `param`, text in `param_text` (revision 0007)
+        param=None if isinstance(record.param, str) else record.param,
+        param_text=storable(record.param) if isinstance(record.param, str) else None, param_name=text["param_name"], counter=text["counter"], unit=text["unit"], format=text["format"],
         iterations=record.iterations, median=record.median, sweep=record.sweep, samples=record.samples,
         sample_iterations=record.sample_iterations, summary=record.summary,
         # the empty loop's sample of each round, beside the samples, so the subtraction can be redone

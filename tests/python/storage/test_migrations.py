@@ -152,8 +152,8 @@ def revision_of(url: str) -> str | None:
 
 def test_head_is_the_newest_revision_file():
     script = ScriptDirectory(str(migrations.DIRECTORY))
-    assert script.get_current_head() == migrations.HEAD == "0006"
-    assert [r.revision for r in script.walk_revisions()] == ["0006", "0005", "0004", "0003", "0002", "0001"]
+    assert script.get_current_head() == migrations.HEAD == "0007"
+    assert [r.revision for r in script.walk_revisions()] == ["0007", "0006", "0005", "0004", "0003", "0002", "0001"]
 
 
 def test_a_new_database_gets_the_schema_store_py_queries(db_url):

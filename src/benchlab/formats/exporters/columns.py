@@ -132,6 +132,18 @@ def legend_lines(table: Table) -> list[str]:
     return lines
 
 
+def description_lines(table: Table) -> list[str]:
+    """`fs_read: Issues pread() ...`: the `// DESCRIPTION:` line of each program in the table
+    (the run's context "descriptions"), as the Lind runner shows one per test."""
+    described = ((table.run or {}).get("context") or {}).get("descriptions")
+    if not isinstance(described, dict):
+        return []
+    shown = dict.fromkeys(record.binary for record in table.records)
+    shown.update(dict.fromkeys(fault.binary for fault in table.faults))
+    return [f"{printable(binary)}: {printable(described[binary])}" for binary in shown
+            if isinstance(described.get(binary), str)]
+
+
 def failure_lines(table: Table) -> list[str]:
     """Each failure with its reason and the end of its stderr; the same failure of several
     processes of one binary once, with how many processes it hit."""

@@ -214,7 +214,7 @@ def _export_key(row: dict[str, str], counter: str) -> tuple:
         if not sep or not flag:
             raise BadValue(f"sweep must be FLAG=VALUE, got {row['sweep']!r}")
         sweep = (flag, value)
-    return (name(row["name"], "name"), param_value(row["param"]), counter,
+    return (name(row["name"], "name"), param_value(row["param"], text=True), counter,
             name(row["unit"], "unit", limit=32) if row.get("unit") else "",
             name(row["platform"], "platform") if row.get("platform") else None,
             name(row["binary"], "binary") if row.get("binary") else None,

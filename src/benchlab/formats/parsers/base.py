@@ -3,7 +3,8 @@
 A binary's output is read line by line (parsers/__init__.py routes each line), so a
 100 MB output is never one string and junk before, between or after valid lines costs
 warnings, not results. Every value a record stores is checked here: a count is a whole
-number in range, a figure is finite, a parameter is an integer. A value that is not is
+number in range, a figure is finite, a parameter is an integer (or, where a format has text parameters, a
+name). A value that is not is
 a warning naming the binary and the line, and is not stored.
 """
 from __future__ import annotations
@@ -30,6 +31,8 @@ MAX_UNIT_CHARS = 32
 MAX_REPORTED_DEPTH = 16
 
 _DIGITS = re.compile(r"[-+]?\d{1,20}")
+#: A decimal integer of any length: as a parameter, a number (one out of range is an error, not text).
+_INTEGER = re.compile(r"[-+]?\d+")
 
 
 class BadValue(ValueError):
@@ -140,10 +143,16 @@ def whole(value: Any, what: str, minimum: int = 1, maximum: int = INT64_MAX) -> 
     return number
 
 
-def param_value(value: Any, what: str = "param") -> int | None:
-    """A benchmark parameter: an integer in the 64-bit range, or None when absent or empty."""
+def param_value(value: Any, what: str = "param", *, text: bool = False) -> int | str | None:
+    """A benchmark parameter: an integer in the 64-bit range, or None when absent or empty.
+
+    With `text`, a parameter that is not a decimal integer is kept as text (Lind's `-`,
+    `(STREAM, 1)`), as a name is: a number written as text stays a number, so `1024` is
+    one parameter whether a file wrote it as a number or a string."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
+    if text and isinstance(value, str) and not _INTEGER.fullmatch(value.strip()):
+        return name(value.strip(), what)
     return whole(value, what, minimum=INT64_MIN)
 
 
@@ -197,6 +206,12 @@ def clean_reported(value: Any, depth: int = 0) -> Any:
     return None
 
 
+def _good_param(param: Any) -> bool:
+    if isinstance(param, str):
+        return 0 < len(param) <= MAX_NAME_CHARS and not _INTEGER.fullmatch(param.strip())
+    return isinstance(param, int) and not isinstance(param, bool) and INT64_MIN <= param <= INT64_MAX
+
+
 def problems(record: Record) -> list[str]:
     """What makes a record unfit to store: the invariants every parser must keep (and the fuzzers check)."""
     found = []
@@ -206,8 +221,7 @@ def problems(record: Record) -> list[str]:
         found.append("counter name")
     if not isinstance(record.unit, str) or len(record.unit) > MAX_UNIT_CHARS:
         found.append("unit")
-    if record.param is not None and (isinstance(record.param, bool) or not isinstance(record.param, int)
-                                     or not INT64_MIN <= record.param <= INT64_MAX):
+    if record.param is not None and not _good_param(record.param):
         found.append("param")
     if record.iterations is not None and (isinstance(record.iterations, bool) or not isinstance(record.iterations, int)
                                           or not 0 <= record.iterations <= INT64_MAX):

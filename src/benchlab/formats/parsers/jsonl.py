@@ -148,7 +148,7 @@ def _record(obj: dict, warn, schema: object = SUPPORTED_SCHEMAS[-1]) -> Record:
     reported = _reported(obj, warn)
     common = dict(
         bench=name(obj["bench"], "bench"),
-        param=param_value(obj.get("param")),
+        param=param_value(obj.get("param"), text=True),
         param_name=name(obj["param_name"], "param_name") if obj.get("param_name") is not None else None,
         counter=name(obj.get("counter", "time"), "counter"),
         unit=name(obj.get("unit", "ns"), "unit", limit=32),

@@ -11,7 +11,9 @@ import re
 from benchlab.formats.parsers.base import BadValue, LineSession, Parsed, bad_line, figure, name, param_value, whole
 from benchlab.records import Record
 
-_LINE = re.compile(r"^([^\t]+)\t(-?\d+)\t(\d+)\t(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$")
+#: PARAM is a number, or text where a benchmark has none (Lind's bench.c prints `-` and
+#: `(STREAM, 1)` with its emit_result_string).
+_LINE = re.compile(r"^([^\t]+)\t([^\t]+)\t(\d+)\t(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)$")
 _SHAPE = "want test<TAB>param<TAB>loops<TAB>avg_ns"
 
 
@@ -33,7 +35,7 @@ class _Session(LineSession):
             return False
         test, param, loops, avg_ns = match.groups()
         try:
-            record = Record(bench=name(test, "test"), param=param_value(param),
+            record = Record(bench=name(test, "test"), param=param_value(param, text=True),
                             iterations=whole(loops, "loops"), samples=[figure(avg_ns, "avg_ns", minimum=0)],
                             counter="time", unit="ns")
         except BadValue as bad:

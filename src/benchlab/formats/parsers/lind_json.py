@@ -65,7 +65,7 @@ def _cell(test: str, param: str, cell: Any) -> list[Record]:
         raise BadValue(f"{_path(test, param)}: not an object of platforms: {show(cell)}")
     try:
         bench = name(test, "test")
-        number = param_value(param, "param")
+        number = param_value(param, "param", text=True)
         loops = whole(cell[LOOPS], "loops") if cell.get(LOOPS) is not None else None
     except BadValue as bad:
         raise BadValue(f"{_path(test, param)}: {bad}") from None
