@@ -312,3 +312,20 @@ def test_tables_named_as_benchlabs_but_not_its_are_refused(db_url):
     assert error.value.fix == "give benchlab a database of its own with --db, BENCHLAB_DB or run.db"
     assert set(sa.inspect(engine).get_table_names()) == {"runs"}
     engine.dispose()
+
+
+def test_text_parameters_are_kept_beside_numbers_on_both_engines(db_url):
+    """Revision 0007: a text parameter (Lind's '-', '(STREAM, 1)') in param_text, a number in param."""
+    store = Store(db_url)
+    records = [Record(bench="uds", param=param, samples=[float(median)], platform="native", binary="ipc_uds")
+               for param, median in (("(STREAM, 1)", 8399), (1024, 8107), ("-", 127), (None, 5))]
+    run_id = store.import_run(["benchlab", "import", "x"], ["native"], {}, records, [], [], "complete", 0)
+    _, loaded, _ = store.load_run(run_id)
+    assert [(r.param, r.median) for r in loaded] == [("(STREAM, 1)", 8399.0), (1024, 8107.0), ("-", 127.0), (None, 5.0)]
+    assert [row["param"] for row in store.medians_of_runs([run_id])] == ["(STREAM, 1)", 1024, "-", None]
+    [(_, history)] = store.bench_history("uds")
+    assert [r.param for r in history] == ["(STREAM, 1)", 1024, "-", None]
+    with engine_of(db_url).connect() as connection:
+        stored = connection.execute(sa.text("SELECT param, param_text FROM records ORDER BY id")).all()
+    assert [tuple(row) for row in stored] == [(None, "(STREAM, 1)"), (1024, None), (None, "-"), (None, None)]
+    store.close()
