@@ -74,13 +74,25 @@ def _storable_fields(item: Any) -> None:
             setattr(item, field, storable_name(field, getattr(item, field)))
 
 
+_CHUNKS = re.compile(r"(\d+)")
+
+
 def param_order(param: int | str | None) -> tuple:
-    """A sort key of parameters: none first, then numbers in numeric order, then text."""
+    """A sort key of parameters: none first, then numbers in numeric order, then text, whose
+    numbers are in numeric order too: (STREAM, 4096) before (STREAM, 10240)."""
     if param is None:
-        return (0, 0, "")
+        return (0, ())
     if isinstance(param, int):
-        return (1, param, "")
-    return (2, 0, param)
+        return (1, ((param, ""),))
+    return (2, tuple((int(chunk), "") if chunk.isdigit() else (-1, chunk) for chunk in _CHUNKS.split(param) if chunk))
+
+
+def in_param_order(records: list["Record"]) -> list["Record"]:
+    """Records grouped by test in the order the tests first appear, each test's in parameter order."""
+    first = {}
+    for record in records:
+        first.setdefault(record.bench, len(first))
+    return sorted(records, key=lambda record: (first[record.bench], param_order(record.param)))
 
 
 @dataclasses.dataclass

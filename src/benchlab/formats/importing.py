@@ -147,6 +147,8 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
             _read_lines(parser, text, path, parsed, row.newline_ends)
     except _Problem as problem:
         raise UserError(str(problem), problem.fix or _fix(text, file_format)) from None
+    if parsed.platforms is not None:
+        parsed.platforms = tuple(parsed.platforms)
     if not parsed.records and not parsed.failures:
         raise UserError(f"{path} has no results ({file_format})", f"{NOTHING_IMPORTED}; is it the right file?")
     for record in parsed.records:
@@ -326,7 +328,9 @@ def _as_run(path: str, raw: bytes, compressed: bool, row: formats.Format, parser
         metadata = (source or {}).get("metadata") if file_format == "pyperf" else source
         lifted = {ours: metadata[theirs] for ours, theirs in fields.items()
                   if isinstance(metadata, dict) and isinstance(metadata.get(theirs), (str, int, float))}
-        context, order, units = {**lifted, "imported": imported, "source": source}, None, []
+        context, order, units = {**lifted, "imported": imported, "source": source}, parsed.platforms, []
+        if parsed.descriptions:
+            context["descriptions"] = parsed.descriptions  # shown under the table, as `run` shows a source's
     return Imported(path=path, format=file_format, records=records, faults=faults,
                     platforms=_platforms(records, faults, order), context=context, units=units)
 
@@ -381,5 +385,7 @@ def _platforms(records: list[Record], faults: list[Fault], order: Any) -> list[s
     if isinstance(order, list):
         listed = [p for p in order if p in seen]
         return listed + [p for p in seen if p not in listed]
+    if isinstance(order, tuple):  # every platform the file names, those that did not run too (Parsed.platforms)
+        return _platforms(records, faults, None) + [p for p in order if p not in seen]
     native = [p for p in seen if p.lower() in ("native", "linux")]
     return native[:1] + [p for p in seen if p not in native[:1]]

@@ -86,6 +86,8 @@ FORMATS: tuple[Format, ...] = (
            newline_ends=True, writer="samples", suffixes=(".csv",), aliases=("csv",)),
     Format("b63csv", "B63's name,counter,iterations,value lines (no header)", (RUN, IMPORT),
            parser="b63csv:B63CsvParser", newline_ends=True, also_reads=("header-csv", "export-csv")),
+    Format("lind-csv", "the Lind runner's -o CSV: TEST,PARAM,<PLATFORM> (ns)...,ITERATIONS,DESCRIPTION", (IMPORT,),
+           parser="lind_csv:LindCsvParser"),
     Format("lind", "the cross-platform runner's test<TAB>param<TAB>loops<TAB>avg_ns line", (RUN, IMPORT),
            parser="lind:LindParser", newline_ends=True),
     # -- documents, read whole; tried in this order on a JSON file (a reader tries them before

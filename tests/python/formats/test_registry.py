@@ -20,7 +20,7 @@ DATA = REPO / "tests" / "python" / "data"
 #: The frozen example of each format `import` reads (tests/python/data/README.md says how each was made).
 FROZEN = {"gbench": "gbench.json", "hyperfine": "hyperfine.json", "pyperf": "pyperf.json", "lind-json": "lind.json",
           "jsonl": "benchlab.jsonl", "csb": "csb.txt", "header-csv": "header.csv", "export-csv": "export.csv",
-          "b63csv": "b63.csv", "lind": "lind.txt"}
+          "b63csv": "b63.csv", "lind": "lind.txt", "lind-csv": "lind-runner.csv"}
 USES = (formats.RUN, formats.IMPORT, formats.SHOW, formats.EXPORT)
 
 

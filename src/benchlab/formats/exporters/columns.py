@@ -138,7 +138,8 @@ def description_lines(table: Table) -> list[str]:
     described = ((table.run or {}).get("context") or {}).get("descriptions")
     if not isinstance(described, dict):
         return []
-    shown = dict.fromkeys(record.binary for record in table.records)
+    # keyed by program (run) or by test (an import of the Lind runner's files)
+    shown = dict.fromkeys(name for record in table.records for name in (record.binary, record.bench))
     shown.update(dict.fromkeys(fault.binary for fault in table.faults))
     return [f"{printable(binary)}: {printable(described[binary])}" for binary in shown
             if isinstance(described.get(binary), str)]

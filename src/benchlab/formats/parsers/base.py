@@ -53,6 +53,16 @@ class Parsed:
     #: (benchmark, message) of each benchmark the output itself says failed (Google Benchmark's
     #: `error_occurred`): a result of the run, not a line we could not read.
     failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    #: Every platform the output names, results or not (the Lind runner's columns: one that did
+    #: not run is still a column), in its order; None when it names none.
+    platforms: list[str] | None = None
+    #: {test or binary: its description} (the Lind runner's `// DESCRIPTION:` column, `desc` key).
+    descriptions: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def describe(self, test: str, text: Any) -> None:
+        """Keep a test's description (the first one given), a line of printable text."""
+        if isinstance(text, str) and text.strip() and test not in self.descriptions:
+            self.descriptions[test] = " ".join(text.split())[:300]
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:

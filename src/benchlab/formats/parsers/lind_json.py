@@ -4,9 +4,13 @@
               "1024": {"linux": "250", "lind": "457", "grate": "1038", "loops": "1000000"}}}
 
 test -> param -> one average per platform (ns per iteration) and the loops they were
-computed over. The runner writes every value as a string; numbers are read too. Each
-(test, param, platform) becomes one record of one sample, on that platform: like the
-`lind` lines it was made from, the file says nothing of the noise of a figure.
+computed over. The runner writes every value it read as a string; numbers are read too.
+Its own defaults are the number -1: a platform that did not run (and loops when none did)
+is -1, "not run" (no record, never a negative time), and a test with a `// DESCRIPTION:`
+has a "desc" key, kept as the test's description. A param may be text (`-`,
+`(STREAM, 1)`). Each (test, param, platform) becomes one record of one sample, on that
+platform: like the `lind` lines it was made from, the file says nothing of the noise of a
+figure.
 
 A cell with a bad value is a warning naming its path (`$["Read"]["1024"]["lind"]`);
 the other cells are kept.
@@ -17,10 +21,12 @@ import json
 from typing import Any
 
 from benchlab.formats.parsers.base import BadValue, Parsed, figure, name, param_value, show, whole
-from benchlab.records import Record
+from benchlab.records import Record, in_param_order
 
-#: The key of a cell that is not a platform.
-LOOPS = "loops"
+#: The keys of a cell that are not platforms.
+LOOPS, DESC = "loops", "desc"
+#: What the runner writes for a platform that did not run.
+NOT_RUN = (-1, "-1", "--")
 
 
 def _path(*keys: str) -> str:
@@ -58,6 +64,12 @@ class LindJsonParser:
                     continue
                 parsed.records.extend(records)
                 parsed.understood_lines += 1
+                if isinstance(cell, dict):
+                    parsed.describe(test, cell.get(DESC))
+        parsed.records[:] = in_param_order(parsed.records)
+        parsed.platforms = list(dict.fromkeys(
+            platform for params in document.values() if isinstance(params, dict) for cell in params.values()
+            if isinstance(cell, dict) for platform in cell if platform not in (LOOPS, DESC)))
 
 
 def _cell(test: str, param: str, cell: Any) -> list[Record]:
@@ -66,12 +78,12 @@ def _cell(test: str, param: str, cell: Any) -> list[Record]:
     try:
         bench = name(test, "test")
         number = param_value(param, "param", text=True)
-        loops = whole(cell[LOOPS], "loops") if cell.get(LOOPS) is not None else None
+        loops = whole(cell[LOOPS], "loops") if cell.get(LOOPS) not in (None, *NOT_RUN) else None
     except BadValue as bad:
         raise BadValue(f"{_path(test, param)}: {bad}") from None
     records = []
     for platform, value in cell.items():
-        if platform == LOOPS:
+        if platform in (LOOPS, DESC) or (value in NOT_RUN and not isinstance(value, bool)):
             continue
         try:
             records.append(Record(bench=bench, param=number, counter="time", unit="ns", iterations=loops,
@@ -79,6 +91,6 @@ def _cell(test: str, param: str, cell: Any) -> list[Record]:
                                   platform=name(platform, "platform")))
         except BadValue as bad:
             raise BadValue(f"{_path(test, param, platform)}: {bad}") from None
-    if not records:
+    if not records and not any(platform not in (LOOPS, DESC) for platform in cell):
         raise BadValue(f"{_path(test, param)}: no platform's figure")
-    return records
+    return records  # none when no platform ran
