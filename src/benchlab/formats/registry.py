@@ -84,12 +84,15 @@ FORMATS: tuple[Format, ...] = (
     Format("export-csv", f"a stored run's samples: {_CSV_COLUMNS},unit,platform,binary,process,sweep,overhead",
            (IMPORT, EXPORT), parser="b63csv:B63CsvParser", import_options=(("layout", "export-csv"),),
            newline_ends=True, writer="samples", suffixes=(".csv",), aliases=("csv",)),
-    Format("b63csv", "B63's name,counter,iterations,value lines (no header)", (RUN, IMPORT),
+    Format("b63csv", "B63's name,counter,iterations,value[,per-iteration] lines (no header)", (RUN, IMPORT),
            parser="b63csv:B63CsvParser", newline_ends=True, also_reads=("header-csv", "export-csv")),
     Format("lind-csv", "the Lind runner's -o CSV: TEST,PARAM,<PLATFORM> (ns)...,ITERATIONS,DESCRIPTION", (IMPORT,),
            parser="lind_csv:LindCsvParser"),
     Format("lind", "the cross-platform runner's test<TAB>param<TAB>loops<TAB>avg_ns line", (RUN, IMPORT),
            parser="lind:LindParser", newline_ends=True),
+    # last: a line of words, a colon and a number, told from others by B63's padding
+    Format("b63-interactive", "B63's -i lines: NAME COUNTER : VALUE [(+-PCT% *)], a mean per benchmark",
+           (RUN, IMPORT), parser="b63_interactive:B63InteractiveParser", newline_ends=True),
     # -- documents, read whole; tried in this order on a JSON file (a reader tries them before
     #    the formats of lines, and lists them first)
     Format("gbench", "Google Benchmark's JSON (--benchmark_format=json, --benchmark_out)", (RUN, IMPORT, EXPORT),

@@ -203,7 +203,7 @@ def bad_files(project):
 @pytest.mark.parametrize("args, message", [
     (["gbench.json", "--format", "xml"],
      "error: Invalid value for '--format': 'xml' is not one of 'gbench', 'hyperfine', 'pyperf', 'lind-json', "
-     "'jsonl', 'csb', 'header-csv', 'export-csv', 'b63csv', 'lind'. (see 'benchlab import --help')\n"),
+     "'jsonl', 'csb', 'header-csv', 'export-csv', 'b63csv', 'lind-csv', 'lind', 'b63-interactive'. (see 'benchlab import --help')\n"),
     (["nothere.json"], "error: cannot read nothere.json: no such file (give the path of a results file)\n"),
     (["."], "error: cannot read .: it is a directory (give the path of a results file)\n"),
     (["empty.json"], f"error: empty.json is empty ({NOTHING}; give a results file)\n"),
@@ -225,7 +225,7 @@ def bad_files(project):
                       f"'Read\\t2\\t1000\\t-5' ({NOTHING}; fix the file, or give --format if it is in another format)\n"),
     (["junk.txt"], "error: junk.txt: no format benchlab imports starts like this: 'hello' "
                    f"({NOTHING}; give --format (gbench, hyperfine, pyperf, lind-json, jsonl, csb, header-csv, export-csv, "
-                   "b63csv, lind) "
+                   "b63csv, lind-csv, lind, b63-interactive) "
                    "if it is one of them)\n"),
     (["binary.dat"], f"error: binary.dat: line 2 is not UTF-8 text (byte 16: b'\\xff') ({NOTHING}; is it a results file?)\n"),
     (["badsample.jsonl"], "error: badsample.jsonl: line 2: samples[0] must be a number, got 'x' "
@@ -427,7 +427,7 @@ CUT_FIX = "nothing was imported; if the file is whole, end it with a newline: ec
      f"the file ends there, without a newline: is it truncated? ({NOTHING}; fix the file, or give --format if it "
      "is in another format)"),
     ("basic,time,16777215,233781738\nbasic,time,167",
-     "cut.txt: line 2 is not valid b63csv (3 fields, want 4): 'basic,time,167'; the file ends there, without a "
+     "cut.txt: line 2 is not valid b63csv (3 fields, want 4 or 5): 'basic,time,167'; the file ends there, without a "
      f"newline: is it truncated? ({NOTHING}; fix the file, or give --format if it is in another format)"),
     ("Read\t1\t1000\t240\nRead\t2\t10",
      "cut.txt: line 2 is not valid lind (want test<TAB>param<TAB>loops<TAB>avg_ns): 'Read\\t2\\t10'; the file ends "

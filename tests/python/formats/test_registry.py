@@ -20,7 +20,8 @@ DATA = REPO / "tests" / "python" / "data"
 #: The frozen example of each format `import` reads (tests/python/data/README.md says how each was made).
 FROZEN = {"gbench": "gbench.json", "hyperfine": "hyperfine.json", "pyperf": "pyperf.json", "lind-json": "lind.json",
           "jsonl": "benchlab.jsonl", "csb": "csb.txt", "header-csv": "header.csv", "export-csv": "export.csv",
-          "b63csv": "b63.csv", "lind": "lind.txt", "lind-csv": "lind-runner.csv"}
+          "b63csv": "b63.csv", "lind": "lind.txt", "lind-csv": "lind-runner.csv",
+          "b63-interactive": "b63-interactive.txt"}
 USES = (formats.RUN, formats.IMPORT, formats.SHOW, formats.EXPORT)
 
 
@@ -106,9 +107,9 @@ def test_every_row_loads_its_parser_and_writer(use):
 
 
 def test_readers_list_documents_first_and_the_table_order_otherwise():
-    assert RUN_NAMES == ["gbench", "jsonl", "csb", "b63csv", "lind"]
+    assert RUN_NAMES == ["gbench", "jsonl", "csb", "b63csv", "lind", "b63-interactive"]
     assert FORMAT_NAMES == ["gbench", "hyperfine", "pyperf", "lind-json", "jsonl", "csb", "header-csv", "export-csv",
-                            "b63csv", "lind"]
+                            "b63csv", "lind-csv", "lind", "b63-interactive"]
     assert list(EXPORTERS) == ["table", "json", "table-csv", "markdown"]
     assert list(RUN_FORMATS) == ["jsonl", "export-csv", "gbench", "lind-json"]
 

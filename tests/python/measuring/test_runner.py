@@ -521,10 +521,10 @@ def test_only_the_instances_units_of_binaries_are_copies(lab):
                  id="exit-status"),
     pytest.param("echo 'waiting' >&2\nexec sleep 30\n", [], ("timed out after 1 s", ["waiting"]), [], id="hang"),
     pytest.param("echo hello\necho\necho '  world  '\n", [], ("printed no results", ["hello", "world"]),
-                 ["out.sh: output is in no known format (gbench, jsonl, csb, b63csv, lind), ignored; "
+                 ["out.sh: output is in no known format (gbench, jsonl, csb, b63csv, lind, b63-interactive), ignored; "
                   "first line: 'hello'"], id="junk-only"),
     pytest.param("echo hello\necho 'my reason' >&2\n", [], ("printed no results", ["my reason"]),
-                 ["out.sh: output is in no known format (gbench, jsonl, csb, b63csv, lind), ignored; "
+                 ["out.sh: output is in no known format (gbench, jsonl, csb, b63csv, lind, b63-interactive), ignored; "
                   "first line: 'hello'"], id="junk-and-stderr"),
     pytest.param("echo '{\"type\": \"context\", \"schema\": 2}'\n", [], None, [], id="context-only"),
     pytest.param("printf 'Read\\t1\\t100\\t240\\n'\necho 'benchlab: warning: turbo is on' >&2\n", ["Read"], None,
@@ -547,7 +547,7 @@ def test_with_several_platforms_a_warning_names_the_platform_too(lab, tmp_path):
     runner, warned = make_runner(lab, platforms=("native", "through_env"))
     native, _ = runner.plan(targets(lab, str(tmp_path / "out.sh")))
     result = runner.run_unit(native)
-    assert warned == ["out.sh (native): output is in no known format (gbench, jsonl, csb, b63csv, lind), ignored; "
+    assert warned == ["out.sh (native): output is in no known format (gbench, jsonl, csb, b63csv, lind, b63-interactive), ignored; "
                       "first line: 'hello'"]
     assert [(f.binary, f.platform, f.reason) for f in result.faults] == [("out.sh", "native", "printed no results")]
 

@@ -1,14 +1,16 @@
-"""Per-sample CSV: B63's plaintext `name,counter,iterations,value` and benchlab's
-`--format=csv`, which adds a header and a `param` column:
+"""Per-sample CSV: B63's plaintext `name,counter,iterations,value[,per-iteration]` and
+benchlab's `--format=csv`, which adds a header and a `param` column:
 `name,param,counter,iterations,value`. `benchlab export --format csv` writes more
 columns after those five (EXPORT_COLUMNS: unit, platform, binary, process, sweep,
 overhead), so that a stored run's samples come back to the record they were taken in.
 
-Each line is one sample: `value` is the counter's total over `iterations`
-iterations, so the per-iteration sample is value / iterations. B63's README calls
-its time counter microseconds, but its example output (16777215 iterations taking
-233781738 units in a one-second epoch) only fits nanoseconds, which is what it
-measures; we read time as ns.
+Each line is one sample (one of B63's epochs): `value` is the counter's total over
+`iterations` iterations, so the per-iteration sample is value / iterations. Since 2021
+(b63 bc9a214) B63 prints that quotient too, as a fifth field (`%lf`, 6 decimals): it is
+checked against value / iterations and the exact quotient kept. B63's README calls its
+time counter microseconds, but its code (include/b63/counters/time.h) reads
+CLOCK_MONOTONIC in nanoseconds, and its example output (16777215 iterations taking
+233781738 units in a one-second epoch) only fits that; we read time as ns.
 
 The three are three layouts of one parser (benchlab.formats.registry names them `b63csv`,
 `header-csv` and `export-csv`): `run` and `import --format b63csv` read any of them,
@@ -29,8 +31,8 @@ BENCHLAB_HEADER = ["name", "param", "counter", "iterations", "value"]
 #: `overhead` is the empty loop's figure over the same iterations as `value`.
 EXPORT_COLUMNS = ["unit", "platform", "binary", "process", "sweep", "overhead"]
 _NUMBER = r"-?\d+(\.\d*)?([eE][-+]?\d+)?"
-#: B63's line, and benchlab's (after its header) with the param column.
-_B63_LINE = re.compile(rf"^[^,]+,[^,]+,\d+,{_NUMBER}$")
+#: B63's line (4 fields before 2021, 5 since), and benchlab's (after its header) with the param column.
+_B63_LINE = re.compile(rf"^[^,]+,[^,]+,\d+,{_NUMBER}(,{_NUMBER})?$")
 _BENCHLAB_LINE = re.compile(rf"^[^,]+,(-?\d+)?,[^,]+,\d+,{_NUMBER}$")
 
 
@@ -50,7 +52,7 @@ _UNITS = {
 }
 
 
-def _unit(counter: str) -> str:
+def unit_of(counter: str) -> str:
     return _UNITS.get(counter.split(":", 1)[0], "events")  # instructions:u counts instructions
 
 
@@ -138,17 +140,20 @@ class _Session(LineSession):
             return False
         fields = self._fields(line)
         try:
-            if fields is None or len(fields) != (5 if self.with_param else 4):
+            if fields is None or len(fields) not in ((5,) if self.with_param else (4, 5)):
                 raise BadValue("quoted or malformed fields")
+            printed = None
             if self.with_param:
                 bench, param, counter, iterations, value = fields
                 key = (name(bench, "name"), param_value(param), name(counter, "counter"))
             else:
-                bench, counter, iterations, value = fields
+                bench, counter, iterations, value, *printed = fields
                 key = (name(bench, "name"), None, name(counter, "counter"))
             count = whole(iterations, "iterations")
             total = figure(value, "value")
             per_iteration = figure(total / count, "value / iterations")
+            if printed:
+                _check_printed(figure(printed[0], "per-iteration"), per_iteration)
         except BadValue as bad:
             self.parsed.warn(bad_line(self.binary, number, line, self.label, str(bad)))
             return True
@@ -184,9 +189,10 @@ class _Session(LineSession):
             self.parsed.warn(bad_line(self.binary, number, line, self.label, f"want {_LAYOUT_HEADERS[self.required]}"))
             return
         fields = self._fields(line)
-        want = len(BENCHLAB_HEADER) + len(self.extra) if self.with_param else 4
+        want = (len(BENCHLAB_HEADER) + len(self.extra),) if self.with_param else (4, 5)
         why = "not CSV" if fields is None else (
-            f"{len(fields)} fields, want {want}" if len(fields) != want else "iterations or value is not a number")
+            f"{len(fields)} fields, want {' or '.join(map(str, want))}" if len(fields) not in want
+            else "iterations or value is not a number")
         self.parsed.warn(bad_line(self.binary, number, line, self.label, why))
 
     def finish(self) -> None:
@@ -194,7 +200,7 @@ class _Session(LineSession):
             counts = [count for count, _, _ in rows]
             overheads = [overhead for _, _, overhead in rows]
             self.parsed.records.append(Record(
-                bench=bench, param=param, counter=counter, unit=unit or _unit(counter),
+                bench=bench, param=param, counter=counter, unit=unit or unit_of(counter),
                 iterations=collections.Counter(counts).most_common(1)[0][0],  # the most common, first seen on a tie
                 sample_iterations=counts,
                 samples=[value for _, value, _ in rows],
@@ -204,6 +210,12 @@ class _Session(LineSession):
                 reported={"process": process} if process is not None else {},
                 sweep={"flag": sweep[0], "value": sweep[1]} if sweep else None,
             ))
+
+
+def _check_printed(printed: float, computed: float) -> None:
+    """B63's fifth field is value / iterations printed with %lf: it agrees to its 6 decimals."""
+    if abs(printed - computed) > 5e-7 + 1e-9 * abs(computed):
+        raise BadValue(f"per-iteration {printed:g} is not value / iterations ({computed:.6f})")
 
 
 def _export_key(row: dict[str, str], counter: str) -> tuple:

@@ -79,5 +79,5 @@ def test_null_samples_are_dropped_not_read_as_zero():
 def test_unknown_output_is_one_warning_and_no_records():
     parsed = parse_output("hello world\n", "mystery")
     assert parsed.records == []
-    assert parsed.warnings == ["mystery: output is in no known format (gbench, jsonl, csb, b63csv, lind), "
+    assert parsed.warnings == ["mystery: output is in no known format (gbench, jsonl, csb, b63csv, lind, b63-interactive), "
                                "ignored; first line: 'hello world'"]
