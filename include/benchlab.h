@@ -1918,14 +1918,19 @@ static void bl__csv_result(FILE *f, const bl__options *o, const bl__result *r) {
 }
 
 /* -- lind: the cross-platform runner's `test<TAB>param<TAB>loops<TAB>avg_ns` ---------------------
-   Lind's runner reads whole nanoseconds and one figure per test: the median, rounded. */
+   Lind's runner reads whole nanoseconds and one figure per test: the median, rounded. Its
+   loops are the iterations behind its figure (an average over all of them), so ours are
+   every sample's iterations, added: what the median was chosen from. */
 
 static void bl__lind_result(FILE *f, const bl__options *o, const bl__result *r) {
     double m = r->stats.median;
+    unsigned long long loops = 0;
+    size_t i;
     (void)o;
     if (r->counter) return; /* lind has one figure per test: the time */
-    fprintf(f, "%s\t%lld\t%llu\t%lld\n", r->instance->bench->name, (long long)bl__param(r->instance),
-            (unsigned long long)r->iterations, (long long)(m + 0.5)); /* m >= 0: never printed below zero */
+    for (i = 0; i < r->count; i++) loops += (unsigned long long)r->sample_iterations[i];
+    fprintf(f, "%s\t%lld\t%llu\t%lld\n", r->instance->bench->name, (long long)bl__param(r->instance), loops,
+            (long long)(m + 0.5)); /* m >= 0: never printed below zero */
 }
 
 /* The threaded mode's writers (section I17). */
@@ -2159,6 +2164,29 @@ static int bl__set_format(bl__options *o, const char *flag, const char *value) {
     return bl__flag_error(flag, rule, value);
 }
 
+/* The format when --format is not given: $BL_FORMAT, else, with no terminal, the program's
+   BL_DEFAULT_FORMAT (a string literal defined before the include), else table on a
+   terminal and jsonl otherwise. For runners that start a program with no arguments and
+   read its stdout through a pipe: the Lind runner reads test<TAB>param<TAB>loops<TAB>avg_ns,
+   so `#define BL_DEFAULT_FORMAT "lind"` (or BL_FORMAT=lind) makes a benchlab program one
+   of its tests. A name that is not a format is an error naming where it came from. */
+static int bl__default_format(bl__options *o) {
+    const char *name = getenv("BL_FORMAT"), *from = "BL_FORMAT";
+    int status;
+    if (!name || !*name) {
+#ifdef BL_DEFAULT_FORMAT
+        if (isatty(STDOUT_FILENO)) return 0;
+        name = BL_DEFAULT_FORMAT;
+        from = "BL_DEFAULT_FORMAT";
+#else
+        return 0;
+#endif
+    }
+    status = bl__set_format(o, from, name);
+    o->format_given = 0; /* a default: CSB's flags still choose csb */
+    return status;
+}
+
 static int bl__set_out(bl__options *o, const char *flag, const char *value) {
     if (!*value) return bl__flag_error(flag, "needs a file name", value);
     o->out_path = value;
@@ -2250,7 +2278,7 @@ static void bl__default_options(bl__options *o) {
 
 /* Returns 0 to go on, or the exit status to stop with (--help gives 0 through -1). */
 static int bl__parse_options(int argc, char **argv, bl__options *o) {
-    int i;
+    int i, status;
     bl__default_options(o);
     o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
     if (!o->filters) return bl__flag_error("benchlab:", "out of memory", NULL);
@@ -2259,7 +2287,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
         char flag[64];
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         const bl__flag *row;
-        int status, short_flag = arg[0] == '-' && arg[1] && arg[1] != '-';
+        int short_flag = arg[0] == '-' && arg[1] && arg[1] != '-';
         if (arg[0] != '-') {
             fprintf(stderr, "benchlab: unexpected argument \"%s\" (flags start with --; see --help)\n", arg);
             return 2;
@@ -2287,6 +2315,7 @@ static int bl__parse_options(int argc, char **argv, bl__options *o) {
         if ((status = row->set(o, flag, value))) return status;
         if (short_flag && row->set == bl__set_thread_value) o->csb_flags = 1;
     }
+    if (!o->format_given && (status = bl__default_format(o))) return status;
     /* --samples=N asks for N samples: --precision stops earlier only when also given. */
     if (o->precision_pct < 0) o->precision_pct = o->samples_given ? 0 : BL__DEFAULT_PRECISION_PCT;
     return 0;
