@@ -12,7 +12,8 @@ import click
 from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice, config_of, db_option, open_store
 from benchlab.errors import ExitCode, UserError
-from benchlab.formats.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE, max_bytes, read_results
+from benchlab.formats.importing import (DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE,
+                                        MAX_RECORDS_VARIABLE, max_bytes, max_records, read_results)
 
 
 @click.command("import")
@@ -26,16 +27,19 @@ from benchlab.formats.importing import DEFAULT_MAX_BYTES, DEFAULT_PLATFORM, MAX_
 @click.option("--max-size", "max_size", metavar="SIZE",
               help=f"Refuse a file larger than SIZE, or a gzip file expanding to more: bytes, or with K, M, G "
                    f"(default: ${MAX_BYTES_VARIABLE}, else {DEFAULT_MAX_BYTES // 2**20}M).")
+@click.option("--max-records", "most_records", metavar="N",
+              help=f"Refuse a file of more than N results, each held in memory, about 1.7 KB apiece "
+                   f"(default: ${MAX_RECORDS_VARIABLE}, else {DEFAULT_MAX_RECORDS}).")
 @db_option
 @click.pass_context
 def command(context: click.Context, path: str, file_format: str | None, platform: str | None,
-            again: bool, max_size: str | None, db_url: str | None) -> int:
+            again: bool, max_size: str | None, most_records: str | None, db_url: str | None) -> int:
     """Store the results in FILE as a new run, with what the file says of its context.
 
     Nothing is stored unless every line (or entry) of FILE reads. A file imported before
     (the same content) is refused unless --again: one result stored twice would read, in
     a history, as two runs that agree exactly."""
-    imported = read_results(path, file_format, platform, max_bytes(max_size))
+    imported = read_results(path, file_format, platform, max_bytes(max_size), max_records(most_records))
     store = open_store(config_of(context), db_url)
     earlier = None if again else store.imported_as(imported.context["imported"]["sha256"])
     if earlier is not None:

@@ -47,6 +47,14 @@ DEFAULT_MAX_BYTES = 256 * 2**20
 #: Raises (or lowers) DEFAULT_MAX_BYTES, as `import --max-size` does: bytes, or with K, M, G.
 MAX_BYTES_VARIABLE = "BENCHLAB_IMPORT_MAX_BYTES"
 _SIZE = re.compile(r"(\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
+#: The most results (records) an import holds. A result costs about 1.7 KB of memory
+#: while it is read and stored (its samples, their statistics, its row), whatever the
+#: line it came from: a short-line format (a `lind` line is ~25 bytes) reached 70 times
+#: its text (a 60 MB file, 2.4 million results, over 4 GB), so bytes alone do not bound
+#: an import. 800,000 results is about 1.4 GB, what 256 MiB of text was meant to cost.
+DEFAULT_MAX_RECORDS = 800_000
+#: Raises (or lowers) DEFAULT_MAX_RECORDS, as `import --max-records` does.
+MAX_RECORDS_VARIABLE = "BENCHLAB_IMPORT_MAX_RECORDS"
 #: A file is read, and gzip decompressed, a piece at a time, so that a file over the limit
 #: costs no more than the limit (and a limit of petabytes no allocation of that size).
 _CHUNK = 2**20
@@ -105,6 +113,24 @@ def max_bytes(given: str | None) -> int:
     return _size(variable, MAX_BYTES_VARIABLE) if variable else DEFAULT_MAX_BYTES
 
 
+def max_records(given: str | None) -> int:
+    """The import's limit of results: `given` (--max-records), else $BENCHLAB_IMPORT_MAX_RECORDS, else the default."""
+    text, what = (given, "--max-records") if given is not None else (os.environ.get(MAX_RECORDS_VARIABLE),
+                                                                         MAX_RECORDS_VARIABLE)
+    if not text:
+        return DEFAULT_MAX_RECORDS
+    if not text.strip().isdigit() or int(text) == 0:
+        raise UserError(f"{what} {text!r} is not a count of results", "give a whole number, e.g. 2000000")
+    return int(text)
+
+
+def _too_many(label: str, limit: int, where: str) -> "_Problem":
+    return _Problem(f"{label} has more than {limit:,} results{where}, the most an import holds in memory "
+                    "(about 1.7 KB each)",
+                    f"{NOTHING_IMPORTED}; if the machine has the memory, raise the limit with --max-records N "
+                    f"or {MAX_RECORDS_VARIABLE}=N, or split the file")
+
+
 def _size(text: str, what: str) -> int:
     """Bytes from '268435456', '256M', '256MiB', '1G' (K, M, G, T are powers of 1024)."""
     match = _SIZE.fullmatch(text.strip())
@@ -122,10 +148,12 @@ def size_text(size: int) -> str:
 
 
 def read_results(path: str, file_format: str | None = None, platform: str | None = None,
-                 limit: int | None = None) -> Imported:
+                 limit: int | None = None, records: int | None = None) -> Imported:
     """Every result of the file at `path` (its format detected when not given), or a UserError.
-    `limit`: the most bytes of text read (default: max_bytes, $BENCHLAB_IMPORT_MAX_BYTES or 256 MiB)."""
+    `limit`: the most bytes of text read (default: max_bytes, $BENCHLAB_IMPORT_MAX_BYTES or 256 MiB);
+    `records`: the most results (default: max_records, $BENCHLAB_IMPORT_MAX_RECORDS or 800,000)."""
     limit = max_bytes(None) if limit is None else limit
+    records = max_records(None) if records is None else records
     raw = _read_bytes(path, limit)
     text, compressed = _decode(path, raw, limit)
     if not text.strip():
@@ -144,7 +172,9 @@ def read_results(path: str, file_format: str | None = None, platform: str | None
                 raise _Problem(f"{path} is not {row.shape}")
             parser.parse_object(document, path, parsed)
         else:
-            _read_lines(parser, text, path, parsed, row.newline_ends)
+            _read_lines(parser, text, path, parsed, row.newline_ends, records)
+        if len(parsed.records) > records:
+            raise _too_many(path, records, "")
     except _Problem as problem:
         raise UserError(str(problem), problem.fix or _fix(text, file_format)) from None
     if parsed.platforms is not None:
@@ -268,7 +298,8 @@ def _fix(text: str, file_format: str) -> str:
     return f"{NOTHING_IMPORTED}; fix the file, or give --format if it is in another format"
 
 
-def _read_lines(parser, text: str, label: str, parsed: Parsed, newline_ends: bool = False) -> None:
+def _read_lines(parser, text: str, label: str, parsed: Parsed, newline_ends: bool = False,
+                most: int = DEFAULT_MAX_RECORDS) -> None:
     """Every non-blank line through one format's session: one that is not of the format is an error.
 
     With `newline_ends` (formats.Format.newline_ends), a last line without its newline is an error too:
@@ -284,6 +315,8 @@ def _read_lines(parser, text: str, label: str, parsed: Parsed, newline_ends: boo
             if cut:
                 raise _Problem(f"{problem}; the file ends there, without a newline: is it truncated?") from None
             raise
+        if len(parsed.records) > most:  # refused as soon as it passes, not after gigabytes of records
+            raise _too_many(label, most, f" by line {number}")
         if line and cut:
             raise _Problem(f"{label}: line {number} does not end in a newline, so the file may have been cut "
                            "within it (a number cut short reads as a smaller one)",

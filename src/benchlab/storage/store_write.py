@@ -128,11 +128,18 @@ def _insert_run(execute: Execute, argv: list[str], platforms: list[str], context
     return int(row["id"])
 
 
+#: Rows of records written per statement.
+_ROWS_PER_BATCH = 2000
+
+
 def _insert_unit(execute: Execute, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
                  done: list[dict[str, Any]]) -> None:
     """Rows of records, faults and finished units ({binary, platform, sweep}), in the caller's transaction."""
-    if unit_records:
-        execute(_insert("records", _RECORD_FIELDS), [_record_row(run_id, r) for r in unit_records], _RECORD_JSON)
+    # A batch of rows at a time: an import's million records as rows (and their JSON) at once
+    # would double what the import holds (issue 31); still one transaction, the caller's.
+    for start in range(0, len(unit_records), _ROWS_PER_BATCH):
+        execute(_insert("records", _RECORD_FIELDS),
+                [_record_row(run_id, r) for r in unit_records[start:start + _ROWS_PER_BATCH]], _RECORD_JSON)
     if unit_faults:
         execute(_insert("faults", _FAULT_FIELDS), [
             # PostgreSQL's text columns cannot hold a NUL, which a compiler's message

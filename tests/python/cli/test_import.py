@@ -447,3 +447,35 @@ def test_a_line_format_file_without_its_last_newline_is_refused(project, benchla
 def test_whole_files_still_import_whatever_their_line_endings(project, benchlab, text):
     (project / "whole.txt").write_text(text, newline="")
     assert benchlab("import", "whole.txt").exit_code == 0  # a jsonl line shows its own end: its closing brace
+
+
+# -- results limit (issue 31: a 60 MB lind file of 2.4 million results took over 6 GiB) ------------
+
+RECORDS_FIX = ("nothing was imported; if the machine has the memory, raise the limit with --max-records N or "
+               "BENCHLAB_IMPORT_MAX_RECORDS=N, or split the file")
+
+
+def test_a_file_of_more_results_than_the_limit_is_refused_at_the_line_that_passes_it(project, benchlab, monkeypatch):
+    (project / "many.txt").write_text("".join(f"Read\t{n}\t1000\t{200 + n % 50}\n" for n in range(300)))
+    refused = benchlab("import", "many.txt", "--max-records", "250")
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert refused.stderr == (f"error: many.txt has more than 250 results by line 251, the most an import holds "
+                              f"in memory (about 1.7 KB each) ({RECORDS_FIX})\n")
+    monkeypatch.setenv("BENCHLAB_IMPORT_MAX_RECORDS", "299")
+    assert "more than 299 results by line 300" in benchlab("import", "many.txt").stderr
+    assert not (project / ".benchlab" / "results.db").exists()
+    assert benchlab("import", "many.txt", "--max-records", "300").exit_code == 0  # the option wins
+    # a document's results are counted when it is read: lind.json has 9 (3 platforms x 3 tests)
+    copy(project, "lind.json")
+    assert "lind.json has more than 5 results, the most" in benchlab("import", "lind.json", "--max-records", "5").stderr
+    bad = benchlab("import", "many.txt", "--max-records", "many")
+    assert bad.stderr == "error: --max-records 'many' is not a count of results (give a whole number, e.g. 2000000)\n"
+
+
+def test_a_large_import_writes_its_rows_in_batches_within_one_transaction(project, benchlab, monkeypatch):
+    from benchlab.storage import store_write
+    monkeypatch.setattr(store_write, "_ROWS_PER_BATCH", 7)
+    (project / "many.txt").write_text("".join(f"Read\t{n}\t1000\t{200 + n}\n" for n in range(50)))
+    assert benchlab("import", "many.txt").exit_code == 0
+    _, records, _ = stored(project, 1)
+    assert [(r.param, r.median) for r in records] == [(n, 200.0 + n) for n in range(50)]
