@@ -124,10 +124,14 @@
                  would drop a jemalloc that nothing else calls.
    BL_CFLAGS     a string with the flags the program was built with, reported in the
                  context record (e.g. -DBL_CFLAGS='"-O2 -march=native"').
+   BL_DEFAULT_FORMAT  the format without --format and without a terminal (else jsonl),
+                 e.g. "lind" for the Lind runner, which starts a test with no arguments
+                 and reads its stdout through a pipe. BL_FORMAT overrides it.
 
    ENVIRONMENT
    -----------
    BL_TIMER=clock|tsc   force the timer (tsc only where it is invariant).
+   BL_FORMAT=NAME       the format when --format is not given (terminal or not).
    BL_NO_WARN=1         silence warnings about an unstable machine (a frequency governor
                         other than performance, turbo or boost on) or an unoptimized build.
    BL_STACK_OFFSET=B    start the run's stack B bytes lower (layout randomization: what
@@ -2036,7 +2040,7 @@ static const char *const bl__usage_after_formats =
     "  --latency-every=K      time one operation in K (1: all; 0: none; default: the first\n"
     "                         of each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
     "  -h, --help             show this help\n"
-    "formats: docs/formats.md; environment: BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
+    "formats: docs/formats.md; environment: BL_FORMAT=NAME, BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
 
 #define BL__HELP_INDENT "                         " /* the column where a flag's text starts */
 
