@@ -508,11 +508,12 @@ def _no_constant(name: str):
 #: three csv layouts are `header-csv` (the header's, a param column), `export-csv` (an export's) and
 #: `b63csv` (B63's plain lines).
 IMPORT_FORMATS = ("gbench", "hyperfine", "pyperf", "lind-json", "jsonl", "header-csv", "export-csv", "csb", "b63csv",
-                  "lind")
+                  "lind-csv", "lind", "b63-interactive")
 IMPORT_DATA = Path(__file__).resolve().parents[1] / "python" / "data"
 _IMPORT_FILES = {"gbench": ["gbench.json"], "hyperfine": ["hyperfine.json"], "pyperf": ["pyperf.json"],
-                 "lind-json": ["lind.json"], "jsonl": ["benchlab.jsonl"], "header-csv": ["header.csv"],
-                 "export-csv": ["export.csv"], "csb": ["csb.txt"], "b63csv": ["b63.csv"], "lind": ["lind.txt"]}
+                 "lind-json": ["lind.json", "lind-runner.json"], "jsonl": ["benchlab.jsonl"], "header-csv": ["header.csv"],
+                 "export-csv": ["export.csv"], "csb": ["csb.txt"], "b63csv": ["b63.csv", "b63-5.csv"],
+                 "lind-csv": ["lind-runner.csv"], "lind": ["lind.txt"], "b63-interactive": ["b63-interactive.txt"]}
 #: How a mutated file reaches the import: as it is, gzip'd (pyperf's .json.gz), or gzip'd and cut short.
 PACKINGS = (None, None, None, None, "gzip", "gzip", "gzip-cut")
 #: A --max-size now and then: the limit must be an error, never a half-read file (and a huge one
