@@ -36,7 +36,7 @@ expect_error 'benchlab: -op0 must be a whole number of operations per 1024, from
 expect_error 'benchlab: -opx names no operation: K in -opK goes from 0 to 63' -opx=1
 expect_error 'benchlab: -opK frequencies must sum to 1024 (got 1000 for target "hash_map": -op0=500 -op1=500 -op2=0)' -op0=500 -op1=500
 expect_error 'benchlab: -op5 names no operation: target "hash_map" has 3 (op0 to op2)' -op5=1024
-expect_error 'benchlab: --latency-every must be a whole number from 0 (time no operation) to 1000000 (got "x")' --latency-every=x
+expect_error 'benchlab: --latency-every must be a whole number from 0 (time no operation) to 1000000, or batch (got "x")' --latency-every=x
 expect_error 'benchlab: unknown flag "-x" (see --help)' -x=1
 expect_error 'benchlab: --counters has no counter "bogus" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)' --counters=time,bogus
 expect_error 'benchlab: --counters needs at least one counter name (got "")' --counters=
