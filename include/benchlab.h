@@ -84,11 +84,13 @@
        cc -O2 -pthread -Iinclude t.c -o t && ./t -t=2 -d=1 --format=table   (or csb, jsonl)
 
    Throughput of a shared structure under -t threads, CSB's model and flags: a random
-   mix of operations (-opK=F per 1024), 0..-n nops between them, for -d seconds; per
-   operation count, successes, skips, and latency percentiles from a log-linear
-   histogram (error under 1.6%) of the timed operations (the first of each ~1 us batch;
-   --latency-every=K for one in K); ops/s per thread and in total. The harness costs
-   about as much as a bare loop of the same calls (bench/csb_harness.py).
+   mix of operations (-opK=F per 1024), exactly -n nops between them (--random-nops:
+   0..-n), for -d seconds; per operation count, successes, skips, and latency
+   percentiles from a log-linear histogram (error under 1.6%) of the timed operations
+   (the first of each ~1 us batch; every one for csb, whose line is CSB's: ticks,
+   ticks_to_ms, its 60 buckets exact; --latency-every=K|batch); ops/s per thread and in
+   total. The harness costs about as much as a bare loop of the same calls
+   (bench/csb_harness.py); timing every operation adds its two clock reads (~20 ns).
 
    CONTENTS
    --------
@@ -144,7 +146,7 @@
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
    --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  -h/--help.
    Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
-   --size= --opK=), --latency-every=K. CSB's spellings (-t= ...) make csb the default
+   --size= --opK=), --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. CSB's spellings (-t= ...) make csb the default
    format, as CSB's runner expects; the long ones keep table/jsonl. Formats: docs/formats.md.
 
    PORTABILITY
