@@ -4000,22 +4000,31 @@ static inline uint64_t bl__loop_timed(bl__loop *l) {
    be a reload, as dispatch might write any memory it can reach). With one operation
    and no random nops (draw == 0) there is nothing to pick: the nops, then dispatch(0)
    straight, its counts too kept in locals until the batch ends. */
+/* n calls of op 0, each after nops nops: the loop of one operation, counts in registers. */
+static inline void bl__loop_straight(bl__loop *l, uint64_t n, uint64_t nops) {
+    int (*dispatch)(size_t, void *) = l->dispatch;
+    void *ctx = l->ctx;
+    uint64_t i, succ = 0, skipped = 0;
+    for (i = 0; i < n; i++) {
+        int result;
+        bl_nops(nops);
+        result = dispatch(0, ctx);
+        succ += result > 0;
+        skipped += result < 0;
+    }
+    l->stats[0].count += n;
+    l->stats[0].succ += succ;
+    l->stats[0].skipped += skipped;
+}
+
 static inline void bl__loop_untimed(bl__loop *l, uint64_t n) {
     int (*dispatch)(size_t, void *) = l->dispatch;
     void *ctx = l->ctx;
     uint64_t i, nops = l->nops;
     if (!l->draw) {
-        uint64_t succ = 0, skipped = 0;
-        for (i = 0; i < n; i++) {
-            int result;
-            bl_nops(nops);
-            result = dispatch(0, ctx);
-            succ += result > 0;
-            skipped += result < 0;
-        }
-        l->stats[0].count += n;
-        l->stats[0].succ += succ;
-        l->stats[0].skipped += skipped;
+        /* A loop of its own without nops: a constant 0 leaves no test in the hot loop. */
+        if (nops) bl__loop_straight(l, n, nops);
+        else bl__loop_straight(l, n, 0);
     } else {
         /* One increment per call, in a table on this thread's stack: tally[op][0] failed,
            [1] succeeded (result > 0), [2] skipped (result < 0); into *stats after. */
@@ -4469,10 +4478,12 @@ static void bl__csb_opstats(FILE *f, bl__csb_unit u, const char *prefix, const b
     /* With every operation timed, the exact sum. Sampled, the sum over every operation
        estimated from the timed ones: sum / count is then their mean, which _avg prints. */
     double sum = s->timed ? bl__csb_amount(u, (double)s->sum) * c / (double)s->timed : 0.0;
-    fprintf(f, "%s_max=%llu;%s_min=%llu;%s_sum=%.0f;%s_count=%llu;%s_succ_count=%llu;%s_skipped_count=%llu;", prefix,
-            (unsigned long long)(s->timed ? bl__csb_value(u, s->max) : 0), prefix,
-            (unsigned long long)(s->timed ? bl__csb_value(u, s->min) : 0), prefix, sum, prefix,
-            (unsigned long long)s->count, prefix, (unsigned long long)s->succ, prefix, (unsigned long long)s->skipped);
+    fprintf(f, "%s_max=%llu;%s_min=%llu;", prefix, (unsigned long long)(s->timed ? bl__csb_value(u, s->max) : 0), prefix,
+            (unsigned long long)(s->timed ? bl__csb_value(u, s->min) : 0));
+    if (!u.ns && s->timed == s->count) fprintf(f, "%s_sum=%llu;", prefix, (unsigned long long)s->sum); /* exact */
+    else fprintf(f, "%s_sum=%.0f;", prefix, sum);
+    fprintf(f, "%s_count=%llu;%s_succ_count=%llu;%s_skipped_count=%llu;", prefix, (unsigned long long)s->count, prefix,
+            (unsigned long long)s->succ, prefix, (unsigned long long)s->skipped);
     fprintf(f, "%s_avg=%.2f;%s_succ_percent=%.2f;", prefix,
             s->timed ? bl__csb_amount(u, (double)s->sum) / (double)s->timed : 0.0, prefix,
             s->count ? 100.0 * (double)s->succ / c : 0.0);

@@ -312,6 +312,14 @@ static void check_csb_histogram(const char *line, const char *op, int all_timed)
     min = csb_number(line, key);
     snprintf(key, sizeof key, "%s_max", op);
     max = csb_number(line, key);
+    snprintf(key, sizeof key, "%s_sum", op);
+    {
+        double sum = csb_number(line, key), avg;
+        snprintf(key, sizeof key, "%s_avg", op);
+        avg = csb_number(line, key);
+        TU_CHECK(sum == (double)(uint64_t)sum && sum / count - avg <= 0.005 && avg - sum / count <= 0.005,
+                 "%s: sum %g over count %g is not _avg %g to its two decimals", op, sum, count, avg);
+    }
     bl__csb_bounds(bound);
     TU_CHECK(bl__csb_bucket((uint64_t)min, bound) == first && bl__csb_bucket((uint64_t)max, bound) == last,
              "%s: min %g and max %g in buckets %u and %u, want the first and last non-empty, %u and %u", op, min, max,
