@@ -146,8 +146,9 @@
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
    --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  -h/--help.
    Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
-   --size= --opK=), --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. CSB's spellings (-t= ...) make csb the default
-   format, as CSB's runner expects; the long ones keep table/jsonl. Formats: docs/formats.md.
+   --size= --opK=), --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. CSB's
+   spellings (-t= ...) make csb the default format, as CSB's runner expects; the long
+   ones keep table/jsonl. Formats: docs/formats.md.
 
    PORTABILITY
    -----------
@@ -4341,8 +4342,9 @@ static void bl__jsonl_throughput(FILE *f, const bl__options *o, const bl__tp_res
     bl__json_string(f, t->name);
     fprintf(f, ",\"threads\":%llu", (unsigned long long)r->threads);
     bl__json_field(f, "duration_s", r->duration_s);
-    fprintf(f, ",\"init_size\":%llu,\"max_nops\":%llu,\"random_nops\":%s,\"seed\":%llu", (unsigned long long)o->init_size,
-            (unsigned long long)o->nops, o->random_nops ? "true" : "false", (unsigned long long)bl__run_seed);
+    fprintf(f, ",\"init_size\":%llu,\"max_nops\":%llu,\"random_nops\":%s,\"seed\":%llu",
+            (unsigned long long)o->init_size, (unsigned long long)o->nops, o->random_nops ? "true" : "false",
+            (unsigned long long)bl__run_seed);
     if (r->problem) {
         fputs(",\"supported\":false,\"reason\":", f);
         bl__json_string(f, r->problem);
@@ -4434,9 +4436,13 @@ typedef struct bl__csb_unit {
     double ns_per_tick;
 } bl__csb_unit;
 
-static uint64_t bl__csb_value(bl__csb_unit u, uint64_t ticks) { return u.ns ? bl__csb_ns_of(ticks, u.ns_per_tick) : ticks; }
+static uint64_t bl__csb_value(bl__csb_unit u, uint64_t ticks) {
+    return u.ns ? bl__csb_ns_of(ticks, u.ns_per_tick) : ticks;
+}
 static double bl__csb_amount(bl__csb_unit u, double ticks) { return u.ns ? ticks * u.ns_per_tick : ticks; }
-static double bl__csb_ticks_per_ms(bl__csb_unit u) { return u.ns ? 1e6 : (double)(uint64_t)(1e6 / u.ns_per_tick + 0.5); }
+static double bl__csb_ticks_per_ms(bl__csb_unit u) {
+    return u.ns ? 1e6 : (double)(uint64_t)(1e6 / u.ns_per_tick + 0.5); /* a whole number, as CSB's */
+}
 
 /* CSB times every operation, and its readers take sum / count for the mean and the
    histogram's buckets over count for shares. With --latency-every=K (or batch) ours
