@@ -84,11 +84,13 @@
        cc -O2 -pthread -Iinclude t.c -o t && ./t -t=2 -d=1 --format=table   (or csb, jsonl)
 
    Throughput of a shared structure under -t threads, CSB's model and flags: a random
-   mix of operations (-opK=F per 1024), 0..-n nops between them, for -d seconds; per
-   operation count, successes, skips, and latency percentiles from a log-linear
-   histogram (error under 1.6%) of the timed operations (the first of each ~1 us batch;
-   --latency-every=K for one in K); ops/s per thread and in total. The harness costs
-   about as much as a bare loop of the same calls (bench/csb_harness.py).
+   mix of operations (-opK=F per 1024), exactly -n nops between them (--random-nops:
+   0..-n), for -d seconds; per operation count, successes, skips, and latency
+   percentiles from a log-linear histogram (error under 1.6%) of the timed operations
+   (the first of each ~1 us batch; every one for csb, whose line is CSB's: ticks,
+   ticks_to_ms, its 60 buckets exact; --latency-every=K|batch); ops/s per thread and in
+   total. The harness costs about as much as a bare loop of the same calls
+   (bench/csb_harness.py); timing every operation adds its two clock reads (~20 ns).
 
    CONTENTS
    --------
@@ -148,8 +150,9 @@
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
    --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  -h/--help.
    Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
-   --size= --opK=), --latency-every=K. CSB's spellings (-t= ...) make csb the default
-   format, as CSB's runner expects; the long ones keep table/jsonl. Formats: docs/formats.md.
+   --size= --opK=), --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. CSB's
+   spellings (-t= ...) make csb the default format, as CSB's runner expects; the long
+   ones keep table/jsonl. Formats: docs/formats.md.
 
    PORTABILITY
    -----------
@@ -325,8 +328,9 @@ void bl_set_counters(const char *comma_separated_names);
    a map) and a set of operations on it. The harness calls init(size) once, starts
    --threads threads, each calls register_thread(index) for its private context, waits
    at a start barrier, then loops in batches: pick an operation at random with the
-   frequencies of -opK=F (per 1024), spin 0..-n nops, call dispatch(op, context); time
-   the first call of each batch (or one in --latency-every=K); check the stop signal,
+   frequencies of -opK=F (per 1024), spin -n nops (0..-n at random with --random-nops),
+   call dispatch(op, context); time the call (every one for the csb line, as CSB does;
+   else the first of each batch, or one in --latency-every=K); check the stop signal,
    sent after --duration seconds, between batches. dispatch returns BL_OP_OK (1) when the
    operation succeeded, BL_OP_FAILED (0) when it ran but failed (a lookup that missed),
    BL_OP_SKIPPED (-1) when it did not apply. Then deregister_thread(context) in each
@@ -360,6 +364,16 @@ void bl_register_target(const bl_target *target);
             dispatch, deregister_thread, destroy, __FILE__, __LINE__};                     \
         bl_register_target(&bl__target);                                                   \
     }
+
+/* n nop instructions: what -n=N spins between two operations, and the fixed work of CSB's
+   bm_empty operation (suites/concurrency/bm_empty.c). BL__NOP is one nop; a test may
+   define it before the include to count them. */
+#ifndef BL__NOP
+#define BL__NOP() __asm__ __volatile__("nop")
+#endif
+static inline void bl_nops(uint64_t n) {
+    while (n--) BL__NOP();
+}
 
 /* ---- 9. Command line -------------------------------------------------------------------
    Runs the registered benchmarks as the flags say; returns the exit status
@@ -1064,6 +1078,9 @@ typedef struct bl__options {
     const char *counters;          /* --counters; without it bl_set_counters()'s, else time */
     /* threaded mode */
     uint64_t threads, nops, init_size, latency_every;
+    int latency_every_given;       /* else every operation for csb, per batch otherwise */
+    int random_nops;               /* --random-nops: 0..nops at random, not exactly nops */
+    int csb_ns;                    /* --csb-unit=ns: the csb line in ns, not timer ticks */
     double duration_s;
     int duration_given;
     uint64_t op_freq[BL__MAX_OPS];
@@ -2032,13 +2049,16 @@ static const char *const bl__usage_after_formats =
     "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
     "threaded targets (docs/threads.md):\n"
     "  -t=T, --threads=T      threads (default 1)\n"
-    "  -n=N, --nops=N         at most N nops between operations, random 0..N (default 0)\n"
+    "  -n=N, --nops=N         N nops between operations, as CSB (default 0)\n"
+    "  --random-nops          0..N nops at random instead, a different number each time\n"
     "  -d=D, --duration=D     seconds to run (default: --time-limit)\n"
     "  -s=S, --size=S         initial size passed to the target's init (default 0)\n"
     "  -opK=F, --opK=F        operation K runs F times in " BL__STR(BL__OP_SLOTS) " (all given must sum to " BL__STR(BL__OP_SLOTS) ";\n"
     "                         default: an equal share each)\n"
-    "  --latency-every=K      time one operation in K (1: all; 0: none; default: the first\n"
-    "                         of each batch of about " BL__STR(BL__OP_BATCH_NS) " ns, so timing costs cheap operations little)\n"
+    "  --latency-every=K      time one operation in K (1: all; 0: none; batch: the first of each\n"
+    "                         batch of about " BL__STR(BL__OP_BATCH_NS) " ns, cheap for cheap operations); default 1 for\n"
+    "                         --format=csb (CSB's exact histogram), batch otherwise\n"
+    "  --csb-unit=UNIT        the csb line's latencies: ticks (default, CSB's: ticks_to_ms per ms) or ns\n"
     "  -h, --help             show this help\n"
     "formats: docs/formats.md; environment: BL_FORMAT=NAME, BL_TIMER=clock|tsc, BL_NO_WARN=1, BL_STACK_OFFSET=BYTES\n";
 
@@ -2223,8 +2243,15 @@ static int bl__set_thread_value(bl__options *o, const char *flag, const char *va
         if (!bl__parse_u64(value, &o->init_size))
             return bl__flag_error(flag, "must be a whole number from 0 to 18446744073709551615", value);
     } else if (!strcmp(name, "latency-every")) {
-        if (!bl__parse_u64(value, &o->latency_every) || o->latency_every > BL__MAX_LATENCY_EVERY)
-            return bl__flag_error(flag, "must be a whole number from 0 (time no operation) to " BL__STR(BL__MAX_LATENCY_EVERY), value);
+        if (!strcmp(value, "batch")) o->latency_every = BL__LATENCY_PER_BATCH;
+        else if (!bl__parse_u64(value, &o->latency_every) || o->latency_every > BL__MAX_LATENCY_EVERY)
+            return bl__flag_error(flag, "must be a whole number from 0 (time no operation) to " BL__STR(BL__MAX_LATENCY_EVERY) ", or batch", value);
+        o->latency_every_given = 1;
+    } else if (!strcmp(name, "random-nops")) {
+        o->random_nops = 1;
+    } else if (!strcmp(name, "csb-unit")) {
+        if (strcmp(value, "ticks") && strcmp(value, "ns")) return bl__flag_error(flag, "must be ticks or ns", value);
+        o->csb_ns = !strcmp(value, "ns");
     } else { /* opK */
         uint64_t k;
         if (!bl__parse_u64(name + 2, &k) || k >= BL__MAX_OPS)
@@ -2253,6 +2280,7 @@ static const bl__flag bl__flags[] = {
     {"--counters", 1, bl__set_counters},   {"--threads", 1, bl__set_thread_value},
     {"--nops", 1, bl__set_thread_value},   {"--duration", 1, bl__set_thread_value},
     {"--size", 1, bl__set_thread_value},   {"--latency-every", 1, bl__set_thread_value},
+    {"--random-nops", 0, bl__set_thread_value}, {"--csb-unit", 1, bl__set_thread_value},
     /* CSB's spellings: always flag=value */
     {"-t", 1, bl__set_thread_value}, {"-n", 1, bl__set_thread_value}, {"-d", 1, bl__set_thread_value},
     {"-s", 1, bl__set_thread_value},
@@ -3795,9 +3823,58 @@ static double bl__hist_quantile(const uint64_t *h, uint64_t count, double p, uin
     return v;
 }
 
+/* -- CSB's histogram ---------------------------------------------------------------------
+   The csb line's buckets are CSB's own (its bm_stats.h): 60 of them, bucket 0 holding
+   latencies up to 99 ticks, each next one 1.1 times wider than the one before, the last
+   one also holding everything beyond. Each timed operation is counted in them when it is
+   timed, with CSB's comparison (latency <= bound), so the csb line's buckets are exact,
+   not read back from the log-linear histogram, whose buckets straddle CSB's bounds. */
+#define BL__CSB_BUCKETS 60
+#define BL__CSB_FIRST_BOUND 99
+#define BL__CSB_GROWTH 1.1
+
+/* CSB's upper bounds (inclusive), with its arithmetic: the next bound is the last one
+   plus 1.1 times the last bucket's width, added in double and truncated. */
+static void bl__csb_bounds(uint64_t *bound) {
+    uint64_t low = 0, high = BL__CSB_FIRST_BOUND;
+    unsigned i;
+    for (i = 0; i < BL__CSB_BUCKETS; i++) {
+        uint64_t next = (uint64_t)((double)high + (double)(high - low + 1) * BL__CSB_GROWTH);
+        bound[i] = high;
+        low = high + 1;
+        high = next;
+    }
+}
+
+/* A latency in ns as the csb line prints it under --csb-unit=ns: rounded to a whole ns. */
+static uint64_t bl__csb_ns_of(uint64_t ticks, double ns_per_tick) {
+    return (uint64_t)((double)ticks * ns_per_tick + 0.5);
+}
+
+/* The run's bounds in timer ticks, which the workers compare latencies with. In ticks
+   (CSB's unit), CSB's bounds; in ns, the most ticks that print as at most the bound, so
+   every latency lands in the bucket of the ns value the line says. */
+BL__UNUSED static void bl__csb_tick_bounds(uint64_t *bound, int in_ns, double ns_per_tick) {
+    unsigned i;
+    bl__csb_bounds(bound);
+    for (i = 0; in_ns && i < BL__CSB_BUCKETS; i++) {
+        uint64_t b = bound[i], t = (uint64_t)(((double)b + 0.5) / ns_per_tick);
+        while (t > 0 && bl__csb_ns_of(t, ns_per_tick) > b) t--;
+        while (bl__csb_ns_of(t + 1, ns_per_tick) <= b) t++;
+        bound[i] = t;
+    }
+}
+
+static inline unsigned bl__csb_bucket(uint64_t ticks, const uint64_t *bound) {
+    unsigned b = 0;
+    while (b < BL__CSB_BUCKETS - 1 && ticks > bound[b]) b++; /* CSB's search: cheap ones exit first */
+    return b;
+}
+
 typedef struct bl__opstats {
     uint64_t count, succ, skipped, timed, sum, min, max; /* sum, min, max over the timed */
     uint64_t hist[BL__HIST_BUCKETS];
+    uint64_t csb[BL__CSB_BUCKETS];                       /* the timed ones in CSB's buckets */
 } bl__opstats;
 
 static void bl__opstats_init(bl__opstats *s) {
@@ -3809,8 +3886,9 @@ static inline void bl__opstats_count(bl__opstats *s, int result) {
     s->succ += result > 0;
     s->skipped += result < 0;
 }
-static inline void bl__opstats_add(bl__opstats *s, int result, uint64_t ticks) {
+static inline void bl__opstats_add(bl__opstats *s, int result, uint64_t ticks, const uint64_t *csb_bound) {
     bl__opstats_count(s, result);
+    s->csb[bl__csb_bucket(ticks, csb_bound)]++;
     s->timed++;
     s->sum += ticks;
     if (ticks < s->min) s->min = ticks;
@@ -3827,6 +3905,7 @@ BL__UNUSED static void bl__opstats_merge(bl__opstats *into, const bl__opstats *s
     if (s->min < into->min) into->min = s->min;
     if (s->max > into->max) into->max = s->max;
     for (i = 0; i < BL__HIST_BUCKETS; i++) into->hist[i] += s->hist[i];
+    for (i = 0; i < BL__CSB_BUCKETS; i++) into->csb[i] += s->csb[i];
 }
 
 /* -- The operations and the run of one target ------------------------------------------------ */
@@ -3870,6 +3949,13 @@ static int bl__op_freqs(const bl_target *t, const bl__options *o, uint64_t *freq
     return 0;
 }
 
+/* --latency-every, or its default: every operation in the csb line, as CSB times them
+   (its histogram, sums and counts then exact), the first of each batch otherwise. */
+static uint64_t bl__latency_every(const bl__options *o) {
+    if (o->latency_every_given) return o->latency_every;
+    return o->format == bl__format_named("csb") ? 1 : BL__LATENCY_PER_BATCH;
+}
+
 struct bl__tp_result {
     const bl_target *target;
     uint64_t threads;
@@ -3895,6 +3981,8 @@ typedef struct bl__worker {
     size_t index;
     const unsigned char *table;
     uint64_t nops, rng, start, end, latency_every, batch_ticks;
+    int random_nops;
+    const uint64_t *csb_bound;
     bl__opstats *stats;
     int *ready, *go, *stop;
 } __attribute__((aligned(64))) bl__worker;
@@ -3914,61 +4002,73 @@ typedef struct bl__loop {
     void *ctx;
     const unsigned char *table;
     bl__opstats *stats;
+    const uint64_t *csb_bound;
     uint64_t rng, nops;
     size_t op_count;
-    int draw;                      /* a random number per operation: a mix, or nops */
+    int random_nops;
+    int draw;                      /* a random number per operation: a mix, or random nops */
 } bl__loop;
 
-/* The next operation: one random number picks it from the BL__OP_SLOTS-slot table and
-   sets CSB's noise, a random pause of 0..nops nops that lowers contention. Without a mix
-   or nops (draw == 0) it is op 0, and no number is drawn. */
-static inline size_t bl__pick(const unsigned char *table, uint64_t *rng, uint64_t nops, int draw) {
+/* The next operation, after CSB's noise: a pause of exactly nops nops that lowers
+   contention, as CSB's -n (0..nops at random with --random-nops). One random number picks
+   the operation from the BL__OP_SLOTS-slot table, its higher bits the random pause.
+   Without a mix or random nops (draw == 0) it is op 0, and no number is drawn. */
+static inline size_t bl__pick(const unsigned char *table, uint64_t *rng, uint64_t nops, int random_nops, int draw) {
     uint64_t r = draw ? bl__splitmix64(rng) : 0;
-    if (nops) {
-        uint64_t k = (r >> BL__OP_SLOT_BITS) % (nops + 1);
-        while (k--) __asm__ __volatile__("nop");
-    }
+    bl_nops(random_nops ? (r >> BL__OP_SLOT_BITS) % (nops + 1) : nops);
     return table[r & (BL__OP_SLOTS - 1)];
 }
 
 /* One timed operation: a clock read each side of dispatch. Returns the second read. */
 static inline uint64_t bl__loop_timed(bl__loop *l) {
-    size_t op = bl__pick(l->table, &l->rng, l->nops, l->draw);
+    size_t op = bl__pick(l->table, &l->rng, l->nops, l->random_nops, l->draw);
     uint64_t t0 = bl__op_now(), t1;
     int result = l->dispatch(op, l->ctx);
     t1 = bl__op_now();
-    bl__opstats_add(&l->stats[op], result, t1 - t0);
+    bl__opstats_add(&l->stats[op], result, t1 - t0, l->csb_bound);
     return t1;
 }
 
 /* n untimed operations: the hot loop. What it uses is copied into locals, which stay in
    registers across the opaque dispatch call (through *l, every use after a call would
    be a reload, as dispatch might write any memory it can reach). With one operation
-   and no nops (draw == 0) there is nothing to pick: dispatch(0) is called straight and
-   its counts too are kept in locals until the batch ends. */
+   and no random nops (draw == 0) there is nothing to pick: the nops, then dispatch(0)
+   straight, its counts too kept in locals until the batch ends. */
+/* n calls of op 0, each after nops nops: the loop of one operation, counts in registers. */
+static inline void bl__loop_straight(bl__loop *l, uint64_t n, uint64_t nops) {
+    int (*dispatch)(size_t, void *) = l->dispatch;
+    void *ctx = l->ctx;
+    uint64_t i, succ = 0, skipped = 0;
+    for (i = 0; i < n; i++) {
+        int result;
+        bl_nops(nops);
+        result = dispatch(0, ctx);
+        succ += result > 0;
+        skipped += result < 0;
+    }
+    l->stats[0].count += n;
+    l->stats[0].succ += succ;
+    l->stats[0].skipped += skipped;
+}
+
 static inline void bl__loop_untimed(bl__loop *l, uint64_t n) {
     int (*dispatch)(size_t, void *) = l->dispatch;
     void *ctx = l->ctx;
-    uint64_t i;
+    uint64_t i, nops = l->nops;
     if (!l->draw) {
-        uint64_t succ = 0, skipped = 0;
-        for (i = 0; i < n; i++) {
-            int result = dispatch(0, ctx);
-            succ += result > 0;
-            skipped += result < 0;
-        }
-        l->stats[0].count += n;
-        l->stats[0].succ += succ;
-        l->stats[0].skipped += skipped;
+        /* A loop of its own without nops: a constant 0 leaves no test in the hot loop. */
+        if (nops) bl__loop_straight(l, n, nops);
+        else bl__loop_straight(l, n, 0);
     } else {
         /* One increment per call, in a table on this thread's stack: tally[op][0] failed,
            [1] succeeded (result > 0), [2] skipped (result < 0); into *stats after. */
         const unsigned char *table = l->table;
-        uint64_t rng = l->rng, nops = l->nops, tally[BL__MAX_OPS][3];
+        uint64_t rng = l->rng, tally[BL__MAX_OPS][3];
+        int random_nops = l->random_nops;
         size_t k;
         memset(tally, 0, l->op_count * sizeof tally[0]);
         for (i = 0; i < n; i++) {
-            size_t op = bl__pick(table, &rng, nops, 1);
+            size_t op = bl__pick(table, &rng, nops, random_nops, 1);
             int result = dispatch(op, ctx);
             tally[op][(result > 0) + 2 * (result < 0)]++;
         }
@@ -4004,9 +4104,11 @@ static void *bl__worker_main(void *arg) {
     l.stats = w->stats;
     l.rng = w->rng;
     l.nops = w->nops;
+    l.random_nops = w->random_nops;
+    l.csb_bound = w->csb_bound;
     l.op_count = t->op_count;
-    /* One operation and no nops: nothing to draw, so no random number per operation. */
-    l.draw = w->nops || t->op_count > 1;
+    /* One operation and no random nops: nothing to draw, no random number per operation. */
+    l.draw = (w->nops && w->random_nops) || t->op_count > 1;
     l.ctx = t->register_thread ? t->register_thread(w->index) : NULL;
     /* Start barrier: every thread registered before anyone starts, so the first
        operations do not run alone. Spin with yield: threads may outnumber cores. */
@@ -4055,6 +4157,7 @@ static double bl__tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)t
    thread, and the threads' ids. */
 typedef struct bl__crew {
     unsigned char table[BL__OP_SLOTS];
+    uint64_t csb_bound[BL__CSB_BUCKETS]; /* in ticks, read by every worker, written before */
     bl__run_flags *flags;
     bl__worker *workers;
     pthread_t *tids;
@@ -4079,6 +4182,7 @@ static int bl__crew_new(bl__crew *crew, const bl_target *t, const bl__options *o
     memset(crew, 0, sizeof *crew);
     crew->threads = o->threads;
     bl__op_table(crew->table, freq, t->op_count);
+    bl__csb_tick_bounds(crew->csb_bound, o->csb_ns, bl__op_ns_per_tick());
     crew->tids = BL__CAST(pthread_t *, calloc(o->threads, sizeof(pthread_t)));
     if (!crew->tids || posix_memalign(&mem, 64, sizeof(bl__run_flags)) != 0) return 0;
     crew->flags = BL__CAST(bl__run_flags *, mem);
@@ -4092,7 +4196,9 @@ static int bl__crew_new(bl__crew *crew, const bl_target *t, const bl__options *o
         w->index = i;
         w->table = crew->table;
         w->nops = o->nops;
-        w->latency_every = o->latency_every;
+        w->random_nops = o->random_nops;
+        w->csb_bound = crew->csb_bound;
+        w->latency_every = bl__latency_every(o);
         /* at least one tick, so that a batch can be seen to be too long */
         w->batch_ticks = (uint64_t)(BL__OP_BATCH_NS / bl__op_ns_per_tick()) + 1;
         w->rng = bl__run_seed ^ (0xA24BAED4963EE407ull * (i + 1)); /* a stream per thread */
@@ -4269,8 +4375,9 @@ static void bl__jsonl_throughput(FILE *f, const bl__options *o, const bl__tp_res
     bl__json_string(f, t->name);
     fprintf(f, ",\"threads\":%llu", (unsigned long long)r->threads);
     bl__json_field(f, "duration_s", r->duration_s);
-    fprintf(f, ",\"init_size\":%llu,\"max_nops\":%llu,\"seed\":%llu", (unsigned long long)o->init_size,
-            (unsigned long long)o->nops, (unsigned long long)bl__run_seed);
+    fprintf(f, ",\"init_size\":%llu,\"max_nops\":%llu,\"random_nops\":%s,\"seed\":%llu",
+            (unsigned long long)o->init_size, (unsigned long long)o->nops, o->random_nops ? "true" : "false",
+            (unsigned long long)bl__run_seed);
     if (r->problem) {
         fputs(",\"supported\":false,\"reason\":", f);
         bl__json_string(f, r->problem);
@@ -4318,9 +4425,9 @@ static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_res
         return;
     }
     bl__tp_summarize(r, &sum);
-    fprintf(f, "%s: %llu threads, %g s, size %llu, nops 0..%llu: %.0f ops/s (min %.0f, max %.0f); per thread:",
+    fprintf(f, "%s: %llu threads, %g s, size %llu, nops %s%llu: %.0f ops/s (min %.0f, max %.0f); per thread:",
             t->name, (unsigned long long)r->threads, r->duration_s, (unsigned long long)o->init_size,
-            (unsigned long long)o->nops, sum.total, sum.tmin, sum.tmax);
+            o->random_nops ? "0.." : "", (unsigned long long)o->nops, sum.total, sum.tmin, sum.tmax);
     for (i = 0; i < r->threads; i++) fprintf(f, " %.0f", r->thread_s[i] > 0 ? r->thread_ops[i] / r->thread_s[i] : 0.0);
     fputs(" ops/s\n", f);
     for (k = 0; k < t->op_count; k++) {
@@ -4350,18 +4457,31 @@ static void bl__table_throughput(FILE *f, const bl__options *o, const bl__tp_res
 }
 
 /* -- csb: the scalability skeleton's key=val; line, read by its runner --------------------------
-   CSB's keys, units and bucket count exactly (latencies in timer ticks with ticks_to_ms
-   ticks per ms; here a tick is 1 ns; throughput_max/min in operations per ms,
-   throughput_*_ts per second; duration_*_ms in microseconds, as CSB prints them); our
-   own extras after them under keys CSB does not use. */
+   CSB's keys, units and buckets: latencies in timer ticks with ticks_to_ms ticks per ms
+   (the TSC's, as CSB's rdtsc; 1 ns a tick when the clock is clock_gettime), or in ns
+   with --csb-unit=ns (ticks_to_ms=1000000); throughput_max/min in operations per ms,
+   throughput_*_ts per second; duration_*_ms in microseconds, as CSB prints them. Our own
+   extras after them, under keys CSB does not use, declare the unit and the sampling. */
 
-#define BL__CSB_BUCKETS 60 /* CSB's STAT_MAX_NUM_BUCKETS */
+/* The latency unit of the line: ticks (CSB's) or ns. */
+typedef struct bl__csb_unit {
+    int ns;
+    double ns_per_tick;
+} bl__csb_unit;
+
+static uint64_t bl__csb_value(bl__csb_unit u, uint64_t ticks) {
+    return u.ns ? bl__csb_ns_of(ticks, u.ns_per_tick) : ticks;
+}
+static double bl__csb_amount(bl__csb_unit u, double ticks) { return u.ns ? ticks * u.ns_per_tick : ticks; }
+static double bl__csb_ticks_per_ms(bl__csb_unit u) {
+    return u.ns ? 1e6 : (double)(uint64_t)(1e6 / u.ns_per_tick + 0.5); /* a whole number, as CSB's */
+}
 
 /* CSB times every operation, and its readers take sum / count for the mean and the
-   histogram's buckets over count for shares. Ours times a sample (the first operation of
-   each batch, --latency-every): the buckets of the `timed` ones are scaled to `count`,
-   the largest remainders rounded up so that they add up to count exactly, as a
-   sampling profiler scales its samples. --latency-every=1 times every one, as CSB does. */
+   histogram's buckets over count for shares. With --latency-every=K (or batch) ours
+   times a sample: its buckets are scaled to `count`, the largest remainders rounded up
+   so that they add up to count exactly, as a sampling profiler scales its samples, and
+   the line says so (latency_every, opK_NAME_timed). */
 static void bl__csb_scale_to_count(uint64_t *h, uint64_t timed, uint64_t count) {
     double scale, part[BL__CSB_BUCKETS];
     uint64_t given = 0;
@@ -4384,40 +4504,28 @@ static void bl__csb_scale_to_count(uint64_t *h, uint64_t timed, uint64_t count) 
     }
 }
 
-/* CSB's bucket i holds latencies up to bound[i] ticks (inclusive): 99, then each bucket
-   1.1 times wider than the one before; the last one also holds everything beyond. */
 static void bl__csb_histogram(FILE *f, const bl__opstats *s) {
-    uint64_t h[BL__CSB_BUCKETS], bound[BL__CSB_BUCKETS], low = 0, high = 99;
-    unsigned i, b = 0;
-    memset(h, 0, sizeof h);
-    for (i = 0; i < BL__CSB_BUCKETS; i++) {
-        uint64_t old = high;
-        bound[i] = high;
-        high = high + (uint64_t)((double)(high - low + 1) * 1.1);
-        low = old + 1;
-    }
-    for (i = 0; i < BL__HIST_BUCKETS; i++) {
-        double ns;
-        if (!s->hist[i]) continue;
-        ns = bl__ns(bl__hist_mid(i));
-        for (b = 0; b < BL__CSB_BUCKETS - 1 && ns > (double)bound[b]; b++) continue;
-        h[b] += s->hist[i];
-    }
+    uint64_t h[BL__CSB_BUCKETS];
+    unsigned i;
+    memcpy(h, s->csb, sizeof h);
     bl__csb_scale_to_count(h, s->timed, s->count);
     for (i = 0; i < BL__CSB_BUCKETS; i++) fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)h[i]);
 }
 
-static void bl__csb_opstats(FILE *f, const char *prefix, const bl__opstats *s, int with_histogram) {
+static void bl__csb_opstats(FILE *f, bl__csb_unit u, const char *prefix, const bl__opstats *s, int with_histogram) {
     double c = (double)s->count;
-    /* The sum over every operation, estimated from the timed ones (see above): sum / count
-       is then the timed operations' mean, which _avg prints. */
-    double sum = s->timed ? bl__ns((double)s->sum) * c / (double)s->timed : 0.0;
-    fprintf(f, "%s_max=%.0f;%s_min=%.0f;%s_sum=%.0f;%s_count=%llu;%s_succ_count=%llu;%s_skipped_count=%llu;",
-            prefix, s->timed ? bl__ns((double)s->max) : 0.0, prefix, s->timed ? bl__ns((double)s->min) : 0.0,
-            prefix, sum, prefix, (unsigned long long)s->count, prefix,
+    /* With every operation timed, the exact sum. Sampled, the sum over every operation
+       estimated from the timed ones: sum / count is then their mean, which _avg prints. */
+    double sum = s->timed ? bl__csb_amount(u, (double)s->sum) * c / (double)s->timed : 0.0;
+    fprintf(f, "%s_max=%llu;%s_min=%llu;", prefix, (unsigned long long)(s->timed ? bl__csb_value(u, s->max) : 0), prefix,
+            (unsigned long long)(s->timed ? bl__csb_value(u, s->min) : 0));
+    if (!u.ns && s->timed == s->count) fprintf(f, "%s_sum=%llu;", prefix, (unsigned long long)s->sum); /* exact */
+    else fprintf(f, "%s_sum=%.0f;", prefix, sum);
+    fprintf(f, "%s_count=%llu;%s_succ_count=%llu;%s_skipped_count=%llu;", prefix, (unsigned long long)s->count, prefix,
             (unsigned long long)s->succ, prefix, (unsigned long long)s->skipped);
-    fprintf(f, "%s_avg=%.2f;%s_succ_percent=%.2f;", prefix, s->timed ? bl__ns((double)s->sum / (double)s->timed) : 0.0,
-            prefix, s->count ? 100.0 * (double)s->succ / c : 0.0);
+    fprintf(f, "%s_avg=%.2f;%s_succ_percent=%.2f;", prefix,
+            s->timed ? bl__csb_amount(u, (double)s->sum) / (double)s->timed : 0.0, prefix,
+            s->count ? 100.0 * (double)s->succ / c : 0.0);
     if (with_histogram) {
         fprintf(f, "%s_histogram=", prefix);
         bl__csb_histogram(f, s);
@@ -4425,11 +4533,32 @@ static void bl__csb_opstats(FILE *f, const char *prefix, const bl__opstats *s, i
     }
 }
 
+/* Ours, after CSB's keys: the sum of each thread's own rate, the latencies' unit and
+   timer, which operations were timed (1: all, as CSB; K: one in K; batch: the first of
+   each batch; 0: none) and how many of each, and whether -n was random. */
+static void bl__csb_extras(FILE *f, const bl__options *o, const bl__tp_result *r, double sum_ts) {
+    const bl_target *t = r->target;
+    uint64_t every = bl__latency_every(o);
+    size_t k;
+    fprintf(f, "throughput_sum_ts=%.8f;latency_unit=%s;timer=%s;", sum_ts, o->csb_ns ? "ns" : "ticks",
+            bl__clock.tsc_ns_per_tick > 0 ? "tsc" : "clock_gettime");
+    if (every == BL__LATENCY_PER_BATCH) fputs("latency_every=batch;", f);
+    else fprintf(f, "latency_every=%llu;", (unsigned long long)every);
+    fprintf(f, "random_nops=%d;", o->random_nops);
+    for (k = 0; k < t->op_count; k++)
+        fprintf(f, "op%lu_%s_timed=%llu;", (unsigned long)k, t->ops[k], (unsigned long long)r->ops[k].timed);
+}
+
 static void bl__csb_throughput(FILE *f, const bl__options *o, const bl__tp_result *r) {
     const bl_target *t = r->target;
+    bl__csb_unit u;
     bl__tp_summary sum;
+    double clk_per_s;
     size_t k;
     if (r->problem) return;
+    u.ns = o->csb_ns;
+    u.ns_per_tick = bl__op_ns_per_tick();
+    clk_per_s = bl__csb_ticks_per_ms(u) * 1e3;
     bl__tp_summarize(r, &sum);
     fprintf(f, "num_threads=%llu;init_sz=%llu;max_noise=%llu;duration=%g;", (unsigned long long)r->threads,
             (unsigned long long)o->init_size, (unsigned long long)o->nops, r->duration_s);
@@ -4438,19 +4567,16 @@ static void bl__csb_throughput(FILE *f, const bl__options *o, const bl__tp_resul
     for (k = 0; k < t->op_count; k++) {
         char prefix[96];
         snprintf(prefix, sizeof prefix, "op%lu_%s", (unsigned long)k, t->ops[k]);
-        bl__csb_opstats(f, prefix, &r->ops[k], 1);
+        bl__csb_opstats(f, u, prefix, &r->ops[k], 1);
     }
-    bl__csb_opstats(f, "univ", &r->univ, 0);
+    bl__csb_opstats(f, u, "univ", &r->univ, 0);
     fprintf(f, "throughput_max=%.8f;throughput_min=%.8f;throughput_max_ts=%.8f;throughput_min_ts=%.8f;",
             sum.tmax / 1e3, sum.tmin / 1e3, sum.tmax, sum.tmin);
-    fprintf(f, "ticks_to_ms=1000000;duration_max_ms=%.0f;duration_max_clk=%.0f;duration_min_ms=%.0f;duration_min_clk=%.0f;",
-            sum.longest_s * 1e6, sum.longest_s * 1e9, sum.shortest_s * 1e6, sum.shortest_s * 1e9);
+    fprintf(f, "ticks_to_ms=%.0f;duration_max_ms=%.0f;duration_max_clk=%.0f;duration_min_ms=%.0f;duration_min_clk=%.0f;",
+            bl__csb_ticks_per_ms(u), sum.longest_s * 1e6, sum.longest_s * clk_per_s, sum.shortest_s * 1e6,
+            sum.shortest_s * clk_per_s);
     fprintf(f, "sys_time=%.0f;usr_time=%.0f;max_rss_kb=%.0f;", r->sys_s * 1e6, r->usr_s * 1e6, r->max_rss_kb);
-    /* ours: the sum of each thread's own rate, the units said outright, and how many
-       operations of each were timed (the latency keys above are scaled from them) */
-    fprintf(f, "throughput_sum_ts=%.8f;latency_unit=ns;", sum.total);
-    for (k = 0; k < t->op_count; k++)
-        fprintf(f, "op%lu_%s_timed=%llu;", (unsigned long)k, t->ops[k], (unsigned long long)r->ops[k].timed);
+    bl__csb_extras(f, o, r, sum.total);
     fputc('\n', f);
 }
 

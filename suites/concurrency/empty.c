@@ -3,6 +3,7 @@
    over a batch of about 1 us, the stop check and one timed call). Run with -n=0 for the
    bare cost, -n=N to see the nops' share, --latency-every=1 to time every call (two
    clock reads each). bench/csb_harness.py compares it with a bare loop.
+   Not CSB's bm_empty, whose operation runs 100 nops: that is bm_empty.c.
    cc -O2 -pthread -Iinclude suites/concurrency/empty.c -o empty && ./empty -t=1 -d=1 */
 #include "benchlab.h"
 

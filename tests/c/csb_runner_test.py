@@ -6,9 +6,15 @@ through a pipe, splits each line into `key=val;` pairs and takes the metrics by 
 It passes no --format: the csb line must be what such a binary prints by default. The
 parser below is written to that description alone; it does not use benchlab's.
 
-usage: python csb_runner_test.py HASH_MAP_PROGRAM PLAIN_PROGRAM
+Latencies are in timer ticks, `ticks_to_ms` per ms, and each histogram counts every
+operation in CSB's 60 buckets (bucket 0 up to 99 ticks, each next 1.1 times wider, the
+bounds computed here from that rule): so the minimum and maximum latency lie in the
+first and last non-empty buckets, and the buckets add up to the count.
+
+usage: python csb_runner_test.py HASH_MAP_PROGRAM PLAIN_PROGRAM BM_EMPTY_PROGRAM
   HASH_MAP_PROGRAM: suites/concurrency/hash_map (3 operations: lookup, insert, delete)
   PLAIN_PROGRAM:    a program without threaded targets (tests/c/cli_prog.c)
+  BM_EMPTY_PROGRAM: suites/concurrency/bm_empty (CSB's bm_empty)
 """
 import subprocess
 import sys
@@ -22,6 +28,27 @@ RUN_KEYS = ("throughput_max", "throughput_min", "throughput_max_ts", "throughput
             "duration_max_ms", "duration_max_clk", "duration_min_ms", "duration_min_clk",
             "sys_time", "usr_time", "max_rss_kb")
 HISTOGRAM_BUCKETS = 60
+# The keys of the seed's bm_empty line, in its order.
+BM_EMPTY_KEYS = ("num_threads", "init_sz", "max_noise", "duration", "op0_dist", "algo_name", "op0_nop_max",
+                 "op0_nop_min", "op0_nop_sum", "op0_nop_count", "op0_nop_succ_count", "op0_nop_skipped_count",
+                 "op0_nop_avg", "op0_nop_succ_percent", "op0_nop_histogram", "univ_max", "univ_min", "univ_sum",
+                 "univ_count", "univ_succ_count", "univ_skipped_count", "univ_avg", "univ_succ_percent",
+                 "throughput_max", "throughput_min", "throughput_max_ts", "throughput_min_ts", "ticks_to_ms",
+                 "duration_max_ms", "duration_max_clk", "duration_min_ms", "duration_min_clk", "sys_time",
+                 "usr_time", "max_rss_kb")
+
+
+def bucket_bounds():
+    """CSB's bucket bounds (inclusive): 99, then each bucket 1.1 times wider (as an int)."""
+    bounds, low, high = [], 0, 99
+    for _ in range(HISTOGRAM_BUCKETS):
+        bounds.append(high)
+        low, high = high + 1, high + int((high - low + 1) * 1.1)
+    return bounds
+
+
+def bucket_of(latency):
+    return next((i for i, bound in enumerate(bucket_bounds()) if latency <= bound), HISTOGRAM_BUCKETS - 1)
 
 failures = []
 
@@ -59,7 +86,7 @@ def near(value, expected, tolerance):
     return abs(value - expected) <= tolerance * abs(expected)
 
 
-def check_hash_map(record, threads, duration, size, nops, freqs, all_timed=False):
+def check_hash_map(record, threads, duration, size, nops, freqs, all_timed=True):
     for key in PARAMETERS + RUN_KEYS:
         check(key in record, f"no key {key}")
     ops = ("lookup", "insert", "delete")
@@ -83,16 +110,20 @@ def check_hash_map(record, threads, duration, size, nops, freqs, all_timed=False
         buckets = record[f"op{k}_{name}_histogram"].split(",")
         check(len(buckets) == HISTOGRAM_BUCKETS, f"op{k} histogram has {len(buckets)} buckets, want {HISTOGRAM_BUCKETS}")
         # A CSB reader's arithmetic holds: the histogram adds up to count and sum / count
-        # is the mean. With --latency-every=1 every operation is timed, as CSB times
-        # them; by default the first of each batch, scaled to count (op*_timed says how many).
-        total = sum(int(b) for b in buckets)
-        check(total == counts[k], f"op{k} histogram sums to {total}, want count {counts[k]}")
+        # is the mean. By default every operation is timed, as CSB times them; with
+        # --latency-every=batch a sample, scaled to count (op*_timed says how many).
+        histogram = [int(b) for b in buckets]
+        check(sum(histogram) == counts[k], f"op{k} histogram sums to {sum(histogram)}, want count {counts[k]}")
         timed = int(record[f"op{k}_{name}_timed"])
+        lo, avg, hi = (float(record[f"op{k}_{name}_{s}"]) for s in ("min", "avg", "max"))
         if all_timed:
-            check(timed == counts[k], f"op{k}_{name}_timed={timed}, want {counts[k]} (--latency-every=1)")
+            check(timed == counts[k], f"op{k}_{name}_timed={timed}, want {counts[k]} (every operation timed)")
+            filled = [i for i, n in enumerate(histogram) if n]
+            check(filled[0] == bucket_of(lo) and filled[-1] == bucket_of(hi),
+                  f"op{k}: min {lo} and max {hi} ticks in CSB buckets {bucket_of(lo)} and {bucket_of(hi)}, "
+                  f"want the first and last non-empty, {filled[0]} and {filled[-1]}")
         else:
             check(0 < timed <= counts[k], f"op{k}_{name}_timed={timed}, want 1 to {counts[k]}")
-        lo, avg, hi = (float(record[f"op{k}_{name}_{s}"]) for s in ("min", "avg", "max"))
         # The minimum may be 0: an operation shorter than one tick of the timer (this VM's
         # TSC counts in 10 ns steps on an AMD host) reads two equal clock values.
         check(0 <= lo <= avg <= hi and hi > 0, f"op{k} latency min {lo} avg {avg} max {hi} (ticks)")
@@ -115,10 +146,13 @@ def check_hash_map(record, threads, duration, size, nops, freqs, all_timed=False
     cpu_us = float(record["usr_time"]) + float(record["sys_time"])
     check(0 < cpu_us <= threads * longest_us * 1.5 + 1e5, f"usr_time + sys_time = {cpu_us} us for {threads} threads of {longest_us} us")
     check(100 < float(record["max_rss_kb"]) < 1e6, f"max_rss_kb={record['max_rss_kb']}")
+    # What the line holds, said under keys CSB does not use.
+    check(record.get("latency_unit") == "ticks", f"latency_unit={record.get('latency_unit')}, want ticks")
+    check(record.get("latency_every") == ("1" if all_timed else "batch"), f"latency_every={record.get('latency_every')}")
 
 
 def main():
-    hash_map, plain = sys.argv[1], sys.argv[2]
+    hash_map, plain, bm_empty = sys.argv[1], sys.argv[2], sys.argv[3]
     # 1. CSB's flags, stdout a pipe, no --format: one csb line per target, nothing else.
     stdout = run(hash_map, "-t=2", "-n=5", "-d=0.2", "-s=100", "-op0=500", "-op1=262", "-op2=262")
     try:
@@ -129,12 +163,29 @@ def main():
     check(len(records) == 1, f"CSB flags, piped: {len(records)} key=val; lines, want 1: {stdout[:200]!r}")
     if len(records) == 1:
         check_hash_map(records[0], threads=2, duration=0.2, size=100, nops=5, freqs=(500, 262, 262))
-    # Every operation timed, as CSB's own skeleton does: the histograms hold them all.
-    stdout = run(hash_map, "-t=2", "-d=0.2", "-op0=500", "-op1=262", "-op2=262", "--latency-every=1")
+    # A sample of the operations timed, as the line then says: scaled to the counts.
+    stdout = run(hash_map, "-t=2", "-d=0.2", "-op0=500", "-op1=262", "-op2=262", "--latency-every=batch")
     records = csb_records(stdout)
-    check(len(records) == 1, f"--latency-every=1: {len(records)} key=val; lines, want 1")
+    check(len(records) == 1, f"--latency-every=batch: {len(records)} key=val; lines, want 1")
     if len(records) == 1:
-        check_hash_map(records[0], threads=2, duration=0.2, size=0, nops=0, freqs=(500, 262, 262), all_timed=True)
+        check_hash_map(records[0], threads=2, duration=0.2, size=0, nops=0, freqs=(500, 262, 262), all_timed=False)
+    # In ns, declared: ticks_to_ms=1000000, and the buckets CSB's bounds in ns.
+    stdout = run(hash_map, "-t=1", "-d=0.1", "--csb-unit=ns")
+    record = (csb_records(stdout) or [{}])[0]
+    check(record.get("latency_unit") == "ns" and record.get("ticks_to_ms") == "1000000",
+          f"--csb-unit=ns: latency_unit={record.get('latency_unit')} ticks_to_ms={record.get('ticks_to_ms')}")
+    if "op0_lookup_histogram" in record:
+        filled = [i for i, n in enumerate(record["op0_lookup_histogram"].split(",")) if int(n)]
+        lo, hi = int(record["op0_lookup_min"]), int(record["op0_lookup_max"])
+        check((filled[0], filled[-1]) == (bucket_of(lo), bucket_of(hi)),
+              f"--csb-unit=ns: min {lo} ns, max {hi} ns in buckets {filled[0]}..{filled[-1]}")
+    # CSB's bm_empty as CSB's ctest runs it (shorter): the seed's keys, in its order.
+    stdout = run(bm_empty, "-t=2", "-n=0", "-d=0.2", "-s=0", "-op0=1024")
+    record = (csb_records(stdout) or [{}])[0]
+    keys = [key for key in record if key in BM_EMPTY_KEYS]
+    check(keys == list(BM_EMPTY_KEYS), f"bm_empty: keys {keys}, want the seed's {list(BM_EMPTY_KEYS)}")
+    check(list(record)[:len(BM_EMPTY_KEYS)] == list(BM_EMPTY_KEYS), "bm_empty: our keys come before or among CSB's")
+    check(record.get("algo_name") == "bm_empty", f"bm_empty: algo_name={record.get('algo_name')}")
     # A single CSB flag is enough, as the runner's sweep passes them one by one.
     stdout = run(hash_map, "-d=0.1")
     check(stdout.startswith("num_threads=1;"), f"-d=0.1 alone: {stdout[:120]!r}")

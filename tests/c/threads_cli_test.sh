@@ -36,7 +36,9 @@ expect_error 'benchlab: -op0 must be a whole number of operations per 1024, from
 expect_error 'benchlab: -opx names no operation: K in -opK goes from 0 to 63' -opx=1
 expect_error 'benchlab: -opK frequencies must sum to 1024 (got 1000 for target "hash_map": -op0=500 -op1=500 -op2=0)' -op0=500 -op1=500
 expect_error 'benchlab: -op5 names no operation: target "hash_map" has 3 (op0 to op2)' -op5=1024
-expect_error 'benchlab: --latency-every must be a whole number from 0 (time no operation) to 1000000 (got "x")' --latency-every=x
+expect_error 'benchlab: --latency-every must be a whole number from 0 (time no operation) to 1000000, or batch (got "x")' --latency-every=x
+expect_error 'benchlab: --csb-unit must be ticks or ns (got "us")' --csb-unit=us
+expect_error 'benchlab: --random-nops takes no value (got "1")' --random-nops=1
 expect_error 'benchlab: unknown flag "-x" (see --help)' -x=1
 expect_error 'benchlab: --counters has no counter "bogus" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)' --counters=time,bogus
 expect_error 'benchlab: --counters needs at least one counter name (got "")' --counters=
@@ -51,6 +53,10 @@ grep -q '^num_threads=1;init_sz=100;max_noise=10;duration=0.1;op0_dist=1000;op1_
 checks=$((checks + 1))
 "$prog" --threads=2 --nops=0 --duration=0.1 --size=10 --op0=1024 --latency-every=4 --format=jsonl >"$work/jsonl" || fail "long flags rejected"
 grep -q '"threads":2,"duration_s":0.1,"init_size":10,"max_nops":0' "$work/jsonl" || fail "jsonl: $(tail -1 "$work/jsonl" | head -c 300)"
+checks=$((checks + 1))
+"$prog" -d=0.1 -n=3 --random-nops --latency-every=batch --csb-unit=ns >"$work/csb" || fail "--random-nops --latency-every=batch --csb-unit=ns rejected"
+grep -q ';max_noise=3;.*;latency_unit=ns;timer=[a-z_]*;latency_every=batch;random_nops=1;' "$work/csb" ||
+    fail "csb line does not declare ns, batch and random nops: $(head -c 300 "$work/csb")"
 checks=$((checks + 1))
 "$prog" --list | grep -qx 'hash_map (threaded)' || fail "--list does not name hash_map (threaded)"
 # A format without a threaded form skips the targets and names the formats that have one

@@ -13,8 +13,19 @@
    - which operations are timed: by default some and at most all (the first of each
      batch); --latency-every=1 all; --latency-every=3 exactly floor(ops / 3) of each
      thread's operations; --latency-every=0 none.
-   - --format=csb: one key=val; line with CSB's keys.
+   - --format=csb: one key=val; line with CSB's keys; CSB's 60 bucket bounds (99, 209,
+     330, ... 293990, from its formula) and its comparison, in ticks and converted to ns;
+     by default every operation timed, each histogram adding up to its count exactly and
+     holding the minimum in its first non-empty bucket and the maximum in its last;
+     latency_unit, ticks_to_ms and latency_every say what the line holds.
+   - -n=N runs exactly N nops per operation (counted through BL__NOP), with one operation
+     and with a mix; --random-nops 0..N, their mean N/2 within 6 standard deviations;
+     bl_nops(100) in an operation (CSB's bm_empty) adds exactly 100 per operation.
    usage: threads_test [SCRATCH_PREFIX] */
+#include <stdint.h>
+/* Every nop the harness (and bl_nops) runs, counted instead of executed. */
+static uint64_t nops_run;
+#define BL__NOP() __atomic_fetch_add(&nops_run, 1, __ATOMIC_RELAXED)
 #define BENCHLAB_IMPLEMENTATION
 #include "benchlab.h"
 #include "testutil.h"
@@ -62,6 +73,49 @@ static int one_dispatch(size_t op, void *ctx) {
     return BL_OP_OK;
 }
 BL_TARGET(one_op, NULL, register_thread, one_dispatch, deregister_thread, NULL, "only")
+
+/* CSB's bm_empty: 100 nops in the operation. */
+static int hundred_nops(size_t op, void *ctx) {
+    (void)op, (void)ctx;
+    bl_nops(100);
+    return BL_OP_OK;
+}
+BL_TARGET(bm_empty_like, NULL, NULL, hundred_nops, NULL, NULL, "nop")
+
+/* CSB's bucket bounds, computed apart from the header (Python, CSB's formula: the next
+   bound is the last plus int(1.1 x the last bucket's width)): the first eight, the last. */
+static const uint64_t csb_first_bounds[8] = {99, 209, 330, 463, 609, 769, 945, 1138};
+#define CSB_LAST_BOUND 293990u
+
+static void check_csb_buckets(void) {
+    uint64_t bound[BL__CSB_BUCKETS], ns_bound[BL__CSB_BUCKETS];
+    static const double ns_per_tick[] = {1.0, 0.385, 0.4, 3.3};
+    unsigned i, j;
+    bl__csb_bounds(bound);
+    for (i = 0; i < 8; i++)
+        TU_CHECK(bound[i] == csb_first_bounds[i], "CSB bound %u is %llu, want %llu", i, (unsigned long long)bound[i],
+                 (unsigned long long)csb_first_bounds[i]);
+    TU_CHECK(bound[BL__CSB_BUCKETS - 1] == CSB_LAST_BOUND, "CSB's last bound is %llu, want %u",
+             (unsigned long long)bound[BL__CSB_BUCKETS - 1], CSB_LAST_BOUND);
+    /* CSB's comparison, latency <= bound: the bound itself in, one more out */
+    TU_CHECK(bl__csb_bucket(0, bound) == 0 && bl__csb_bucket(99, bound) == 0 && bl__csb_bucket(100, bound) == 1 &&
+             bl__csb_bucket(209, bound) == 1 && bl__csb_bucket(210, bound) == 2, "CSB buckets at 0, 99, 100, 209, 210");
+    TU_CHECK(bl__csb_bucket(CSB_LAST_BOUND, bound) == 59 && bl__csb_bucket(UINT64_MAX, bound) == 59,
+             "the last bucket holds everything beyond");
+    /* In ns: a latency of t ticks is in the bucket of the ns value the line prints. */
+    for (j = 0; j < sizeof ns_per_tick / sizeof ns_per_tick[0]; j++) {
+        uint64_t t;
+        bl__csb_tick_bounds(ns_bound, 1, ns_per_tick[j]);
+        for (t = 0; t < 900000; t += 1 + t / 1000) {
+            unsigned b = bl__csb_bucket(t, ns_bound), want = bl__csb_bucket(bl__csb_ns_of(t, ns_per_tick[j]), bound);
+            if (b != want) {
+                TU_CHECK(0, "%g ns/tick: %llu ticks (%llu ns) in bucket %u, want %u", ns_per_tick[j],
+                         (unsigned long long)t, (unsigned long long)bl__csb_ns_of(t, ns_per_tick[j]), b, want);
+                break;
+            }
+        }
+    }
+}
 
 static void check_histogram(void) {
     uint64_t rng = 12345, *h;
@@ -215,17 +269,123 @@ static void check_timed(const char *text, long every, const char *run_name) {
              timed);
 }
 
+/* The value of `key` in a key=val; line, as a number. */
+static double csb_number(const char *line, const char *key) {
+    char pattern[128];
+    const char *p;
+    snprintf(pattern, sizeof pattern, ";%s=", key);
+    p = strncmp(line, pattern + 1, strlen(pattern + 1)) == 0 ? line - 1 : strstr(line, pattern);
+    if (!p) { TU_CHECK(0, "csb line lacks %s", key); return -1; }
+    return strtod(p + strlen(pattern), NULL);
+}
+
+/* The csb line's histogram of `op` (e.g. "op0_a") holds exactly its count; with every
+   operation timed, its minimum and maximum lie in its first and last non-empty buckets
+   by CSB's bounds (the line's unit being theirs). */
+static void check_csb_histogram(const char *line, const char *op, int all_timed) {
+    char key[64];
+    uint64_t bound[BL__CSB_BUCKETS], h[BL__CSB_BUCKETS], total = 0;
+    unsigned i = 0, first = BL__CSB_BUCKETS, last = 0;
+    const char *p;
+    double count, min, max;
+    snprintf(key, sizeof key, ";%s_histogram=", op);
+    p = strstr(line, key);
+    TU_CHECK(p != NULL, "csb line lacks %s", key);
+    if (!p) return;
+    p += strlen(key);
+    for (i = 0; i < BL__CSB_BUCKETS; i++) {
+        h[i] = strtoull(p, (char **)&p, 10);
+        total += h[i];
+        if (h[i] && first == BL__CSB_BUCKETS) first = i;
+        if (h[i]) last = i;
+        if (*p == ',') p++;
+    }
+    TU_CHECK(*p == ';', "%s: not 60 buckets", op);
+    snprintf(key, sizeof key, "%s_count", op);
+    count = csb_number(line, key);
+    TU_CHECK((double)total == count && count > 0, "%s: histogram sums to %llu, want count %g", op,
+             (unsigned long long)total, count);
+    if (!all_timed) return;
+    snprintf(key, sizeof key, "%s_timed", op);
+    TU_CHECK(csb_number(line, key) == count, "%s: %g timed of %g, want all", op, csb_number(line, key), count);
+    snprintf(key, sizeof key, "%s_min", op);
+    min = csb_number(line, key);
+    snprintf(key, sizeof key, "%s_max", op);
+    max = csb_number(line, key);
+    snprintf(key, sizeof key, "%s_sum", op);
+    {
+        double sum = csb_number(line, key), avg;
+        snprintf(key, sizeof key, "%s_avg", op);
+        avg = csb_number(line, key);
+        TU_CHECK(sum == (double)(uint64_t)sum && sum / count - avg <= 0.005 && avg - sum / count <= 0.005,
+                 "%s: sum %g over count %g is not _avg %g to its two decimals", op, sum, count, avg);
+    }
+    bl__csb_bounds(bound);
+    TU_CHECK(bl__csb_bucket((uint64_t)min, bound) == first && bl__csb_bucket((uint64_t)max, bound) == last,
+             "%s: min %g and max %g in buckets %u and %u, want the first and last non-empty, %u and %u", op, min, max,
+             bl__csb_bucket((uint64_t)min, bound), bl__csb_bucket((uint64_t)max, bound), first, last);
+}
+
+/* The csb line of two_ops with `extra` flags, checked for its declared unit and sampling. */
+static void check_csb_line(const char *path, const char *const *extra, int ns, const char *every) {
+    char *text, want[64];
+    double ticks_per_ms;
+    TU_CHECK(run(path, "csb", "two_ops", extra) == 0, "bl_main --format=csb failed");
+    text = tu_read_file(path);
+    TU_CHECK(strstr(text, ns ? ";latency_unit=ns;" : ";latency_unit=ticks;") != NULL, "csb line: want latency_unit=%s",
+             ns ? "ns" : "ticks");
+    snprintf(want, sizeof want, ";latency_every=%s;", every);
+    TU_CHECK(strstr(text, want) != NULL, "csb line lacks %s", want);
+    /* ticks_to_ms: the timer's ticks per ms; 1000000 in ns (and for clock_gettime's ns) */
+    ticks_per_ms = csb_number(text, "ticks_to_ms");
+    TU_CHECK(ticks_per_ms == (ns ? 1e6 : (double)(uint64_t)(1e6 / bl__op_ns_per_tick() + 0.5)),
+             "ticks_to_ms=%g with %g ns per tick", ticks_per_ms, bl__op_ns_per_tick());
+    check_csb_histogram(text, "op0_a", !strcmp(every, "1") && !ns);
+    check_csb_histogram(text, "op1_b", !strcmp(every, "1") && !ns);
+    TU_CHECK(csb_number(text, "univ_count") == csb_number(text, "op0_a_count") + csb_number(text, "op1_b_count"),
+             "univ_count is not the sum of the operations' counts");
+    free(text);
+}
+
+/* -n=N: exactly N nops before each operation (plus `in_op` in the operation itself). */
+static void check_nops(const char *path, const char *target, const char *const *flags, uint64_t n, uint64_t in_op,
+                       int random) {
+    char *text;
+    double count;
+    nops_run = 0;
+    TU_CHECK(run(path, "jsonl", target, flags) == 0, "bl_main %s -n=%llu failed", target, (unsigned long long)n);
+    text = tu_read_file(path);
+    count = field_after(text, "\"all\":{", "count");
+    TU_CHECK(strstr(text, random ? "\"random_nops\":true" : "\"random_nops\":false") != NULL, "%s: random_nops", target);
+    if (!random) {
+        TU_CHECK((double)nops_run == (double)(n + in_op) * count, "%s -n=%llu: %llu nops for %g operations, want %g", target,
+                 (unsigned long long)n, (unsigned long long)nops_run, count, (double)(n + in_op) * count);
+    } else {
+        /* uniform over 0..n: mean n/2, variance ((n+1)^2 - 1) / 12 */
+        double mean = (double)nops_run / count, sd = bl__sqrt((((double)n + 1) * ((double)n + 1) - 1) / 12 / count);
+        TU_CHECK(mean > (double)n / 2 - 6 * sd && mean < (double)n / 2 + 6 * sd,
+                 "%s --random-nops -n=%llu: %g nops per operation, want %g within 6 sd (%g)", target,
+                 (unsigned long long)n, mean, (double)n / 2, sd);
+    }
+    free(text);
+}
+
 int main(int argc, char **argv) {
     static const char *const two_ops_mix[] = {"-s=77", "-op0=256", "--op1=768", NULL};
     static const char *const every_3[] = {"-op0=256", "--op1=768", "--latency-every=3", NULL};
     static const char *const nops[] = {"-n=3", NULL};
     static const char *const every_1[] = {"--latency-every=1", NULL};
     static const char *const every_0[] = {"--latency-every=0", NULL};
+    static const char *const n7[] = {"-n=7", NULL}, *const no_nops[] = {"-n=0", NULL};
+    static const char *const n7_mix[] = {"-n=7", "-op0=512", "-op1=512", NULL};
+    static const char *const n7_random[] = {"-n=7", "--random-nops", NULL};
+    static const char *const csb_batch[] = {"--latency-every=batch", NULL}, *const csb_ns[] = {"--csb-unit=ns", NULL};
     char path[512];
     char *text;
     double n0, total, sd;
     snprintf(path, sizeof path, "%s.jsonl", argc > 1 ? argv[1] : "threads_test");
     check_histogram();
+    check_csb_buckets();
 
     /* two operations, a 256/768 mix: the loop draws each operation */
     TU_CHECK(run(path, "jsonl", "two_ops", two_ops_mix) == 0, "bl_main failed");
@@ -290,6 +450,15 @@ int main(int argc, char **argv) {
         TU_CHECK(strncmp(text, "num_threads=", 12) == 0, "csb line does not start with num_threads");
     }
     free(text);
+    check_csb_line(path, NULL, 0, "1");
+    check_csb_line(path, csb_batch, 0, "batch");
+    check_csb_line(path, csb_ns, 1, "1");
+
+    check_nops(path, "one_op", n7, 7, 0, 0);
+    check_nops(path, "two_ops", n7_mix, 7, 0, 0);
+    check_nops(path, "one_op", n7_random, 7, 0, 1);
+    check_nops(path, "bm_empty_like", no_nops, 0, 100, 0);
+    check_nops(path, "bm_empty_like", n7, 7, 100, 0);
     printf("threads_test: %d failures\n", tu_failures);
     return tu_failures != 0;
 }

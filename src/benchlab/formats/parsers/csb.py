@@ -17,9 +17,10 @@ can only be microseconds, whatever its name says) and throughput_max=301356.87:
 is the same count over duration_max_ms=1014483 (1.014 s), again in ops/ms. Its tick
 latencies convert to ns with `ticks_to_ms` (ticks per millisecond).
 
-benchlab's header writes CSB's keys in CSB's units (its ticks are nanoseconds:
-`ticks_to_ms=1000000`), adds `latency_unit=ns`, and keeps its own figures under keys
-CSB does not use (docs/formats.md, "csb"). Lines of benchlab 0.1 wrote throughput in
+benchlab's header writes CSB's keys in CSB's units (latencies in its timer's ticks,
+`ticks_to_ms` of them per ms; in ns with `ticks_to_ms=1000000` under --csb-unit=ns),
+says which with `latency_unit=ticks` or `ns`, and keeps its own figures under keys CSB
+does not use (docs/formats.md, "csb"). Lines of benchlab 0.1 wrote throughput in
 ops/s and said so with `throughput_unit=ops/s`: that key wins when present.
 """
 from __future__ import annotations
@@ -89,7 +90,7 @@ def _records(values: dict[str, str]) -> list[Record | str]:
     except BadValue as bad:
         results.append(str(bad))
     latency_unit = values.get("latency_unit")
-    if latency_unit is not None:
+    if latency_unit is not None and latency_unit != "ticks":  # ticks: CSB's, read by ticks_to_ms
         if latency_unit not in _NS_PER:
             return [*results, f"latency_unit={latency_unit!r} (known: {', '.join(_NS_PER)})"]
         ns_per_value = _NS_PER[latency_unit]

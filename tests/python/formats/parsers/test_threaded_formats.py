@@ -63,9 +63,9 @@ def test_nothing_timed_gives_no_latency_record_rather_than_a_zero(concurrency_bi
 
 
 def test_every_operation_timed_fills_the_csb_histogram_as_csb_does(concurrency_binaries):
-    """--latency-every=1 times every operation, as CSB's skeleton does: each histogram
-    then holds the operation's whole count, and the run level's too."""
-    text = run_binary(concurrency_binaries["hash_map"], "-t=2", SHORT_DURATION, "--latency-every=1", "--format=csb")
+    """The csb line times every operation by default, as CSB's skeleton does: each
+    histogram then holds the operation's whole count, and the run level's too."""
+    text = run_binary(concurrency_binaries["hash_map"], "-t=2", SHORT_DURATION, "--format=csb")
     line = _read_like_csb(text)
     counts = [int(line[f"{op}_count"]) for op in ("op0_lookup", "op1_insert", "op2_delete")]
     assert sum(counts) == int(line["univ_count"]) > 0
@@ -98,10 +98,10 @@ def test_a_reader_that_knows_only_csb_reads_our_line_in_csb_units(concurrency_bi
     for op in ("op0_lookup", "op1_insert", "op2_delete"):
         histogram = [int(v) for v in line[f"{op}_histogram"].split(",")]
         assert len(histogram) == 60  # CSB's STAT_MAX_NUM_BUCKETS, empty tail included
-        # a CSB reader's arithmetic: the buckets add up to count (the timed operations, by
-        # default the first of each batch, scaled to it), and sum / count is the mean
+        # a CSB reader's arithmetic: the buckets add up to count (every operation timed,
+        # as CSB times them), and sum / count is the mean
         count = int(line[f"{op}_count"])
-        assert sum(histogram) == count and 0 < int(line[f"{op}_timed"]) <= count
+        assert sum(histogram) == count == int(line[f"{op}_timed"])
         assert float(line[f"{op}_sum"]) / count == pytest.approx(float(line[f"{op}_avg"]), abs=0.006)
     # benchlab reads the same line to the same throughput, in the unit CSB means
     parsed = parse_output(text, "hash_map")
@@ -112,6 +112,17 @@ def test_a_reader_that_knows_only_csb_reads_our_line_in_csb_units(concurrency_bi
     assert set(records) == {"throughput", "latency:op0_lookup", "latency:op1_insert", "latency:op2_delete"}
     lookup = records["latency:op0_lookup"]
     assert lookup.unit == "ns" and lookup.median == pytest.approx(float(line["op0_lookup_avg"]) * 1e6 / float(line["ticks_to_ms"]))
+    assert line["latency_unit"] == "ticks" and line["latency_every"] == "1"
+
+
+def test_the_csb_line_in_ns_says_so_and_reads_as_ns(concurrency_binaries):
+    text = run_binary(concurrency_binaries["hash_map"], "-t=1", "-d=0.1", "--csb-unit=ns", "--format=csb")
+    line = _read_like_csb(text)
+    assert (line["latency_unit"], line["ticks_to_ms"]) == ("ns", "1000000")
+    parsed = parse_output(text, "hash_map")
+    assert parsed.warnings == []
+    lookup = next(r for r in parsed.records if r.counter == "latency:op0_lookup")
+    assert lookup.median == pytest.approx(float(line["op0_lookup_avg"]))
 
 
 def test_csb_and_jsonl_compute_throughput_min_the_same_way(concurrency_binaries):
