@@ -59,7 +59,15 @@ class ABResult:
     failed: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
-def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
+def family_level(rows: int, level: float = stats.CI_LEVEL) -> float:
+    """The level of each of `rows` intervals for all of them to hold together at `level`
+    (Bonferroni). A gate judges every row of a suite at once: with 10 rows of identical
+    code at 99% each, one of them lands above the threshold by chance in up to 1 judgment
+    in 10 rather than 1 in 100 (bench/README.md, "Verdicts on a busy machine")."""
+    return 1 - (1 - level) / max(1, rows)
+
+
+def paired_interval(ratios: list[float], level: float = stats.CI_LEVEL) -> tuple[float, float, float]:
     """The rounds' ratio and its 99% interval, on their logarithms: from ROBUST_FROM rounds
     on, the Hodges-Lehmann estimate (the median of the Walsh averages) and the Wilcoxon
     signed-rank interval; before that, their mean and the t interval.
@@ -76,24 +84,27 @@ def paired_interval(ratios: list[float]) -> tuple[float, float, float]:
     if len(logs) < 2:
         return math.exp(logs[0]) if logs else 1.0, 0.0, math.inf
     if len(logs) >= ROBUST_FROM:
-        centre, low, high = signed_rank_interval(logs)
+        z = Z_995 if level == stats.CI_LEVEL else stats.normal_quantile_two_sided(level)
+        centre, low, high = signed_rank_interval(logs, z)
         return math.exp(centre), math.exp(low), math.exp(high)
     mean = sum(logs) / len(logs)
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
-    half = stats.t_quantile_99(len(logs) - 1) * sd / math.sqrt(len(logs))
+    t = stats.t_quantile_99(len(logs) - 1) if level == stats.CI_LEVEL else stats.t_quantile(len(logs) - 1, level)
+    half = t * sd / math.sqrt(len(logs))
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def signed_rank_interval(values: list[float]) -> tuple[float, float, float]:
-    """The Hodges-Lehmann estimate of the centre of a symmetric distribution and its 99%
-    interval by Wilcoxon's signed-rank statistic (normal approximation: n >= ROBUST_FROM):
-    the k-th smallest and largest of the n(n+1)/2 Walsh averages (x_i + x_j) / 2, i <= j."""
+def signed_rank_interval(values: list[float], z: float = Z_995) -> tuple[float, float, float]:
+    """The Hodges-Lehmann estimate of the centre of a symmetric distribution and its
+    interval by Wilcoxon's signed-rank statistic (normal approximation: n >= ROBUST_FROM;
+    `z` the normal quantile of its level, 99% by default): the k-th smallest and largest
+    of the n(n+1)/2 Walsh averages (x_i + x_j) / 2, i <= j."""
     x = np.asarray(values, dtype=float)
     n = len(x)
     i, j = np.triu_indices(n)
     walsh = np.sort((x[i] + x[j]) / 2)
     m = len(walsh)
-    k = int(math.floor(m / 2 - Z_995 * math.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
+    k = int(math.floor(m / 2 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
     k = min(max(k, 0), (m - 1) // 2)
     return float(np.median(walsh)), float(walsh[k]), float(walsh[m - 1 - k])
 
@@ -181,7 +192,8 @@ class ABRun:
         if self.decided is None or rounds < MIN_ROUNDS or pair.a.target.flavor != "benchlab":
             return None
         mine = {key: ratios for key, ratios in self.ratios.items() if key[0] == pair.name}
-        open_keys = [key for key, ratios in mine.items() if not self.decided(key[1], *paired_interval(ratios)[1:])]
+        open_keys = [key for key, ratios in mine.items()
+                     if not self.decided(key[1], *paired_interval(ratios, self.level)[1:])]
         if len(open_keys) == len(mine) or any(key not in self.filters for key in open_keys):
             return None
         return tuple(sorted({self.filters[key] for key in open_keys}))
@@ -229,31 +241,43 @@ class ABRun:
         run again while the others' go on, so the undecided get the rounds."""
         mine = [(key, ratios) for key, ratios in self.ratios.items() if key[0] == pair.name]
         return (self.decided is not None and rounds >= MIN_ROUNDS and bool(mine)
-                and all(self.decided(key[1], *paired_interval(ratios)[1:]) for key, ratios in mine))
+                and all(self.decided(key[1], *paired_interval(ratios, self.level)[1:]) for key, ratios in mine))
 
     def _all_decided(self) -> bool:
         if self.decided is None or not self.ratios:
             return False
-        return all(self.decided(key[1], *paired_interval(ratios)[1:]) for key, ratios in self.ratios.items())
+        return all(self.decided(key[1], *paired_interval(ratios, self.level)[1:])
+                   for key, ratios in self.ratios.items())
+
+    @property
+    def level(self) -> float:
+        """Each figure's interval level: 99% for all of them together (family_level)."""
+        return family_level(len(self.ratios))
 
     def _widest(self) -> float:
         widths = []
         for ratios in self.ratios.values():
-            ratio, low, high = paired_interval(ratios)
+            ratio, low, high = paired_interval(ratios, self.level)
             widths.append(max(high / ratio - 1, 1 - low / ratio))
         return max(widths) if widths else math.inf
 
     def _comparisons(self) -> list[Comparison]:
         result = []
         for (name, key, platform), ratios in self.ratios.items():
-            ratio, low, high = paired_interval(ratios)
+            ratio, low, high = paired_interval(ratios, self.level)
             a_medians, b_medians = self.figures[(name, key, platform)]
             result.append(Comparison(key=key, platform=platform, unit=self.units[(name, key, platform)],
                                      a=sum(a_medians) / len(a_medians), b=sum(b_medians) / len(b_medians),
                                      ratio=ratio, low=low, high=high, floor=self.floor,
-                                     scope=PAIRED_ROUNDS, processes=(len(ratios), len(ratios)),
+                                     scope=paired_scope(PAIRED_ROUNDS, len(self.ratios)),
+                                     processes=(len(ratios), len(ratios)),
                                      rounds=(list(a_medians), list(b_medians))))
         return result
+
+
+def paired_scope(method: str, rows: int) -> str:
+    """What an interval of paired rounds rests on, and that it holds together with the others'."""
+    return method if rows <= 1 else f"{method}; 99% for all {rows} rows together"
 
 
 def filter_text(record: Record) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from benchlab.statistics import noise
-from benchlab.measuring.ab import ABRun, Pair
+from benchlab.measuring.ab import ABRun, Pair, paired_scope
 from benchlab.measuring.build import Builder
 from benchlab.statistics.compare import INCONCLUSIVE, Comparison, verdict_of
 from benchlab.config import Config
@@ -154,6 +154,7 @@ def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], floa
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
                    floor=floor, progress=progress, decided=decider(threshold_of, floor), drop_failing=True).run()
     for comparison in result.comparisons:
-        comparison.scope = REMEASURED.format(rounds=len(comparison.rounds[0]) if comparison.rounds else result.rounds)
+        rounds = len(comparison.rounds[0]) if comparison.rounds else result.rounds
+        comparison.scope = paired_scope(REMEASURED.format(rounds=rounds), len(result.comparisons))
     failed = {label: f"its binaries do not run here ({why})" for label, why in result.failed.items()}
     return result.comparisons, failed, result.rounds, result.seconds

@@ -158,3 +158,19 @@ def test_rounds_that_met_different_host_states_do_not_set_the_width():
         t_widths.append(stats.t_quantile_99(n - 1) * np.std(logs, ddof=1) / np.sqrt(n))
     assert covered / trials >= 0.98
     assert np.median(robust_widths) < 0.4 * np.median(t_widths)
+
+
+def test_the_intervals_of_many_rows_hold_together():
+    # Ten figures of one binary judged at once: each interval at 1 - 1%/10, so that all ten
+    # hold together at 99% (Bonferroni): identical code is flagged in 1 judgment in 100, not 10.
+    from benchlab.measuring.ab import family_level, paired_interval
+    figures = {f"row{k}": 100.0 for k in range(10)}
+    runner = StandIn({"a": figures, "b": figures}, spread=0.02)
+    result = ABRun(runner, [pair("suite", "a", "b")], seed=1, precision=0.0, time_limit=60, max_rounds=30,
+                   duet=False, floor=0.01).run()
+    assert family_level(10) == 0.999 and family_level(1) == 0.99
+    for c in result.comparisons:
+        ratios = [b / a for a, b in zip(*c.rounds)]
+        assert (c.ratio, c.low, c.high) == paired_interval(ratios, 0.999)
+        assert c.low < paired_interval(ratios)[1] and c.high > paired_interval(ratios)[2]
+        assert c.scope == "paired rounds; 99% for all 10 rows together"
