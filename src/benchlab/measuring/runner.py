@@ -23,8 +23,9 @@ import random
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
+from benchlab import limits
 from benchlab.statistics import noise
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.buildable import not_built, unbuildable_reason
@@ -33,7 +34,7 @@ from benchlab.errors import UserError
 from benchlab.measuring.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
 from benchlab.formats.parsers import Parsed, parse_stream
 from benchlab.measuring.platforms import Platform
-from benchlab.measuring.process import STDERR_TAIL_LINES, run_process
+from benchlab.measuring.process import STDERR_TAIL_LINES, byte_amount, run_process
 from benchlab.records import Fault, Record
 from benchlab.measuring.targets import Target
 from benchlab.measuring.workloads import run_workload
@@ -345,6 +346,8 @@ class Runner:
         """Why one process of the unit's binary failed; "filtered out" when --filter left it nothing."""
         if no_match(unit.target.flavor, self.options, outcome, parsed):
             return "filtered out"
+        if parsed.parser_error is not None:
+            return parsed.parser_error
         if not outcome.ok:
             return outcome.reason()
         if not parsed.records and parsed.context is None:
@@ -405,7 +408,7 @@ class Runner:
         binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
         with tempfile.TemporaryFile() as stdout:
             outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
-                                  timeout=self.options.timeout, stdout=stdout)
+                                  timeout=self.options.timeout, stdout=stdout, max_output_bytes=limits.MAX_OUTPUT_BYTES)
             parsed, head = read_output(stdout, binary)
         for warning in parsed.warnings + machine_warnings(outcome.stderr):
             self.warn(warning)
@@ -414,6 +417,8 @@ class Runner:
         result.context = parsed.context
         if no_match(unit.target.flavor, self.options, outcome, parsed):
             result.filtered_out = True
+        elif parsed.parser_error is not None:
+            result.faults.append(Fault(unit.target.name, unit.platform.name, parsed.parser_error, head))
         elif not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
         elif not parsed.records and parsed.context is None:
@@ -469,13 +474,44 @@ def no_match(flavor: str, options: RunOptions, outcome, parsed: Parsed) -> bool:
 
 
 def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
-    """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault."""
+    """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault.
+
+    At most limits.MAX_OUTPUT_BYTES of it are read, and no line longer than
+    MAX_OUTPUT_LINE_CHARS is held (a warning says how many were skipped). A parser that
+    fails on it (a bug of ours) costs this process's results, never the run's: the
+    returned Parsed's `parser_error` says so, and the runner makes it the process's fault."""
     stdout.seek(0)
     head = [line.strip() for line in stdout.read(64 * 1024).decode(errors="replace").splitlines() if line.strip()]
     stdout.seek(0)
     text = io.TextIOWrapper(stdout, encoding="utf-8", errors="replace", newline=None)
+    skipped = [0]
     try:
-        parsed = parse_stream(text, binary)
+        parsed = parse_stream(bounded_lines(text, limits.MAX_OUTPUT_BYTES, limits.MAX_OUTPUT_LINE_CHARS, skipped),
+                              binary)
+    except Exception as error:  # noqa: BLE001 - one binary's output must not cost the whole run
+        parsed = Parsed(parser_error=f"its output broke benchlab's parser ({type(error).__name__}: {error}; "
+                                     "a benchlab bug: please report it with the output)")
     finally:
         text.detach()  # the caller closes the file
+    if skipped[0]:
+        parsed.warnings.append(f"{binary}: {skipped[0]} lines longer than "
+                               f"{byte_amount(limits.MAX_OUTPUT_LINE_CHARS)} ignored")
     return parsed, head[:STDERR_TAIL_LINES]
+
+
+def bounded_lines(text: io.TextIOBase, max_chars: int, max_line: int, skipped: list[int]) -> Iterator[str]:
+    """The lines of `text` up to `max_chars` characters in all; a line over `max_line`
+    characters is read past in pieces, never held, and counted in skipped[0]."""
+    left = max_chars
+    while left > 0:
+        line = text.readline(min(max_line + 1, left))
+        if not line:
+            return
+        left -= len(line)
+        if len(line) > max_line and not line.endswith("\n"):
+            skipped[0] += 1
+            while left > 0 and line and not line.endswith("\n"):
+                line = text.readline(min(max_line, left))
+                left -= len(line)
+            continue
+        yield line

@@ -29,7 +29,10 @@ MAX_UNIT_CHARS = 32
 #: Nesting kept in a record's `reported` values (a binary's own extras): deeper is cut.
 MAX_REPORTED_DEPTH = 16
 
-_DIGITS = re.compile(r"[-+]?\d{1,20}")
+_DIGITS = re.compile(r"[-+]?[0-9]{1,20}")
+#: What may surround a number in text: ASCII blanks only. str.strip() alone also removes
+#: \x1c-\x1f and Unicode spaces, which int() then refused (a traceback in the csb parser).
+_BLANKS = " \t\r\n\f\v"
 
 
 class BadValue(ValueError):
@@ -50,6 +53,8 @@ class Parsed:
     #: (benchmark, message) of each benchmark the output itself says failed (Google Benchmark's
     #: `error_occurred`): a result of the run, not a line we could not read.
     failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    #: Set when a parser failed on the output (a bug of ours): the process's fault, not the run's end.
+    parser_error: str | None = None
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -130,8 +135,8 @@ def whole(value: Any, what: str, minimum: int = 1, maximum: int = INT64_MAX) -> 
         number = value
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        number = int(value)
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip(_BLANKS)):
+        number = int(value.strip(_BLANKS))
     if number is None or not minimum <= number <= maximum:
         if (minimum, maximum) == (INT64_MIN, INT64_MAX):
             raise BadValue(f"{what} must be a 64-bit integer, got {show(value)}")
