@@ -194,6 +194,9 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--no-remeasure", is_flag=True,
               help="Judge on stored figures alone; by default the baseline's kept binaries and RUN's are run again, "
                    "interleaved, where they can be.")
+@click.option("--trust-stored-binaries", "trust_stored", is_flag=True,
+              help="Re-measure with kept binaries this machine's `benchlab run` never ran (by default they are "
+                   "judged on stored figures: whoever can write the store chooses what they are).")
 @click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=86400),
               default=remeasure.DEFAULT_TIME_LIMIT_S, metavar="S",
               help=f"Seconds the re-measurement may take at most (default {remeasure.DEFAULT_TIME_LIMIT_S:g}); it "
@@ -203,7 +206,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
                  margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
-                 time_limit: float, output_format: str, db_url: str | None) -> int:
+                 trust_stored: bool, time_limit: float, output_format: str, db_url: str | None) -> int:
     """Exit 0 when nothing in RUN is slower than the baseline beyond --max-regression
     with confidence, 3 when something is (listed); 1 stays for errors, 2 for usage.
     With --bucket, also 3 when a profile bucket's share misses its limit by the margin."""
@@ -214,7 +217,7 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
     if not baseline:
         return ExitCode.REGRESSION if bucket_failed else ExitCode.OK
     regressed = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
-                                 remeasure_on=not no_remeasure, time_limit=time_limit)
+                                 remeasure_on=not no_remeasure, time_limit=time_limit, trust_stored=trust_stored)
     return ExitCode.REGRESSION if bucket_failed or regressed else ExitCode.OK
 
 
@@ -249,14 +252,14 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
 
 def _regression_gate(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
                      output_format: str, db_url: str | None, remeasure_on: bool = True,
-                     time_limit: float = remeasure.DEFAULT_TIME_LIMIT_S) -> bool:
+                     time_limit: float = remeasure.DEFAULT_TIME_LIMIT_S, trust_stored: bool = False) -> bool:
     """Print the comparison of RUN with the baseline, re-measured where it can be (remeasure.py),
     on stored figures elsewhere, each row naming its method; True when something regressed."""
     config = config_of(context)
     threshold_of = lambda bench: config.max_regressions.get(bench, max_regression / 100)  # noqa: E731
     store = open_store(config, db_url) if not Path(baseline).is_file() or not Path(run).is_file() else None
     with remeasure.workspace() as directory:
-        plan = _remeasure_plan(config, store, baseline, run, directory) if remeasure_on and store else None
+        plan = _remeasure_plan(config, store, baseline, run, directory, trust_stored) if remeasure_on and store else None
         if plan is None or plan.fallbacks or not plan.pairs:
             _calibrate_first_time(config, store, run)
         comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor, store)
@@ -280,7 +283,8 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
     return True
 
 
-def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> remeasure.Plan | None:
+def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
+                    trust_stored: bool = False) -> remeasure.Plan | None:
     """What can be run again; None when BASELINE names no baseline (a run id, a result file):
     then only stored figures exist, and the note says so."""
     names = {row["name"] for row in store.list_baselines(baseline)} if not Path(baseline).is_file() else set()
@@ -294,7 +298,8 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> 
         return None
     base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")
     candidate_context = store.run_row(store.resolve_run_id(run)).get("context")
-    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory)
+    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory,
+                          trust_stored=trust_stored)
 
 
 def _with_remeasured(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,
