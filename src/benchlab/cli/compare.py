@@ -24,6 +24,7 @@ from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
 from benchlab.profiling.render import bucket_moves, moves_text
+from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record
 
 #: Context fields whose difference can explain a difference in figures.
@@ -85,7 +86,7 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
                f"{len(comparisons) - len(slower) - len(faster)} no change; geometric mean of B/A "
                + (f"{gmean:.4f}" if gmean else "-"))
     if output_format == "json":
-        return json.dumps({
+        return document_text({
             "a": a.label, "b": b.label, "context_differences": differences, "geometric_mean": gmean,
             "comparisons": [{"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3],
                              "platform": c.platform, "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
@@ -93,7 +94,7 @@ def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) 
                              "interval": c.scope, "processes": list(c.processes), "deterministic": c.deterministic,
                              "cause": c.cause,
                              **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}
-                            for c in comparisons]}, indent=1) + "\n"
+                            for c in comparisons]}, indent=1)
     rows = [(_name(c), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", f"[{c.low:.4f}, {c.high:.4f}]",
              c.verdict + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "")
              + (f": {c.cause}" if c.cause else "")) for c in comparisons]
@@ -169,7 +170,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
     if output_format == "json":
         document = json.loads(render(comparisons, side_a, side_b, output_format))
-        click.echo(json.dumps({**document, "buckets": moves}, indent=1))
+        click.echo(document_text({**document, "buckets": moves}, indent=1), nl=False)
         return ExitCode.OK
     if comparisons:
         click.echo(render(comparisons, side_a, side_b, output_format), nl=False)
