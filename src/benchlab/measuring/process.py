@@ -2,7 +2,11 @@
 
 The child gets its own session, and when it ends (or times out, or on Ctrl-C) its
 whole process group is killed: qemu, valgrind and the wasm launcher fork helpers, and
-a benchmark may leave a child behind that still holds our output file. os.wait4
+a benchmark may leave a child behind that still holds our output file. A descendant
+that left the group (setsid, setpgid: a daemon) would outlive that: each child's
+environment carries a token of its own (PROCESS_TOKEN_VARIABLE), which whatever it
+starts inherits, so once the group is killed every process still carrying it is found
+in /proc, killed, and counted in `Outcome.escaped` for the caller to say so. os.wait4
 returns the child's rusage, so user/sys seconds are the kernel's numbers for exactly
 that child. Its max RSS is not the command's own when the child was forked from this
 Python process (see measure.c): workloads run through the small `measure` launcher.
@@ -13,7 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import os
+import secrets
+import select
 import signal
 import subprocess
 import tempfile
@@ -27,6 +34,11 @@ STDERR_TAIL_LINES = 5
 #: Bytes of stderr read back: its end explains a failure, and a program printing
 #: gigabytes of diagnostics must not cost as much memory.
 STDERR_KEPT_BYTES = 64 * 1024
+#: In every child's environment, with a value of its own (see the top).
+PROCESS_TOKEN_VARIABLE = "BENCHLAB_PROCESS"
+_tokens = itertools.count(1)
+#: Seconds an escaped process is given to die once killed (it always does: SIGKILL).
+ESCAPED_DEATH_WAIT_S = 5.0
 #: Seconds between looks at the size of a child's output file, when it has a limit
 #: (run_process's max_output_bytes): a child may write this long past the limit before it
 #: is stopped, but no more than the limit is ever read.
@@ -50,6 +62,8 @@ class Outcome:
     start_ns: int | None = None
     #: The limit on its output it went past (then it was stopped), or None.
     output_exceeded: int | None = None
+    #: Processes it started that left its process group and outlived it (killed since).
+    escaped: int = 0
 
     @property
     def ok(self) -> bool:
@@ -98,6 +112,8 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
     stopped as at a timeout, and `Outcome.output_exceeded` says so.
     """
     outcome = Outcome(argv=argv, timeout=timeout)
+    token = f"{os.getpid()}-{next(_tokens)}-{secrets.token_hex(8)}"
+    env = {**(os.environ if env is None else env), PROCESS_TOKEN_VARIABLE: token}
     with contextlib.ExitStack() as files:
         out = stdout if stdout is not None else files.enter_context(tempfile.TemporaryFile())
         err = files.enter_context(tempfile.TemporaryFile())
@@ -140,8 +156,10 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
             # Ctrl-C (or any error of ours): never leave the benchmark running behind us.
             _kill_group(child.pid)
             reaper.join()
+            _kill_escaped(token, child.pid)
             child.returncode = -9
             raise
+        outcome.escaped = _kill_escaped(token, child.pid)
         status, usage = waited["status"], waited["usage"]
         child.returncode = os.waitstatus_to_exitcode(status)  # tells Popen it is reaped
         if os.WIFSIGNALED(status):
@@ -219,6 +237,55 @@ def _read_report(path: Path) -> dict[str, int] | None:
         return report
     except (OSError, ValueError, KeyError):
         return None
+
+
+def _kill_escaped(token: str, group: int) -> int:
+    """Kill every process that carries `token` but is not in process group `group` (which
+    is being killed already): what left the group. How many there were."""
+    escaped = _carrying(token, group)
+    for pid in escaped:
+        _kill_and_wait(pid)
+    return len(escaped)
+
+
+def _carrying(token: str, group: int) -> list[int]:
+    """The processes whose environment holds PROCESS_TOKEN_VARIABLE=token, outside `group`
+    (/proc; none where there is no /proc, or for processes of other users)."""
+    needle = f"\0{PROCESS_TOKEN_VARIABLE}={token}\0".encode()
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as environ:
+                if needle not in b"\0" + environ.read():
+                    continue
+            if os.getpgid(int(name)) != group:
+                found.append(int(name))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
+
+
+def _kill_and_wait(pid: int) -> None:
+    """SIGKILL `pid` and wait (at most ESCAPED_DEATH_WAIT_S) until it has died."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:
+        handle = None  # gone already, or no pidfd on this kernel: killed without waiting
+    try:
+        os.kill(pid, signal.SIGKILL)
+        if handle is not None:
+            select.select([handle], [], [], ESCAPED_DEATH_WAIT_S)  # readable once it has ended
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        if handle is not None:
+            os.close(handle)
 
 
 def _kill_group(pid: int) -> None:

@@ -294,7 +294,7 @@ class Runner:
             for index, (copy, outcome) in enumerate(zip(copies, together.outcomes)):
                 label = self._binary_label(unit)  # not per copy: N copies' same warning is said once
                 parsed, head = read_output(copy.stdout, label)
-                for warning in parsed.warnings:
+                for warning in parsed.warnings + escaped_warnings(label, outcome):
                     self.warn(warning)
                 self._check_reported_medians(label, parsed.records)
                 reason = self._fault_reason(unit, outcome, parsed)
@@ -410,7 +410,7 @@ class Runner:
             outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
                                   timeout=self.options.timeout, stdout=stdout, max_output_bytes=limits.MAX_OUTPUT_BYTES)
             parsed, head = read_output(stdout, binary)
-        for warning in parsed.warnings + machine_warnings(outcome.stderr):
+        for warning in parsed.warnings + machine_warnings(outcome.stderr) + escaped_warnings(binary, outcome):
             self.warn(warning)
         self._check_reported_medians(binary, parsed.records)
         result.records = parsed.records
@@ -442,6 +442,14 @@ class Runner:
 #: How the header starts a warning about the machine or the build (bl__warn_machine):
 #: a frequency governor other than performance, turbo or boost on, no optimization.
 MACHINE_WARNING = "benchlab: warning: "
+
+
+def escaped_warnings(binary: str, outcome) -> list[str]:
+    """What to say of processes the binary left running outside its process group (process.py)."""
+    if not outcome.escaped:
+        return []
+    return [f"{binary}: {outcome.escaped} process(es) it started left its process group (setsid or setpgid) and "
+            "outlived it: benchlab killed them (a benchmark's helpers should end with it)"]
 
 
 def machine_warnings(stderr: str) -> list[str]:

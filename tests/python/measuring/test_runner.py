@@ -660,3 +660,15 @@ def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_
     assert [fault.reason for fault in result.faults] == [
         "its output broke benchlab's parser (ValueError: invalid literal for int() with base 10: '\\x1c1'; "
         "a benchlab bug: please report it with the output)"]
+
+
+def test_a_binary_that_leaves_a_process_outside_its_group_is_warned_about(lab, tmp_path):
+    # It reads from the daemon once it has left the group: the group's kill cannot come first.
+    write(tmp_path / "out.sh", f"#!/bin/sh\nmkfifo {tmp_path}/up\nsetsid sh -c 'echo up > {tmp_path}/up; exec sleep 600' &\n"
+          f"read x < {tmp_path}/up\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    runner, warned = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert [record.bench for record in result.records] == ["Read"] and result.faults == []
+    assert warned == ["out.sh: 1 process(es) it started left its process group (setsid or setpgid) and outlived it: "
+                      "benchlab killed them (a benchmark's helpers should end with it)"]
