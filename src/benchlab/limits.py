@@ -51,3 +51,7 @@ def limit(name: str) -> float:
 MAX_OUTPUT_BYTES = 64 * 2**20
 #: Characters of one line of it that are parsed; a longer line is skipped with a warning.
 MAX_OUTPUT_LINE_CHARS = 32 * 2**20
+#: Results (records) of one process that are read: each costs about 1.4 KB in memory, and
+#: short lines of distinct names (20 bytes each) made 100 times their size (issue 31). A
+#: benchlab binary prints one per benchmark, parameter and counter.
+MAX_OUTPUT_RECORDS = 100_000

@@ -348,6 +348,8 @@ class Runner:
             return "filtered out"
         if parsed.parser_error is not None:
             return parsed.parser_error
+        if parsed.truncated is not None:
+            return _truncated(parsed)
         if not outcome.ok:
             return outcome.reason()
         if not parsed.records and parsed.context is None:
@@ -419,6 +421,8 @@ class Runner:
             result.filtered_out = True
         elif parsed.parser_error is not None:
             result.faults.append(Fault(unit.target.name, unit.platform.name, parsed.parser_error, head))
+        elif parsed.truncated is not None:
+            result.faults.append(Fault(unit.target.name, unit.platform.name, _truncated(parsed), head))
         elif not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
         elif not parsed.records and parsed.context is None:
@@ -442,6 +446,10 @@ class Runner:
 #: How the header starts a warning about the machine or the build (bl__warn_machine):
 #: a frequency governor other than performance, turbo or boost on, no optimization.
 MACHINE_WARNING = "benchlab: warning: "
+
+
+def _truncated(parsed: Parsed) -> str:
+    return f"{parsed.truncated} (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"
 
 
 def escaped_warnings(binary: str, outcome) -> list[str]:
@@ -487,7 +495,8 @@ def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
     At most limits.MAX_OUTPUT_BYTES of it are read, and no line longer than
     MAX_OUTPUT_LINE_CHARS is held (a warning says how many were skipped). A parser that
     fails on it (a bug of ours) costs this process's results, never the run's: the
-    returned Parsed's `parser_error` says so, and the runner makes it the process's fault."""
+    returned Parsed's `parser_error` says so, and the runner makes it the process's fault;
+    so is reading stopped past limits.MAX_OUTPUT_RECORDS results (`truncated`)."""
     stdout.seek(0)
     head = [line.strip() for line in stdout.read(64 * 1024).decode(errors="replace").splitlines() if line.strip()]
     stdout.seek(0)
@@ -495,7 +504,7 @@ def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
     skipped = [0]
     try:
         parsed = parse_stream(bounded_lines(text, limits.MAX_OUTPUT_BYTES, limits.MAX_OUTPUT_LINE_CHARS, skipped),
-                              binary)
+                              binary, max_records=limits.MAX_OUTPUT_RECORDS)
     except Exception as error:  # noqa: BLE001 - one binary's output must not cost the whole run
         parsed = Parsed(parser_error=f"its output broke benchlab's parser ({type(error).__name__}: {error}; "
                                      "a benchlab bug: please report it with the output)")

@@ -649,7 +649,7 @@ def test_bounded_lines_reads_no_more_than_the_limit_and_counts_the_long_lines():
 
 def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_runs_end(
         lab, tmp_path, monkeypatch):
-    def broken(lines, binary):
+    def broken(lines, binary, max_records=None):
         raise ValueError("invalid literal for int() with base 10: '\\x1c1'")
     monkeypatch.setattr(runner_module, "parse_stream", broken)
     write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'num_threads=\\0341;'\n", executable=True)
@@ -672,3 +672,15 @@ def test_a_binary_that_leaves_a_process_outside_its_group_is_warned_about(lab, t
     assert [record.bench for record in result.records] == ["Read"] and result.faults == []
     assert warned == ["out.sh: 1 process(es) it started left its process group (setsid or setpgid) and outlived it: "
                       "benchlab killed them (a benchmark's helpers should end with it)"]
+
+
+def test_a_binary_printing_more_results_than_the_limit_is_read_up_to_it(lab, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_OUTPUT_RECORDS", 3)
+    write(tmp_path / "out.sh", "#!/bin/sh\nfor k in 1 2 3 4 5 6 7 8; do printf 'n%d\\t1\\t100\\t240\\n' $k; done\n",
+          executable=True)
+    runner, _ = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert [record.bench for record in result.records] == ["n1", "n2", "n3", "n4"]
+    assert [fault.reason for fault in result.faults] == [
+        "printed more than 3 results, the rest was not read (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"]

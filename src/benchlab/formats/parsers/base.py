@@ -55,6 +55,8 @@ class Parsed:
     failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     #: Set when a parser failed on the output (a bug of ours): the process's fault, not the run's end.
     parser_error: str | None = None
+    #: Set when reading stopped at parse_stream's `max_records`: what was read is kept.
+    truncated: str | None = None
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
