@@ -137,7 +137,7 @@ class Project:
 
     def gate(self, db: str, *extra: str) -> tuple[int, float, dict]:
         done, wall = call([BENCHLAB, "gate", "--baseline", "base", "--db", db, "--format", "json", *extra],
-                          self.root, ok=(0, 3))
+                          self.root, ok=(0, 3, 4))
         return done.returncode, wall, json.loads(done.stdout)
 
     def intervals(self, db: str, run_id: int) -> dict[str, tuple[float, list[float]]]:
@@ -163,7 +163,7 @@ def calls_ppm(root: Path) -> dict[str, int]:
         (probe / f"calls_{name}.c").write_text(calls_source(ppm))
     shutil.copytree(REPO / "include", probe / "include")
     done, _ = call([BENCHLAB, "ab", "calls_base.c", "calls_probe.c", "--time-limit", "20", "--format", "json"], probe,
-                   ok=(0, 3))
+                   ok=(0, 3, 4))
     [args0] = [c for c in json.loads(done.stdout)["comparisons"] if c["test"] == "args" and c["param"] == 0]
     per_pct = PROBE_PPM / (100 * (args0["ratio"] - 1))
     log(f"calls: {per_pct:.0f} ppm make 1% of args/0 (probe {args0['ratio']:.4f} at {PROBE_PPM} ppm)")

@@ -93,6 +93,11 @@ def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+def flagged(c: dict) -> bool:
+    """A row that says identical code changed: slower, or not slower but faster (three verdicts, issue 27)."""
+    return c["verdict"] == "slower" or bool(c.get("faster"))
+
+
 def call(argv: list[str], *, ok=(0,), **kwargs) -> tuple[subprocess.CompletedProcess, float]:
     """Run a program; (the finished process, wall seconds). Exit statuses outside `ok` stop
     the script: something could not be built or run."""
@@ -267,12 +272,12 @@ def runs(project: str, count: int, benchlab: str, fresh_db: bool) -> list[RunPai
             ids.append(str(doc["run"]["id"]))
             medians.append(process_medians(doc))
         done, _ = call([benchlab, "gate", "--baseline", ids[0], ids[1], "--format", "json", "--db", db],
-                       cwd=project, ok=(0, 3))
+                       cwd=project, ok=(0, 3, 4))
         pairs.append(RunPair(done.returncode, json.loads(done.stdout)["comparisons"], (medians[0], medians[1]),
                              time.perf_counter() - start))
-        flagged = sum(c["verdict"] != "no change" for c in pairs[-1].comparisons)
+        alarms = sum(flagged(c) for c in pairs[-1].comparisons)
         history = sum(c["interval"] == EARLIER_RUNS for c in pairs[-1].comparisons)
-        log(f"A/A runs {i + 1}/{count}: gate exit {done.returncode}, {flagged} rows not 'no change', "
+        log(f"A/A runs {i + 1}/{count}: gate exit {done.returncode}, {alarms} rows slower or faster, "
             f"{history} rows with earlier runs in the error term")
     return pairs
 
@@ -294,7 +299,7 @@ class ABPair:
 def ab(project: str, benchlab: str, a: str, b: str, *, pct_: float, duet: bool, time_limit: float) -> ABPair:
     argv = [benchlab, "ab", a, b, "--time-limit", f"{time_limit:g}", "--max-regression", f"{MAX_REGRESSION_PCT:g}",
             "--format", "json", *(["--duet"] if duet else [])]
-    done, wall = call(argv, cwd=project, ok=(0, 3))
+    done, wall = call(argv, cwd=project, ok=(0, 3, 4))
     found = re.search(r"(\d+) rounds of A and B", done.stderr)
     return ABPair("A/A" if a == b else f"{pct_:g}%", pct_, duet, time_limit, done.returncode,
                   json.loads(done.stdout)["comparisons"], wall, int(found.group(1)) if found else 0)
@@ -373,8 +378,8 @@ def aa_table(run_pairs: list[RunPair], aa: list[ABPair]) -> tuple[Table, dict]:
             len(comparisons), comparisons, seconds)
         add("separate runs, `compare FIRST SECOND`: slower or faster" if label == "separate runs"
             else f"`{label}`: slower or faster",
-            sum(any(c["verdict"] != "no change" for c in p.comparisons) for p in pairs),
-            sum(c["verdict"] != "no change" for c in comparisons), len(comparisons), comparisons, seconds)
+            sum(any(flagged(c) for c in p.comparisons) for p in pairs),
+            sum(flagged(c) for c in comparisons), len(comparisons), comparisons, seconds)
     return t, figures
 
 
@@ -398,11 +403,11 @@ def sensitivity_table(pairs: list[ABPair], built: dict[float, Variant]) -> tuple
         t.add_row(label, "duet" if duet else "plain", f"{limit:g} s", share(hits, len(group)),
                   f"{statistics.median(r['ratio'] for r in rows):.4f}",
                   pct(statistics.median(half_width(*r["ratio_ci"], r["ratio"]) for r in rows)),
-                  share(sum(c["verdict"] != "no change" for c in rest), len(rest)),
+                  share(sum(flagged(c) for c in rest), len(rest)),
                   f"{statistics.median(seconds):.1f} / {max(seconds):.1f}", f"{statistics.median(p.rounds for p in group):g}")
         figures[f"{p_:g}% {'duet' if duet else 'plain'} {limit:g} s"] = {
             "pairs": len(group), "flagged": hits, "measured": v.in_process, "seconds": seconds,
-            "ratios": [r["ratio"] for r in rows], "other_rows_flagged": sum(c["verdict"] != "no change" for c in rest)}
+            "ratios": [r["ratio"] for r in rows], "other_rows_flagged": sum(flagged(c) for c in rest)}
         if not duet and limit == min(k[0] for k in groups) and hits >= FOUND * len(group):
             smallest = p_ if smallest is None else min(smallest, p_)
     note = ""
@@ -423,7 +428,7 @@ def gbench_table(run_pairs: list[RunPair], aa: list[ABPair], slow: list[ABPair])
         judged = [[u_flags(p.process_medians[0][k], p.process_medians[1][k])[0] for k in p.process_medians[0]
                    if k in p.process_medians[1]] for p in run_pairs]
         n = statistics.median(len(v) for p in run_pairs for v in p.process_medians[0].values())
-        ours = sum(any(c["verdict"] != "no change" for c in p.comparisons) for p in run_pairs)
+        ours = sum(any(flagged(c) for c in p.comparisons) for p in run_pairs)
         t.add_row("A/A separate runs", f"the {n:g} process medians of each run", share(sum(map(any, judged)), len(judged)),
                   share(sum(map(sum, judged)), sum(map(len, judged))), "-", f"{share(ours, len(run_pairs))} (compare) / -")
         figures["separate runs"] = {"pairs": len(judged), "pairs_flagged": sum(map(any, judged)),
@@ -435,7 +440,7 @@ def gbench_table(run_pairs: list[RunPair], aa: list[ABPair], slow: list[ABPair])
             continue
         judged = [[u_flags(c["rounds"]["a"], c["rounds"]["b"])[0] for c in p.comparisons] for p in aa_d]
         detected = [u_flags(slowed(p)["rounds"]["a"], slowed(p)["rounds"]["b"]) for p in slow_d]
-        ours_aa = sum(any(c["verdict"] != "no change" for c in p.comparisons) for p in aa_d)
+        ours_aa = sum(any(flagged(c) for c in p.comparisons) for p in aa_d)
         ours_slow = sum(slowed(p)["verdict"] == "slower" for p in slow_d)
         label = f"ab{' --duet' if duet else ''}"
         t.add_row(f"{label} (A/A and {DETECT_PCT:g}%)", "the per-round medians of A and of B (unpaired)",
@@ -461,7 +466,7 @@ def duet_table(aa: list[ABPair], slow: list[ABPair]) -> tuple[Table, dict]:
         slow_rows = [slowed(p) for p in slow_d]
         hw_aa = median_or_none([half_width(*c["ratio_ci"], c["ratio"]) for c in aa_rows])
         hw_slow = median_or_none([half_width(*c["ratio_ci"], c["ratio"]) for c in slow_rows])
-        flagged = sum(any(c["verdict"] != "no change" for c in p.comparisons) for p in aa_d)
+        flagged = sum(any(flagged(c) for c in p.comparisons) for p in aa_d)
         found = sum(r["verdict"] == "slower" for r in slow_rows)
         t.add_row("duet" if duet else "plain", f"{share(flagged, len(aa_d))} / {share(sum(p.exit == 3 for p in aa_d), len(aa_d))}",
                   pct(hw_aa), share(found, len(slow_d)), pct(hw_slow),

@@ -19,6 +19,10 @@ class ExitCode(enum.IntEnum):
     USAGE_ERROR = 2
     #: `benchlab gate`, `benchlab ab --max-regression`: a regression beyond the threshold.
     REGRESSION = 3
+    #: `benchlab gate`, `benchlab ab --max-regression`: nothing slower for sure, but a row's
+    #: interval reaches both sides of the threshold: undecided, never a pass
+    #: (`--inconclusive=pass` turns it into 0).
+    INCONCLUSIVE = 4
     #: Interrupted by Ctrl-C (128 + SIGINT, as shells report it).
     INTERRUPTED = 130
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
-import time
 import warnings
 
 import click
@@ -170,19 +169,14 @@ def test_the_headers_manual_names_files_that_exist():
 
 # -- examples that must run as written -------------------------------------------------------------
 
-#: Seconds the "short run" of docs/cli.md may take here: it says 10 s warm, 34 s with the
-#: builds (the example it replaced took 82 s).
-SHORT_RUN_LIMIT_S = 60
-
-
-def test_the_short_run_of_cli_md_is_short(benchlab, monkeypatch, tmp_path):
+def test_the_short_run_of_cli_md_runs_as_written(benchlab, monkeypatch, tmp_path):
+    # How long it takes is a benchmark's figure (bench/README.md), not a test's: these machines
+    # are shared (issue 27).
     found = re.search(r"Small values keep a run short: `(benchlab run [^`]+)`", (DOCS / "cli.md").read_text())
     monkeypatch.chdir(REPO)
     monkeypatch.setenv("BENCHLAB_DB", f"sqlite:///{tmp_path / 'results.db'}")
-    started = time.monotonic()
     result = benchlab(*shlex.split(found.group(1))[1:])
     assert result.exit_code == 0, result.stderr[-2000:]
-    assert time.monotonic() - started < SHORT_RUN_LIMIT_S
 
 
 # -- docs/architecture.md, formats.md and suites.md against the code (issue 19 step 9) -------------

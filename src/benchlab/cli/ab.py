@@ -17,12 +17,14 @@ from pathlib import Path
 
 import click
 
-from benchlab.measuring.ab import ABRun, Pair
+from benchlab.measuring.ab import ABRun, Pair, check_time_limit, default_time_limit
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
+from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
+from benchlab.measuring.remeasure import decider
 from benchlab.cli.common import FiniteFloatRange, config_of
-from benchlab.cli.compare import Side, _name, render
 from benchlab.errors import ExitCode, UserError
+from benchlab.output.comparisons import render
 from benchlab.percent import Percent
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.measuring.runner import RunOptions, Runner, Unit
@@ -78,23 +80,28 @@ def _single(argument: str, config) -> Target:
 @click.option("--platform", "platform_name", default="native", metavar="NAME", help="Where to run (default native).")
 @click.option("--precision", type=FiniteFloatRange(min=0.01, max=100), default=1.0, metavar="PCT",
               help="Stop once every ratio's 99% interval is within +-PCT% (default 1).")
-@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=1e6), default=30.0, metavar="S",
-              help="Stop after S seconds in any case (default 30).")
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=1e6), metavar="S",
+              help="Stop after S seconds in any case (default: 10 s per program, at least 30).")
 @click.option("--max-rounds", type=click.IntRange(min=2, max=100000), default=1000, metavar="N")
 @click.option("--duet", is_flag=True, help="Run A and B at the same time, one per CPU, swapping CPUs each round.")
 @click.option("--max-regression", type=Percent(), metavar="PCT",
-              help="Exit 3 when B is slower than A by more than PCT% with 99% confidence.")
+              help="Judge B against A: exit 3 when a row is slower by more than PCT% with 99% confidence, 4 when "
+                   "one is undecided (see --inconclusive); rows decided early are measured no more.")
+@click.option("--inconclusive", type=click.Choice(INCONCLUSIVE_POLICIES), default="fail", show_default=True,
+              help="With --max-regression: what an undecided row does, fail (exit 4) or pass (exit 0).")
 @click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
-              help="Changes below PCT% are 'no change' (default: compare.noise_floor, 1).")
+              help="Slowdowns below PCT% are 'not slower' (default: compare.noise_floor, 1).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), metavar="N", help="Seed of the round order.")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
 @click.pass_context
 def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, ...], platform_name: str,
-            precision: float, time_limit: float, max_rounds: int, duet: bool, max_regression: float | None,
-            floor: float | None, output_format: str, seed: int | None, extra_args: tuple[str, ...]) -> int:
+            precision: float, time_limit: float | None, max_rounds: int, duet: bool, max_regression: float | None,
+            inconclusive: str, floor: float | None, output_format: str, seed: int | None,
+            extra_args: tuple[str, ...]) -> int:
     """Run A and B in alternating processes, in a random order each round, and report per
-    benchmark the ratio B/A with a 99% interval from the paired rounds."""
+    benchmark the ratio B/A with a 99% interval from the paired rounds, and a verdict:
+    slower, not slower, or inconclusive."""
     config = config_of(context)
     [platform] = resolve_platforms([platform_name], config)
     platform.check_available()
@@ -127,22 +134,29 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
             if isinstance(built, BuildFailed):
                 raise UserError(f"{side.target.path} does not build for {built.target}: "
                                 f"{(built.stderr.strip().splitlines() or ['?'])[-1]}", "fix the build, or compare other revisions")
+        if time_limit is None:
+            time_limit = default_time_limit(len(pairs))
+        check_time_limit(time_limit, [0] * len(pairs))
+        floor_fraction = (floor / 100) if floor is not None else config.noise_floor
+        threshold = max_regression / 100 if max_regression is not None else None
+        click.echo(f"{len(pairs)} program(s), A and B interleaved: at most {time_limit:g} s (--time-limit)", err=True)
         result = ABRun(runner, pairs, seed=seed, precision=precision / 100, time_limit=time_limit,
-                       max_rounds=max_rounds, duet=duet, floor=(floor / 100) if floor is not None else config.noise_floor,
+                       max_rounds=max_rounds, duet=duet, floor=floor_fraction,
+                       decided=decider(lambda _: threshold, floor_fraction) if threshold is not None else None,
                        progress=lambda m: click.echo(m, err=True) if not sys.stderr.isatty() else None).run()
     if result.faults:
         for fault in result.faults:
             click.echo(f"{fault.binary}: {fault.reason}", err=True)
         raise UserError("a process of A or B failed", "fix it, then run ab again")
-    click.echo(render(result.comparisons, Side(f"A: {labels[0]}", [], {}), Side(f"B: {labels[1]}", [], {}),
-                      output_format), nl=False)
+    for c in result.comparisons:
+        c.threshold = threshold
+    click.echo(render(result.comparisons, f"A: {labels[0]}", f"B: {labels[1]}", output_format), nl=False)
     click.echo(f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}",
                err=True)
-    if max_regression is not None:
-        offenders = [c for c in result.comparisons if c.slower_beyond(max_regression / 100)]
-        for c in offenders:
-            click.echo(f"regression: {_name(c)}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
-                       f"more than {max_regression:g}% slower", err=True)
-        if offenders:
-            return ExitCode.REGRESSION
-    return ExitCode.OK
+    if threshold is None:
+        return ExitCode.OK
+    judgment = judge(result.comparisons, command="ab", inconclusive=inconclusive,
+                     advice=lambda _: remeasure_advice(result.rounds, result.seconds, time_limit))
+    for line in judgment.lines:
+        click.echo(line, err=True)
+    return judgment.exit_code

@@ -6,6 +6,7 @@ when their contexts differ in what matters, and prints the table.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -13,13 +14,14 @@ from typing import Any
 import click
 
 from benchlab.measuring import context as run_context
-from benchlab.statistics import noise
 from benchlab.measuring import remeasure
+from benchlab.measuring.ab import check_time_limit, default_time_limit
+from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice, stored_advice
+from benchlab.statistics import noise
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
-from benchlab.statistics.compare import (
-    CODE_CHANGED, MACHINE_CHANGED, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, Comparison, attribute_causes, compare,
-    geometric_mean, row_name)
+from benchlab.statistics.compare import Comparison, attribute_causes, compare
 from benchlab.errors import ExitCode, UserError
+from benchlab.output.comparisons import render
 from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
@@ -73,64 +75,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _name(c: Comparison) -> str:
-    return row_name(c.key)
-
-
-def render(comparisons: list[Comparison], a: Side, b: Side, output_format: str) -> str:
-    differences = context_differences(a, b)
-    slower = [c for c in comparisons if c.verdict == SLOWER]
-    faster = [c for c in comparisons if c.verdict not in (SLOWER, NO_CHANGE)]
-    gmean = geometric_mean(comparisons)
-    summary = (f"{len(comparisons)} compared: {len(slower)} slower, {len(faster)} faster, "
-               f"{len(comparisons) - len(slower) - len(faster)} no change; geometric mean of B/A "
-               + (f"{gmean:.4f}" if gmean else "-"))
-    if output_format == "json":
-        return document_text({
-            "a": a.label, "b": b.label, "context_differences": differences, "geometric_mean": gmean,
-            "comparisons": [{"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3],
-                             "platform": c.platform, "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
-                             "ratio_ci": [c.low, c.high], "verdict": c.verdict, "noise_floor": c.floor,
-                             "interval": c.scope, "processes": list(c.processes), "deterministic": c.deterministic,
-                             "cause": c.cause,
-                             **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}
-                            for c in comparisons]}, indent=1)
-    rows = [(_name(c), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", f"[{c.low:.4f}, {c.high:.4f}]",
-             c.verdict + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "")
-             + (f": {c.cause}" if c.cause else "")) for c in comparisons]
-    heads = ("TEST", "PLATFORM", f"A ({a.label})", f"B ({b.label})", "B/A", "99% interval", "VERDICT")
-    lines = []
-    if differences:
-        lines.append("the two runs differ in: " + "; ".join(differences))
-    if output_format == "markdown":
-        lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-    else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
-        lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
-        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
-    lines.append(summary)
-    lines.extend(error_term_lines(comparisons))
-    if any(c.scope == WITHIN_ONE_PROCESS for c in comparisons):
-        lines.append("(1 process): a side has one process per benchmark; its interval cannot see what changes "
-                     "between runs (CPU, layout, the machine's phase): rerun with benchlab run --processes N")
-    if any(c.cause for c in comparisons):
-        lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
-                     "moved beyond the noise while its instruction count did not")
-    return "\n".join(lines) + "\n"
-
-
-def error_term_lines(comparisons: list[Comparison]) -> list[str]:
-    """What each row's interval rests on (its method): one line when all rows share it,
-    else a line per error term naming its rows."""
-    by_scope: dict[str, list[str]] = {}
-    for c in comparisons:
-        by_scope.setdefault(c.scope, []).append(f"{_name(c)} on {c.platform}")
-    if len(by_scope) == 1:
-        return [f"error term: {next(iter(by_scope))}"]
-    return [f"error term {scope}: {', '.join(rows)}" for scope, rows in by_scope.items()]
-
-
 def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str | None,
                    floor: float | None, opened=None):
     """(comparisons, side A, side B, config); `opened`: a store the caller has open already."""
@@ -158,22 +102,24 @@ def run_comparison(context: click.Context, a_text: str, b_text: str, db_url: str
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table",
               help="table (default), markdown for a pull request, or json.")
 @click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
-              help="A change smaller than PCT (1% or 1) is 'no change' even when significant (default 1%, or compare.noise_floor).")
+              help="A slowdown smaller than PCT (1% or 1) is 'not slower' even when significant (default 1%, or "
+                   "compare.noise_floor).")
 @db_option
 @click.pass_context
 def compare_command(context: click.Context, a: str, b: str, output_format: str, floor: float | None,
                     db_url: str | None) -> int:
     """Compare B with A (runs as `show` takes them, or result files): per benchmark both
     figures, the ratio B/A with a 99% interval whose error term is the variation between
-    processes, and a verdict: faster, slower, or no change."""
+    processes, and a verdict at the noise floor: slower, not slower (faster where the whole
+    interval is below), or inconclusive."""
     comparisons, side_a, side_b, _ = run_comparison(context, a, b, db_url, floor)
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
+    text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b))
     if output_format == "json":
-        document = json.loads(render(comparisons, side_a, side_b, output_format))
-        click.echo(document_text({**document, "buckets": moves}, indent=1), nl=False)
+        click.echo(document_text({**json.loads(text), "buckets": moves}, indent=1), nl=False)
         return ExitCode.OK
     if comparisons:
-        click.echo(render(comparisons, side_a, side_b, output_format), nl=False)
+        click.echo(text, nl=False)
     if moves:
         click.echo(moves_text(moves, side_a.label, side_b.label, markdown=output_format == "markdown"), nl=False)
     return ExitCode.OK
@@ -198,28 +144,33 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--trust-stored-binaries", "trust_stored", is_flag=True,
               help="Re-measure with kept binaries this machine's `benchlab run` never ran (by default they are "
                    "judged on stored figures: whoever can write the store chooses what they are).")
-@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=86400),
-              default=remeasure.DEFAULT_TIME_LIMIT_S, metavar="S",
-              help=f"Seconds the re-measurement may take at most (default {remeasure.DEFAULT_TIME_LIMIT_S:g}); it "
-                   "stops earlier once every figure is decided.")
+@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=86400), metavar="S",
+              help="Seconds the re-measurement may take at most (default: 10 s per program re-measured, at least "
+                   "30); it stops earlier once every row is decided, and measures only undecided rows meanwhile.")
+@click.option("--inconclusive", type=click.Choice(INCONCLUSIVE_POLICIES), default="fail", show_default=True,
+              help="What a row whose interval reaches both sides of the threshold does: fail (exit 4) or pass (exit 0).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @db_option
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
                  margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
-                 trust_stored: bool, time_limit: float, output_format: str, db_url: str | None) -> int:
-    """Exit 0 when nothing in RUN is slower than the baseline beyond --max-regression
-    with confidence, 3 when something is (listed); 1 stays for errors, 2 for usage.
-    With --bucket, also 3 when a profile bucket's share misses its limit by the margin."""
+                 trust_stored: bool, time_limit: float | None, inconclusive: str,
+                 output_format: str, db_url: str | None) -> int:
+    """Exit 0 when every row of RUN is not slower than the baseline beyond --max-regression
+    with 99% confidence, 3 when one is slower (listed), 4 when none is slower for sure but
+    some row is inconclusive (listed, with what would decide it; --inconclusive=pass makes
+    that 0); 1 stays for errors, 2 for usage. With --bucket, also 3 when a profile bucket's
+    share misses its limit by the margin."""
     if not baseline and not bucket_limits:
         raise click.UsageError("give --baseline RUN, or --bucket \"NAME<PCT%\", or both")
     limits, margin_pp = [parse_limit(text) for text in bucket_limits], parse_margin(margin)
     bucket_failed = _bucket_gate(context, run, limits, margin_pp, inclusive, db_url) if limits else False
     if not baseline:
         return ExitCode.REGRESSION if bucket_failed else ExitCode.OK
-    regressed = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
-                                 remeasure_on=not no_remeasure, time_limit=time_limit, trust_stored=trust_stored)
-    return ExitCode.REGRESSION if bucket_failed or regressed else ExitCode.OK
+    answer = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
+                              remeasure_on=not no_remeasure, time_limit=time_limit, inconclusive=inconclusive,
+                              trust_stored=trust_stored)
+    return ExitCode.REGRESSION if bucket_failed else answer
 
 
 def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: float, inclusive: bool,
@@ -253,35 +204,56 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
 
 def _regression_gate(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
                      output_format: str, db_url: str | None, remeasure_on: bool = True,
-                     time_limit: float = remeasure.DEFAULT_TIME_LIMIT_S, trust_stored: bool = False) -> bool:
+                     time_limit: float | None = None, inconclusive: str = "fail",
+                     trust_stored: bool = False) -> ExitCode:
     """Print the comparison of RUN with the baseline, re-measured where it can be (remeasure.py),
-    on stored figures elsewhere, each row naming its method; True when something regressed."""
+    on stored figures elsewhere, each row naming its method; the answer (judgment.py)."""
     config = config_of(context)
     threshold_of = lambda bench: config.max_regressions.get(bench, max_regression / 100)  # noqa: E731
     store = open_store(config, db_url) if not Path(baseline).is_file() or not Path(run).is_file() else None
+    remeasured = None
     with remeasure.workspace() as directory:
         plan = _remeasure_plan(config, store, baseline, run, directory, trust_stored) if remeasure_on and store else None
+        if plan is not None and plan.pairs:
+            # before anything runs (a first calibration included): the limit, and what it must fit
+            counts = _benchmark_counts(store, run, plan)
+            time_limit = time_limit if time_limit is not None else default_time_limit(len(plan.pairs))
+            check_time_limit(time_limit, counts)
         if plan is None or plan.fallbacks or not plan.pairs:
             _calibrate_first_time(config, store, run)
         comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor, store)
         if plan is not None and plan.pairs:
-            comparisons = _with_remeasured(config, comparisons, plan, threshold_of, floor, time_limit)
+            remeasured = _remeasure(config, comparisons, plan, threshold_of, floor, time_limit)
+            comparisons = remeasured.comparisons
     if plan is not None:
         for label, why in sorted(plan.fallbacks.items()):
             click.echo(f"stored figures for {label}: {why}", err=True)
     elif not remeasure_on:
         click.echo("stored figures only (--no-remeasure)", err=True)
-    click.echo(render(comparisons, side_a, side_b, output_format), nl=False)
-    # A benchmark's own threshold ([gate.max_regression] in benchlab.toml) wins over the flag's.
-    offenders = [c for c in comparisons if c.slower_beyond(threshold_of(c.key[0]))]
-    if not offenders:
-        click.echo(f"gate passed: nothing slower than {max_regression:g}% beyond its 99% interval", err=True)
-        return False
-    for c in offenders:
-        click.echo(f"regression: {_name(c)} on {c.platform}: {c.ratio:.4f}x [{c.low:.4f}, {c.high:.4f}], "
-                   f"more than {100 * threshold_of(c.key[0]):g}% slower" + (f" ({c.cause})" if c.cause else ""),
-                   err=True)
-    return True
+    for c in comparisons:
+        c.threshold = threshold_of(c.key[0])  # a benchmark's own [gate.max_regression] wins over the flag's
+    click.echo(render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b)),
+               nl=False)
+
+    def advice(undecided: list[Comparison]) -> list[str]:
+        again = [c for c in undecided if c.rounds is not None]
+        lines = remeasure_advice(remeasured.rounds, remeasured.seconds, remeasured.time_limit) if again else []
+        stored = [c for c in undecided if c.rounds is None]
+        return lines + (stored_advice(stored) if stored else [])
+
+    judgment = judge(comparisons, command="gate", inconclusive=inconclusive, advice=advice)
+    for line in judgment.lines:
+        click.echo(line, err=True)
+    return judgment.exit_code
+
+
+@dataclasses.dataclass
+class Remeasured:
+    """The stored comparisons with the re-measured rows in place, and what the rounds took."""
+    comparisons: list[Comparison]
+    rounds: int
+    seconds: float
+    time_limit: float
 
 
 def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
@@ -303,20 +275,33 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
                           trust_stored=trust_stored)
 
 
-def _with_remeasured(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,
-                     time_limit: float) -> list[Comparison]:
+def _remeasure(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,
+               time_limit: float) -> Remeasured:
     """The stored comparisons with every row the pairs measure replaced by its re-measured one."""
     default_floor = floor / 100 if floor is not None else config.noise_floor
     labels = ", ".join(pair.name for pair in plan.pairs)
-    click.echo(f"re-measuring {labels} against the baseline's binaries (at most {time_limit:g} s)", err=True)
-    measured, failed, rounds = remeasure.run(config, plan.pairs, threshold_of=threshold_of, floor=default_floor,
-                                             time_limit=time_limit)
+    click.echo(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
+               f"(--time-limit), less once every row is decided", err=True)
+    measured, failed, rounds, seconds = remeasure.run(config, plan.pairs, threshold_of=threshold_of,
+                                                      floor=default_floor, time_limit=time_limit)
     plan.fallbacks.update(failed)
     for c in measured:
         c.floor = config.noise_floors.get(c.key[0], default_floor)
     attribute_causes(measured)
     again = {(c.key, c.platform) for c in measured}
-    return measured + [c for c in comparisons if (c.key, c.platform) not in again]
+    return Remeasured(measured + [c for c in comparisons if (c.key, c.platform) not in again], rounds, seconds,
+                      time_limit)
+
+
+def _benchmark_counts(store, run: str, plan: remeasure.Plan) -> list[int]:
+    """How many time figures the candidate run has of each pair's binary (binary@platform):
+    what a process of it measures, for the least time a round takes (ab.least_round_seconds)."""
+    _, records, _ = store.load_run(store.resolve_run_id(run))
+    figures: dict[str, set] = {}
+    for record in records:
+        if record.counter == "time":
+            figures.setdefault(noise.code_label(record.binary, record.platform), set()).add(record.key)
+    return [len(figures.get(pair.name, ())) for pair in plan.pairs]
 
 
 def _calibrate_first_time(config, store, run: str) -> None:

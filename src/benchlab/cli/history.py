@@ -25,7 +25,7 @@ from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
 from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record, printable
-from benchlab.output.figures import figures, format_value, percent_text
+from benchlab.output.figures import figures, format_value, half_width_text
 
 FORMATS = ("table", "json", "markdown")
 
@@ -240,7 +240,7 @@ def _interval_text(point: Point) -> str:
     ci, median = point.interval, point.record.median
     if not ci or not median:
         return ""
-    return f"+-{percent_text((ci[1] - ci[0]) / 2 / median)}"
+    return half_width_text(median, ci)
 
 
 def _shift_text(cp: changepoints.ChangePoint) -> str:

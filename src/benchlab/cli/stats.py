@@ -14,7 +14,8 @@ from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.records import Record, printable
-from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, WORKLOAD_FORMAT, figure_interval, figures, format_value, percent_text, relative_half_width)
+from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, figure_interval, figures,
+                                     format_value, half_width_text, percent_text)
 
 #: The per-process table's columns: heading, and the cell of one process's record.
 PROCESS_COLUMNS = (
@@ -92,8 +93,12 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
         lines.append(f"  figure        {format_value(figure.median)} {unit}; {_count(len(figure.samples), 'sample')} "
                      f"of one process bound nothing at 99% (at least {MIN_SAMPLES_FOR_CI} do)")
     else:
-        half = f" (+-{percent_text(relative_half_width(figure.median, low_high))})" if low_high and figure.median else ""
-        lines.append(f"  figure        {format_value(figure.median)} {unit}, 99% interval {_interval_text(low_high)}{half}")
+        if low_high and figure.median and half_width_text(figure.median, low_high) == UNINFORMATIVE_WORD:
+            interval = f"99% interval {UNINFORMATIVE_WORD} (as wide as the figure or wider)"
+        else:
+            half = f" ({half_width_text(figure.median, low_high)})" if low_high and figure.median else ""
+            interval = f"99% interval {_interval_text(low_high)}{half}"
+        lines.append(f"  figure        {format_value(figure.median)} {unit}, {interval}")
         lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
     if summary.get("noise_source"):
         lines.append(f"  noise from    {summary['noise_source']}: spread between runs "

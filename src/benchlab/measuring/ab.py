@@ -26,6 +26,7 @@ import numpy as np
 
 from benchlab.statistics import stats
 from benchlab.statistics.compare import Comparison
+from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.measuring.runner import Runner, Unit
 
@@ -97,14 +98,51 @@ def signed_rank_interval(values: list[float]) -> tuple[float, float, float]:
     return float(np.median(walsh)), float(walsh[k]), float(walsh[m - 1 - k])
 
 
+#: The least time one process of a benchlab binary takes at the gate's settings: its start
+#: (exec, the timer's ~2 ms setup) and, per benchmark, calibration and 10 samples of about
+#: PROCESS_TIME_LIMIT_S (remeasure.py) each. A lower bound, for refusing a time limit that
+#: cannot fit the rounds a verdict needs before anything runs (least_round_seconds).
+LEAST_PROCESS_S = 0.005
+LEAST_BENCHMARK_S = 0.002
+#: The default time limit of `ab` and the gate: at least DEFAULT_TIME_LIMIT_S, and
+#: TIME_PER_PAIR_S per program measured: twelve binaries cannot share 30 s the way one does.
+DEFAULT_TIME_LIMIT_S = 30.0
+TIME_PER_PAIR_S = 10.0
+
+
+def default_time_limit(pairs: int) -> float:
+    """The time `ab` and the gate may take by default for `pairs` programs."""
+    return max(DEFAULT_TIME_LIMIT_S, TIME_PER_PAIR_S * pairs)
+
+
+def least_round_seconds(benchmarks_per_pair: list[int]) -> float:
+    """A lower bound on one round (a process of A and one of B per pair)."""
+    return sum(2 * (LEAST_PROCESS_S + LEAST_BENCHMARK_S * (count + 1)) for count in benchmarks_per_pair)
+
+
+def check_time_limit(time_limit: float, benchmarks_per_pair: list[int], flag: str = "--time-limit") -> None:
+    """Refuse, before anything runs, a time limit under MIN_ROUNDS rounds of the least estimate."""
+    least = MIN_ROUNDS * least_round_seconds(benchmarks_per_pair)
+    if time_limit < least:
+        raise UserError(f"{flag} {time_limit:g}: {len(benchmarks_per_pair)} program(s) need at least {least:.2g} s "
+                        f"for the {MIN_ROUNDS} rounds a verdict needs",
+                        f"give {flag} {max(1, math.ceil(least)):d} or more, or leave it out for the default")
+
+
 class ABRun:
     def __init__(self, runner: Runner, pairs: list[Pair], *, seed: int, precision: float, time_limit: float,
                  max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None,
-                 decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False):
+                 decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False,
+                 clock: Callable[[], float] = time.monotonic):
         self.runner, self.pairs = runner, pairs
         #: Stop once every figure's interval (key, low, high) is decided, after MIN_ROUNDS: the
-        #: gate's early stop at the precision its threshold needs (remeasure.py).
+        #: gate's early stop at the precision its threshold needs (remeasure.py). A decided
+        #: figure is measured no more: its binary's later processes run only the undecided
+        #: benchmarks (--filter), so the rounds go where the answer is missing.
         self.decided = decided
+        self.clock = clock
+        #: per (pair name, record key, platform): what --filter selects that figure by
+        self.filters: dict[tuple, str] = {}
         #: A pair whose process fails is not run again, its reason kept (the gate falls back).
         self.drop_failing = drop_failing
         self.failed: dict[str, str] = {}
@@ -119,7 +157,7 @@ class ABRun:
         self.faults: list[Fault] = []
 
     def run(self) -> ABResult:
-        started = time.monotonic()
+        started = self.clock()
         rounds = 0
         while rounds < self.max_rounds:
             running = [pair for pair in self.pairs if pair.name not in self.failed and not self._pair_decided(pair, rounds)]
@@ -132,14 +170,26 @@ class ABRun:
                 self.progress(f"round {rounds}: the widest interval is +-{self._widest():.2%}")
             if rounds >= MIN_ROUNDS and (self._widest() <= self.precision or self._all_decided()):
                 break
-            if time.monotonic() - started >= self.time_limit:
+            if self.clock() - started >= self.time_limit:
                 break
-        return ABResult(self._comparisons(), rounds, self.records, self.faults, time.monotonic() - started,
+        return ABResult(self._comparisons(), rounds, self.records, self.faults, self.clock() - started,
                         dict(self.failed))
+
+    def _undecided_filters(self, pair: Pair, rounds: int) -> tuple[str, ...] | None:
+        """--filter values selecting the pair's undecided figures (None: run every benchmark):
+        only for benchlab binaries, after MIN_ROUNDS, and when some of its figures are decided."""
+        if self.decided is None or rounds < MIN_ROUNDS or pair.a.target.flavor != "benchlab":
+            return None
+        mine = {key: ratios for key, ratios in self.ratios.items() if key[0] == pair.name}
+        open_keys = [key for key, ratios in mine.items() if not self.decided(key[1], *paired_interval(ratios)[1:])]
+        if len(open_keys) == len(mine) or any(key not in self.filters for key in open_keys):
+            return None
+        return tuple(sorted({self.filters[key] for key in open_keys}))
 
     def _round(self, pair: Pair, index: int) -> None:
         sides = [("a", pair.a), ("b", pair.b)]
         self.rng.shuffle(sides)
+        filters = self._undecided_filters(pair, index)
         if self.duet:
             cpu = {"a": index % 2, "b": 1 - index % 2}  # A and B swap CPUs each round
             results = {}
@@ -150,7 +200,7 @@ class ABRun:
             for thread in threads:
                 thread.join()
         else:
-            results = {side: self.runner.run_unit(unit, index) for side, unit in sides}
+            results = {side: self.runner.run_unit(unit, index, filters=filters) for side, unit in sides}
         for side in ("a", "b"):
             for record in results[side].records:
                 record.reported["ab_side"] = side
@@ -169,6 +219,7 @@ class ABRun:
             key = (pair.name, record.key, record.platform)
             self.ratios.setdefault(key, []).append(record.median / a.median)
             self.units[key] = record.unit
+            self.filters[key] = filter_text(record)
             a_medians, b_medians = self.figures.setdefault(key, ([], []))
             a_medians.append(a.median)
             b_medians.append(record.median)
@@ -203,6 +254,14 @@ class ABRun:
                                      scope=PAIRED_ROUNDS, processes=(len(ratios), len(ratios)),
                                      rounds=(list(a_medians), list(b_medians))))
         return result
+
+
+def filter_text(record: Record) -> str:
+    """What the header's --filter (a substring of `name` or `name/param_name=value`) selects
+    this record's benchmark by."""
+    if record.param is None or record.param_name is None:
+        return record.bench
+    return f"{record.bench}/{record.param_name}={record.param}"
 
 
 def _has_figure(record: Record) -> bool:

@@ -78,11 +78,13 @@ def loaded(load: float) -> bool:
 
 def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, processes: int = DEFAULT_PROCESSES,
               span: float | None = None, seed: int | None = None, progress: Callable[[str], None] = lambda _: None,
-              warn: Callable[[str], None] = lambda _: None) -> Calibration:
+              warn: Callable[[str], None] = lambda _: None, clock: Callable[[], float] = time.monotonic,
+              sleep: Callable[[float], None] = time.sleep) -> Calibration:
     """Run the A/A, its runs spread over `span` seconds at least (DEFAULT_SPAN_S), and
-    estimate each kind's run level and process spread."""
+    estimate each kind's run level and process spread. `clock` and `sleep` time the spread
+    (tests give their own)."""
     span = DEFAULT_SPAN_S if span is None else span
-    started, load = time.monotonic(), load_average()
+    started, load = clock(), load_average()
     [platform] = resolve_platforms(["native"], config)
     seed = seed if seed is not None else random.randrange(2**31)
     runner = Runner(config, [platform], RunOptions(timeout=config.timeout, seed=seed),
@@ -94,7 +96,8 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
                         "check build.cc and build.cflags in benchlab.toml")
     medians: dict[str, list[list[float]]] = {kernel: [] for kernel in noise.KINDS.values()}
     for run in range(runs):
-        _wait_for(started + span * run / runs)  # a run every span/runs seconds: they meet the host's states
+        # a run every span/runs seconds: they meet the host's states
+        _wait_for(started + span * run / runs, clock, sleep)
         progress(f"calibration run {run + 1}/{runs}")
         by_kernel: dict[str, list[float]] = {kernel: [] for kernel in medians}
         for process in range(processes):
@@ -109,7 +112,7 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
             medians[kernel].append(values)
     kinds = [KindFigure(kind, kernel, _mean([sum(v) / len(v) for v in medians[kernel] if v]),
                         aa_level(medians[kernel])) for kind, kernel in noise.KINDS.items()]
-    return Calibration(noise.Machine.of(context), kinds, runs, processes, load, time.monotonic() - started)
+    return Calibration(noise.Machine.of(context), kinds, runs, processes, load, clock() - started)
 
 
 def aa_level(runs: list[list[float]]) -> noise.RunLevel:
@@ -124,10 +127,10 @@ def aa_level(runs: list[list[float]]) -> noise.RunLevel:
     return dataclasses.replace(level, source=noise.MACHINE_PRIOR)
 
 
-def _wait_for(moment: float) -> None:
-    pause = moment - time.monotonic()
+def _wait_for(moment: float, clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
+    pause = moment - clock()
     if pause > 0:
-        time.sleep(pause)
+        sleep(pause)
 
 
 def _mean(values: list[float]) -> float:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 import platform as host_platform
 import socket
 import subprocess
@@ -47,6 +48,15 @@ def machine() -> dict[str, Any]:
             "arch": host_platform.machine()}
 
 
+def load() -> dict[str, Any] | None:
+    """How busy the machine is: its 1-minute load average and the CPUs this process may use
+    (noise.busy reads it); None where the platform has no load average."""
+    try:
+        return {"average": round(os.getloadavg()[0], 2), "cpus": len(os.sched_getaffinity(0))}
+    except (AttributeError, OSError):
+        return None
+
+
 def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str]) -> dict[str, Any]:
     # the host's compiler always; another target's when a platform of the run builds for it
     compilers = {target.name: compiler_version(target.compiler_of(config.build)) for target in buildtargets.TARGETS
@@ -63,6 +73,8 @@ def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str
         "git": git_commit(config.root),
         "seed": seed,
         "argv": argv,
+        # At the start; the end's is added when the rounds are done (recording.Recorder.run).
+        "load": {"start": load()},
         "platforms": {p.name: {"command": p.spec.command, "launchers": p.spec.launchers, "build": p.build,
                                "version": p.version()} for p in platforms},
         # Filled in as binaries report their own context records (timer, overhead, ...).

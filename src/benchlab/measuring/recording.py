@@ -13,6 +13,7 @@ import contextlib
 import signal
 from typing import Callable, Protocol
 
+from benchlab.measuring import context as run_context
 from benchlab.statistics import noise
 from benchlab.errors import ExitCode, Interrupted, StoreFailed, UserError
 from benchlab.measuring import trust
@@ -127,6 +128,8 @@ class Recorder:
                                    on_skip=self._on_skip, levels=self.run_levels)
         except KeyboardInterrupt:
             raise self._interrupted() from None
+        finally:
+            self.info.setdefault("load", {})["end"] = run_context.load()
 
     def run_levels(self) -> dict | None:
         return self.storage.run_levels(self.info) if self.storage else None

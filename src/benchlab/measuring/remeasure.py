@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterator
 from benchlab.statistics import noise
 from benchlab.measuring.ab import ABRun, Pair
 from benchlab.measuring.build import Builder
-from benchlab.statistics.compare import Comparison
+from benchlab.statistics.compare import INCONCLUSIVE, Comparison, verdict_of
 from benchlab.config import Config
 from benchlab.errors import UserError
 from benchlab.measuring import trust
@@ -43,8 +43,6 @@ from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.runner import RunOptions, Runner, Unit
 from benchlab.measuring.targets import Target
 
-#: Seconds the gate re-measures at most, by default (gate --time-limit).
-DEFAULT_TIME_LIMIT_S = 30.0
 #: Each benchmark's sampling time in a re-measuring process (the header's --time-limit;
 #: it still takes 10 samples). Short processes, many rounds: the paired ratio's spread is
 #: the processes' host states, not their samples, so rounds buy precision and samples do
@@ -162,12 +160,11 @@ def _platform(config: Config, name: str, cache: dict[str, Platform]) -> Platform
     return cache[name]
 
 
-def decider(threshold_of: Callable[[str], float]) -> Callable[[tuple, float, float], bool]:
-    """Whether a figure's interval is decided for the gate: all of it above its threshold
-    (a regression for sure) or all of it below (none beyond the threshold for sure)."""
+def decider(threshold_of: Callable[[str], float], floor: float = 0.0) -> Callable[[tuple, float, float], bool]:
+    """Whether a figure's interval is decided for the gate: its verdict is slower or not
+    slower (compare.verdict_of against the threshold, never below the noise floor)."""
     def decided(key: tuple, low: float, high: float) -> bool:
-        limit = 1 + threshold_of(key[0])
-        return low > limit or high < limit
+        return verdict_of(low, high, 1 + max(floor, threshold_of(key[0]))) != INCONCLUSIVE
     return decided
 
 
@@ -182,16 +179,17 @@ def workspace() -> Iterator[Path]:
 
 def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], float], floor: float,
         time_limit: float, seed: int | None = None,
-        progress: Callable[[str], None] = lambda _: None) -> tuple[list[Comparison], dict[str, str], int]:
+        progress: Callable[[str], None] = lambda _: None) -> tuple[list[Comparison], dict[str, str], int, float]:
     """Measure the pairs interleaved until decided or `time_limit`: the comparisons (scope
-    names the method), the pairs that failed to run here (label -> why), and the rounds."""
+    names the method), the pairs that failed to run here (label -> why), the rounds, and
+    the seconds they took."""
     seed = seed if seed is not None else random.randrange(2**31)
     platforms = list({id(p.a.platform): p.a.platform for p in pairs}.values())
     options = RunOptions(timeout=config.timeout, seed=seed, time_limit=PROCESS_TIME_LIMIT_S)
     runner = Runner(config, platforms, options, Builder(config), lambda m: None)
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
-                   floor=floor, progress=progress, decided=decider(threshold_of), drop_failing=True).run()
+                   floor=floor, progress=progress, decided=decider(threshold_of, floor), drop_failing=True).run()
     for comparison in result.comparisons:
         comparison.scope = REMEASURED.format(rounds=len(comparison.rounds[0]) if comparison.rounds else result.rounds)
     failed = {label: f"its binaries do not run here ({why})" for label, why in result.failed.items()}
-    return result.comparisons, failed, result.rounds
+    return result.comparisons, failed, result.rounds, result.seconds

@@ -172,6 +172,14 @@ def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
     return [*args, *options.extra_args]
 
 
+def measurement_settings(options: RunOptions) -> dict[str, Any]:
+    """The settings given for how each process measures (None: the header's default), which
+    move a figure without changing the code: part of its identity for the history (noise.py)."""
+    given = {"samples": options.samples, "time_limit": options.time_limit, "precision": options.precision,
+             "schedule": options.schedule, "counters": options.counters}
+    return {name: value for name, value in given.items() if value is not None}
+
+
 class Runner:
     def __init__(self, config: Config, platforms: list[Platform], options: RunOptions, builder: Builder,
                  warn: Callable[[str], None]):
@@ -196,9 +204,11 @@ class Runner:
             unit.index = index
         return units
 
-    def run_unit(self, unit: Unit, process: int | None = None, cpu: int | None = None) -> UnitResult:
+    def run_unit(self, unit: Unit, process: int | None = None, cpu: int | None = None,
+                 filters: tuple[str, ...] | None = None) -> UnitResult:
         """One process of `unit` (the `process`-th of the run's, when it has several);
-        on CPU `cpu` only when given (duet benchmarking, benchlab.measuring.ab)."""
+        on CPU `cpu` only when given (duet benchmarking, benchlab.measuring.ab); only the
+        benchmarks `filters` select when given (the undecided ones of `ab` and the gate)."""
         result = UnitResult(unit, process=process)
         scratch_root = self.config.state_dir / "scratch"
         scratch_root.mkdir(parents=True, exist_ok=True)
@@ -217,7 +227,7 @@ class Runner:
                         layout = layout_env(self._layout_rng)
                     if cpu is None and process is not None and self.options.spread_cpus and self._spreads(unit):
                         cpu, layout = self._start_cpu(process), {**layout, "BL_RELEASE_CPUS": self._cpu_list}
-                    self._run_binary(unit, result, scratch, layout, cpu)
+                    self._run_binary(unit, result, scratch, layout, cpu, filters)
                 for record in result.records:
                     if process is not None:
                         record.reported["process"] = process
@@ -392,16 +402,20 @@ class Runner:
             return None
         digest = noise.file_sha256(Path(exe))
         flags = {"args": list(self.options.extra_args), "subtract": self.options.subtract}
-        return {"id": noise.code_id(digest, platform_info, flags), "sha256": digest, "path": str(exe),
-                "flavor": unit.target.flavor, "flags": flags}
+        settings = measurement_settings(self.options)
+        # Settings join the identity only when given, so that default runs keep the ids they had.
+        identity = noise.code_id(digest, platform_info, {**flags, "settings": settings} if settings else flags)
+        return {"id": identity, "sha256": digest, "path": str(exe), "flavor": unit.target.flavor, "flags": flags,
+                **({"settings": settings} if settings else {})}
 
     def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
-                    cpu: int | None = None) -> None:
+                    cpu: int | None = None, filters: tuple[str, ...] | None = None) -> None:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
             result.faults.append(_build_fault(unit, exe))
             return
-        args = benchmark_arguments(unit.target.flavor, self.options)
+        options = self.options if filters is None else dataclasses.replace(self.options, filters=filters)
+        args = benchmark_arguments(unit.target.flavor, options)
         if unit.sweep_value is not None:
             args.append(self.options.sweep.argument(unit.sweep_value))
         argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
@@ -417,7 +431,7 @@ class Runner:
         self._check_reported_medians(binary, parsed.records)
         result.records = parsed.records
         result.context = parsed.context
-        if no_match(unit.target.flavor, self.options, outcome, parsed):
+        if no_match(unit.target.flavor, options, outcome, parsed):
             result.filtered_out = True
         elif parsed.parser_error is not None:
             result.faults.append(Fault(unit.target.name, unit.platform.name, parsed.parser_error, head))

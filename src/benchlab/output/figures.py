@@ -51,10 +51,7 @@ def spread_text(summary: dict[str, Any]) -> str:
     one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
     if not median or not ci or one_process_alone:
         return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
-    half = relative_half_width(median, ci)
-    text = f" +-{percent_text(half)}"
-    if half >= UNINFORMATIVE:
-        text += f" {UNINFORMATIVE_WORD}"
+    text = f" {half_width_text(median, ci)}"
     if summary.get("between_cv") is not None:
         text += f" cv{percent_text(summary['between_cv'])}"
     return text
@@ -63,6 +60,20 @@ def spread_text(summary: dict[str, Any]) -> str:
 def relative_half_width(median: float, interval) -> float:
     """The larger side of an interval around a (non-zero) median, as a fraction of it."""
     return max(interval[1] - median, median - interval[0]) / abs(median)
+
+
+def half_width_text(median: float, interval) -> str:
+    """`+-h%` of an interval around `median`, or "uninformative" where it is as wide as the
+    figure or wider: every output says so in words (table, stats, history, report)."""
+    half = relative_half_width(median, interval)
+    return UNINFORMATIVE_WORD if not half < UNINFORMATIVE else f"+-{percent_text(half)}"
+
+
+def interval_bounds_text(median: float, interval, digits: str = ".4g") -> str:
+    """`[low, high]`, or "uninformative" as half_width_text decides."""
+    if median and not relative_half_width(median, interval) < UNINFORMATIVE:
+        return UNINFORMATIVE_WORD
+    return f"[{interval[0]:{digits}}, {interval[1]:{digits}}]"
 
 
 #: Percents are shown between these: below, "<0.01%" (the digits of 9e-05% are the noise of

@@ -20,8 +20,13 @@ When the store holds earlier runs of a benchmark on B's machine, the spread betw
 whole runs (noise.py) joins the error term: each side's figure varies by it too, so
 2 s_run^2 is added under the root, its degrees of freedom pooled with the others'.
 
-Verdicts: "no change" when the interval contains 1 or lies inside the noise floor
-(default 1%: [1/1.01, 1.01]); else "slower" (the interval above 1) or "faster".
+Verdicts, three and only three (issue 27): *slower* when the whole interval lies above
+1 + threshold, *not slower* when the whole interval lies at or below it, *inconclusive*
+when it straddles it: the evidence carries no answer, and no command reports that as
+passed. The threshold is the gate's --max-regression (or `ab`'s), never below the noise
+floor (default 1%: identical code at another address differs by that much); `compare`
+judges at the noise floor. A row that is not slower is also called *faster* when its whole
+interval lies below 1 / (1 + threshold): a note beside the verdict, not a fourth verdict.
 
 A deterministic counter (instructions counted by callgrind: `"deterministic": true`)
 is the same on every run of the same code, so its processes agree exactly, its ratio's
@@ -46,7 +51,11 @@ from benchlab.output.figures import figures
 #: identical code at another address or on another CPU differs by that much (issue 9).
 DEFAULT_NOISE_FLOOR = 0.01
 
-SLOWER, FASTER, NO_CHANGE = "slower", "faster", "no change"
+SLOWER, NOT_SLOWER, INCONCLUSIVE = "slower", "not slower", "inconclusive"
+#: Every verdict a comparison can give, in the order summaries list them.
+VERDICTS = (SLOWER, NOT_SLOWER, INCONCLUSIVE)
+#: The note beside a "not slower" verdict whose whole interval is below 1 / (1 + threshold).
+FASTER = "faster"
 #: What a comparison's interval rests on.
 BETWEEN_PROCESSES = "between processes"
 BETWEEN_RUNS = "between processes and earlier runs of identical code"
@@ -78,17 +87,54 @@ class Comparison:
     deterministic: bool = False
     #: CODE_CHANGED or MACHINE_CHANGED for a changed row whose instructions were compared too.
     cause: str | None = None
+    #: The slowdown that counts (0.02 for 2%: the gate's --max-regression); None: the floor alone.
+    threshold: float | None = None
+
+    @property
+    def limit(self) -> float:
+        """1 + the slowdown that counts: the threshold, never below the noise floor."""
+        return 1 + max(self.floor, self.threshold or 0.0)
 
     @property
     def verdict(self) -> str:
-        inside_floor = self.low >= 1 / (1 + self.floor) and self.high <= 1 + self.floor
-        if self.low <= 1 <= self.high or inside_floor:
-            return NO_CHANGE
-        return SLOWER if self.low > 1 else FASTER
+        """SLOWER, NOT_SLOWER or INCONCLUSIVE: where the whole interval lies against the limit."""
+        return verdict_of(self.low, self.high, self.limit)
 
-    def slower_beyond(self, threshold: float) -> bool:
-        """A regression beyond `threshold` (0.02 for 2%) with 99% confidence."""
-        return self.verdict == SLOWER and self.low > 1 + threshold
+    @property
+    def faster(self) -> bool:
+        """Not slower, and the whole interval below 1 / limit: a speed-up beyond the threshold."""
+        return self.high < 1 / self.limit
+
+    @property
+    def changed(self) -> bool:
+        """Slower or faster beyond the limit: what `compare` calls a change."""
+        return self.verdict == SLOWER or self.faster
+
+    @property
+    def uninformative(self) -> bool:
+        """An interval wider than the figure itself (uninformative_interval)."""
+        return uninformative_interval(self.ratio, self.low, self.high)
+
+
+def verdict_of(low: float, high: float, limit: float) -> str:
+    """The verdict of a ratio's interval [low, high] against 1 + threshold (`limit`)."""
+    if low > limit:
+        return SLOWER
+    if high <= limit:
+        return NOT_SLOWER
+    return INCONCLUSIVE
+
+
+#: An interval whose larger side is the figure itself or more (B/A of 2 with an upper end
+#: of 4 or more, or a lower end at 0) bounds nothing worth a number: outputs say
+#: "uninformative" instead of [0.0000, 511079.1583] (output/figures.py, UNINFORMATIVE).
+UNINFORMATIVE_HALF_WIDTH = 1.0
+
+
+def uninformative_interval(figure: float, low: float, high: float) -> bool:
+    if not (figure > 0) or not math.isfinite(high) or low <= 0:
+        return True
+    return max(high - figure, figure - low) / figure >= UNINFORMATIVE_HALF_WIDTH
 
 
 def spread(record: Record) -> tuple[float, float, int]:
@@ -184,12 +230,12 @@ def attribute_causes(comparisons: list[Comparison]) -> None:
             counts.setdefault((bench, param, sweep), []).append(c)
     for c in comparisons:
         bench, param, counter, sweep = c.key
-        if c.verdict == NO_CHANGE or (bench, param, sweep) not in counts:
+        if not c.changed or (bench, param, sweep) not in counts:
             continue
         if counter in INSTRUCTION_COUNTERS:
             c.cause = CODE_CHANGED
         elif counter == "time":
-            moved = any(i.verdict != NO_CHANGE for i in counts[(bench, param, sweep)])
+            moved = any(i.changed for i in counts[(bench, param, sweep)])
             c.cause = CODE_CHANGED if moved else MACHINE_CHANGED
 
 

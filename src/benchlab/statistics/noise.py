@@ -10,15 +10,19 @@ the kernel, so all of them.
 
 **The code** (`code_id`): the content of what ran, per (binary, platform): for a source
 benchlab built, its build-cache key (source, headers, compiler and flags); for a prebuilt
-executable, the sha256 of the file; with the platform's launch template and version and
-the flags that change what a figure means (`--arg`, `--no-subtract`). A run records it in
-its context (`code`). The error term of a comparison is the variation between processes
+executable, the sha256 of the file; with the platform's launch template and version, the
+flags that change what a figure means (`--arg`, `--no-subtract`), and the measurement
+settings given (`--samples`, `--time-limit`, `--precision`, `--schedule`, `--counters`):
+a short run of 10 samples in 0.2 s reads 2-3x high under load where a default one does
+not, so it is no history of a default run. A run records it in its context (`code`). The error term of a comparison is the variation between processes
 and runs of the *same* code: a series of runs whose code changed contributes nothing, so
 a 3% change of the user's own code is never counted as machine noise.
 
 **The window**: the latest `MAX_EARLIER_RUNS` complete runs before this one on the same
 machine that ran the same code in several processes (a run of one process cannot tell
-its processes' spread). Fewer than `MIN_EARLIER_RUNS` such runs: no identical-code
+its processes' spread), and that were as busy as this one (`busy`: a run beside other
+jobs is no quiet run's history, so one loaded afternoon does not widen every later
+interval of that code). Fewer than `MIN_EARLIER_RUNS` such runs: no identical-code
 history, and the machine prior stands in (below).
 
 **The estimate** (Kalibera and Jones, "Rigorous benchmarking in reasonable time", ISMM
@@ -178,18 +182,30 @@ def can_be_history(context: dict[str, Any] | None) -> bool:
     return "profile" not in (context or {}) and several_processes(context)
 
 
+def busy(context: dict[str, Any] | None) -> bool:
+    """Whether a run started on a machine that other jobs kept busy: a 1-minute load average
+    above its CPUs (context `load`, measuring/context.py). Such a run's figures carry the
+    CPU time other jobs took (2-3x high beside busy loops on this project's 2-core VM), so
+    its spread is not that of a quiet run: busy and quiet runs are each other's history
+    only within their own kind (same_code_window). A run from before the load was recorded
+    counts as quiet."""
+    start = (((context or {}).get("load") or {}).get("start")) or {}
+    average, cpus = start.get("average"), start.get("cpus")
+    return isinstance(average, (int, float)) and isinstance(cpus, int) and cpus > 0 and average > cpus
+
+
 def same_code_window(earlier: Iterable[tuple[int, dict[str, Any] | None]],
                      context: dict[str, Any] | None) -> dict[str, list[int]]:
     """For each binary of `context`'s code, the ids of the latest MAX_EARLIER_RUNS runs of
     `earlier` (complete runs before it, newest first) on the same machine that ran the same
-    code in several processes: {code_label: run ids, oldest first}. Stops reading `earlier`
-    once every binary has a full window."""
-    machine, wanted = Machine.of(context), codes_of(context)
+    code in several processes, as busy as it (busy): {code_label: run ids, oldest first}.
+    Stops reading `earlier` once every binary has a full window."""
+    machine, wanted, loaded = Machine.of(context), codes_of(context), busy(context)
     found: dict[str, list[int]] = {label: [] for label in wanted}
     if not wanted:
         return {}
     for run_id, other in earlier:
-        if Machine.of(other) != machine or not can_be_history(other):
+        if Machine.of(other) != machine or not can_be_history(other) or busy(other) != loaded:
             continue
         theirs = codes_of(other)
         for label, code in wanted.items():

@@ -23,15 +23,37 @@ def test_ab_pairs_processes_by_round_and_gates(project, benchlab):
     # the fewest rounds a t interval is taken over
     assert len((project / "a.sh.count").read_text().split()) == 4 == len((project / "b.sh.count").read_text().split())
     assert "4 rounds of A and B in" in result.stderr and "seed 3" in result.stderr
-    assert result.stderr.splitlines()[-1].startswith("regression: Read/1: 1.0")
+    assert any(line.startswith("regression: Read/1 on native: 1.0") for line in result.stderr.splitlines())
+    assert result.stderr.splitlines()[-1] == "ab failed: 1 slower beyond the threshold"
 
 
-def test_ab_of_the_same_program_is_no_change_and_exit_0(project, benchlab):
+def test_ab_of_the_same_program_is_not_slower_and_exit_0(project, benchlab):
     lind(project, "a.sh", 240)
     lind(project, "b.sh", 240)
     result = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "8", "--max-regression", "1")
     assert result.exit_code == 0, result.stderr
-    assert result.stdout.splitlines()[1].split()[-2:] == ["no", "change"]
+    assert result.stdout.splitlines()[1].split()[-2:] == ["not", "slower"]
+    assert result.stderr.splitlines()[-1] == "ab passed: every row not slower than 1% with 99% confidence"
+
+
+def test_ab_that_cannot_decide_in_its_rounds_exits_4_and_says_what_would_decide(project, benchlab):
+    # B's processes read 10% apart by turns around 2% slower: 4 rounds cannot tell 2% from 1%
+    lind(project, "a.sh", 240)
+    write(project / "b.sh", f"#!/bin/sh\necho x >> {project}/b.count\nn=$(wc -l < {project}/b.count)\n"
+                            "printf 'Read\\t1\\t100\\t%d\\n' $(( 233 + (n % 2) * 24 ))\n", executable=True)
+    result = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--max-regression", "1", "--seed", "1")
+    assert result.exit_code == 4, result.stdout + result.stderr
+    assert result.stdout.splitlines()[1].split()[-1] == "inconclusive"
+    lines = result.stderr.splitlines()
+    assert any(line.startswith("inconclusive: Read/1 on native: ") and line.endswith("reaches both sides of 1.01")
+               for line in lines)
+    assert any(line.startswith("to decide the 1 inconclusive row(s): ") for line in lines)
+    assert lines[-1].startswith("ab inconclusive: 1 row(s) undecided, nothing slower for sure; not passed (exit 4")
+    accepted = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--max-regression", "1", "--inconclusive", "pass")
+    assert accepted.exit_code == 0 and accepted.stderr.splitlines()[-1].endswith("accepted by --inconclusive=pass")
+    # without --max-regression, ab measures and says its verdicts, and judges nothing
+    measured = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4")
+    assert measured.exit_code == 0 and measured.stdout.splitlines()[1].split()[-1] == "inconclusive"
 
 
 def test_ab_of_two_git_revisions_builds_each_in_a_worktree(project, benchlab):
@@ -58,10 +80,16 @@ def test_ab_usage_errors(project, benchlab):
             f"error: --rev nope: no such git revision in {project} (give a branch, tag or commit: --rev main)\n",
         ("ab", "--rev", "x", "a.sh"):
             "error: --rev needs two revisions and one TARGET (write: benchlab ab --rev main --rev HEAD suites/calls)\n",
+        ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):
+            "error: --time-limit 0.01: 1 program(s) need at least 0.056 s for the 4 rounds a verdict needs "
+            "(give --time-limit 1 or more, or leave it out for the default)\n",
+        ("ab", "a.sh", "a.sh", "--max-regression", "2", "--inconclusive", "maybe"):
+            "error: Invalid value for '--inconclusive': 'maybe' is not one of 'fail', 'pass'. (see 'benchlab ab --help')\n",
     }
     for args, message in cases.items():
         result = benchlab(*args)
         assert (result.exit_code, result.stderr) == (2, message), args
+    assert not (project / "a.sh.count").exists()  # refused before anything ran
 
 
 def test_duet_runs_a_and_b_at_once_on_two_cpus(project, benchlab):

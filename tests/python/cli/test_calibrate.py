@@ -72,12 +72,27 @@ def test_bad_flags_are_refused_before_anything_runs(project, benchlab):
         assert result.exit_code == 2 and result.stderr.startswith("error:"), args
 
 
-def test_the_runs_are_spread_over_the_span(project, benchlab, monkeypatch):
-    # Run k starts span * k / runs seconds after the first: with sleep not sleeping, each pause
-    # is what is left until run k's start (10, 20, 30 s less the time the runs took).
-    slept = []
-    monkeypatch.setattr(calibration.time, "sleep", slept.append)
-    result = benchlab("calibrate", "--runs", "4", "-N", "2", "--span", "40", "--db", "sqlite:///cal.db")
-    assert result.exit_code == 0, result.stderr
-    assert len(slept) == 3 and 0 < slept[0] <= 10 < slept[1] <= 20 < slept[2] <= 30
+def test_the_runs_are_spread_over_the_span(project, benchlab):
+    # Run k starts span * k / runs seconds after the first. An injected clock moves 1 s at
+    # each reading and by what is slept, whatever the runs take: started at 0, run 0 reads 1
+    # (no wait), run 1 reads 2 and waits 8 to 10, run 2 reads 11 and waits 9 to 20, run 3
+    # reads 21 and waits 9 to 30.
+    from benchlab.config import load_config
+    from benchlab.measuring import context as run_context
+
+    class Clock:
+        now, slept = 0.0, []
+
+        def read(self):
+            self.now += 1
+            return self.now - 1
+
+        def sleep(self, seconds):
+            self.slept.append(seconds)
+            self.now += seconds
+
+    clock = Clock()
+    result = calibration.calibrate(load_config(cwd=project), run_context.machine(), runs=4, processes=2, span=40,
+                                   clock=clock.read, sleep=clock.sleep)
+    assert clock.slept == [8.0, 9.0, 9.0] and result.runs == 4 and result.seconds == 31.0
     assert benchlab("calibrate", "--span", "-1", "--db", "sqlite:///cal.db").exit_code == 2

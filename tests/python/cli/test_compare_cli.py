@@ -25,8 +25,8 @@ def test_compare_two_stored_runs_with_the_processes_as_the_unit(project, benchla
     read = lines[1].split()
     assert read[:5] == ["Read/1", "native", "240.5", "264.5", "1.0998"] and read[-1] == "slower"
     write_row = lines[2].split()
-    assert write_row[:5] == ["Write/1", "native", "500", "500", "1.0000"] and write_row[-1] == "change"
-    assert lines[3] == "2 compared: 1 slower, 0 faster, 1 no change; geometric mean of B/A 1.0487"
+    assert write_row[:5] == ["Write/1", "native", "500", "500", "1.0000"] and write_row[-2:] == ["not", "slower"]
+    assert lines[3] == "2 compared: 1 slower, 1 not slower (0 faster), 0 inconclusive; geometric mean of B/A 1.0487"
     document = json.loads(benchlab("compare", "1", "2", "--format", "json").stdout)
     [read_json] = [c for c in document["comparisons"] if c["test"] == "Read"]
     assert read_json["processes"] == [4, 4] and read_json["interval"] == "between processes"
@@ -42,14 +42,61 @@ def test_gate_exits_3_on_a_regression_beyond_the_threshold_and_0_otherwise(proje
     lind_run(project, benchlab, "264 + n % 2")   # 10% slower
     passed = benchlab("gate", "--baseline", "1", "2")
     assert passed.exit_code == 0
-    assert passed.stderr.endswith("gate passed: nothing slower than 2% beyond its 99% interval\n")
+    assert passed.stderr.endswith("gate passed: every row not slower than 2% with 99% confidence\n")
     failed = benchlab("gate", "--baseline", "1", "3")
     assert failed.exit_code == 3
-    assert failed.stderr.splitlines()[-1].startswith("regression: Read/1 on native: 1.0998x [")
-    assert failed.stderr.splitlines()[-1].endswith("], more than 2% slower")
+    [regression] = [line for line in failed.stderr.splitlines() if line.startswith("regression: ")]
+    assert regression.startswith("regression: Read/1 on native: 1.0998x [")
+    assert regression.endswith("], more than 2% slower")
+    assert failed.stderr.splitlines()[-1] == "gate failed: 1 slower beyond the threshold"
     # a benchmark's own threshold in benchlab.toml wins
     write(project / "benchlab.toml", "[gate]\ncalibrate = false\n[gate.max_regression]\nRead = 20\n")
     assert benchlab("gate", "--baseline", "1", "3").exit_code == 0
+
+
+def test_a_gate_whose_interval_reaches_both_sides_of_the_threshold_is_inconclusive_never_passed(project, benchlab):
+    write(project / "benchlab.toml", "[gate]\ncalibrate = false\n")
+    lind_run(project, benchlab, "240 + n % 2")
+    lind_run(project, benchlab, "240 + (n % 2) * 24")   # processes 264 240 264 240: about 5% slower, +-8%
+    undecided = benchlab("gate", "--baseline", "1", "2")
+    assert undecided.exit_code == 4, undecided.stderr
+    [row] = [line for line in undecided.stdout.splitlines() if line.startswith("Read/1")]
+    assert row.endswith("inconclusive")
+    lines = undecided.stderr.splitlines()
+    assert [line for line in lines if line.startswith("inconclusive: ")][0].startswith(
+        "inconclusive: Read/1 on native: 1.0478x [")
+    assert any(line.startswith("to decide the 1 inconclusive row(s): their stored runs have as few as 4 process(es)")
+               for line in lines)
+    assert lines[-1] == ("gate inconclusive: 1 row(s) undecided, nothing slower for sure; not passed "
+                         "(exit 4; --inconclusive=pass accepts undecided rows)")
+    document = json.loads(benchlab("gate", "--baseline", "1", "2", "--format", "json").stdout)
+    assert [c["verdict"] for c in document["comparisons"]] == ["inconclusive", "not slower"]
+    assert document["verdicts"] == {"slower": 0, "not slower": 1, "inconclusive": 1}
+    markdown = benchlab("gate", "--baseline", "1", "2", "--format", "markdown").stdout
+    assert "| Read/1 | native | 240.5 | 252 | 1.0478 | [" in markdown and "| inconclusive |" in markdown
+    accepted = benchlab("gate", "--baseline", "1", "2", "--inconclusive=pass")
+    assert accepted.exit_code == 0
+    assert accepted.stderr.splitlines()[-1] == "gate inconclusive: 1 row(s) undecided, accepted by --inconclusive=pass"
+    assert "passed" not in accepted.stderr
+    bad = benchlab("gate", "--baseline", "1", "2", "--inconclusive=maybe")
+    assert bad.exit_code == 2 and bad.stdout == "" and "'maybe' is not one of 'fail', 'pass'" in bad.stderr
+
+
+def test_an_interval_wider_than_its_figure_prints_as_uninformative(project, benchlab):
+    # One process each (a result file): 2.25x with samples from 15 to 3000, the case of issue 27.
+    write(project / "a.jsonl", "".join(
+        json.dumps({"type": "result", "bench": "t", "param": None, "counter": "time", "unit": "ns",
+                    "samples": [100.0 + i % 3 for i in range(20)]}) + "\n" for _ in range(1)))
+    write(project / "b.jsonl", json.dumps({"type": "result", "bench": "t", "param": None, "counter": "time",
+                                           "unit": "ns", "samples": [15.0, 3000.0] * 4 + [225.0] * 3}) + "\n")
+    result = benchlab("gate", "--baseline", "a.jsonl", "b.jsonl", "--no-remeasure")
+    assert result.exit_code == 4, result.stderr
+    [row] = [line for line in result.stdout.splitlines() if line.startswith("t ")]
+    assert row.split()[-4:] == ["uninformative", "inconclusive", "(1", "process)"]
+    assert "e+" not in result.stdout and "e+" not in result.stderr
+    document = json.loads(benchlab("compare", "a.jsonl", "b.jsonl", "--format", "json").stdout)
+    [c] = document["comparisons"]
+    assert c["ratio_ci"][1] > 4 * c["ratio"] and c["uninformative"] and c["verdict"] == "inconclusive"
 
 
 def test_a_result_file_of_one_process_is_compared_and_says_so(project, benchlab):

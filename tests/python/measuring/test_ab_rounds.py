@@ -1,6 +1,8 @@
 """benchlab.measuring.ab's rounds with a stand-in runner: the early stop the gate asks for
 (`decided`), a decided pair no longer run, a failing pair dropped (remeasure.py)."""
 import itertools
+import random
+from types import SimpleNamespace
 
 from benchlab.measuring.ab import MIN_ROUNDS, ABRun, Pair
 from benchlab.records import Fault, Record
@@ -8,53 +10,122 @@ from benchlab.measuring.remeasure import decider
 from benchlab.measuring.runner import UnitResult
 
 
-class StandIn:
-    """Runs nothing: each unit's process reports `figures[name]` (+-0.1% by round parity);
-    a unit named in `failing` fails. Counts the processes of each unit."""
+def unit(name: str, flavor: str = "benchlab") -> SimpleNamespace:
+    """What ABRun reads of a unit: its target's flavor; the stand-in runner keys on the name."""
+    return SimpleNamespace(name=name, target=SimpleNamespace(flavor=flavor))
 
-    def __init__(self, figures: dict[str, float], failing: tuple[str, ...] = ()):
+
+def pair(name: str, a: str, b: str) -> Pair:
+    return Pair(name, unit(a), unit(b))
+
+
+class StandIn:
+    """Runs nothing: each unit's process reports, per benchmark, `figures[name]` (+-0.1% by
+    round parity), or `figures[name][bench]` for several; a unit named in `failing` fails.
+    Honours --filter as the header does (a substring of the benchmark's name). Counts the
+    processes of each unit and keeps the filters each was given."""
+
+    def __init__(self, figures: dict, failing: tuple[str, ...] = (), spread: float = 0.001):
         self.figures, self.failing = figures, failing
         self.ran: dict[str, int] = {}
+        self.filters: dict[str, list] = {}
         self.turn = itertools.count()
+        #: +-spread by round parity when small; drawn uniformly from a seeded generator when
+        #: wide, so that a figure on its threshold stays undecided for many rounds.
+        self.spread, self.rng = spread, random.Random(3)
 
-    def run_unit(self, unit, process=None, cpu=None):
-        name = unit
+    def run_unit(self, unit, process=None, cpu=None, filters=None):
+        name = unit.name
         self.ran[name] = self.ran.get(name, 0) + 1
+        self.filters.setdefault(name, []).append(filters)
         if name in self.failing:
             return UnitResult(unit, faults=[Fault(name, "native", "exit status 127")])
-        wobble = 1.001 if next(self.turn) % 2 else 0.999
-        value = self.figures[name] * wobble
-        return UnitResult(unit, records=[Record(bench="b", param=None, samples=[value] * 9, platform="native",
-                                                binary=name)])
+        parity = next(self.turn) % 2
+        wobble = (1 + self.spread if parity else 1 - self.spread) if self.spread <= 0.001 else \
+            1 + self.rng.uniform(-self.spread, self.spread)
+        figures = self.figures[name] if isinstance(self.figures[name], dict) else {"b": self.figures[name]}
+        return UnitResult(unit, records=[
+            Record(bench=bench, param=None, samples=[value * wobble] * 9, platform="native", binary=name)
+            for bench, value in figures.items() if filters is None or any(f in bench for f in filters)])
 
 
-def run(runner, pairs, threshold=0.02, limit=60.0):
+def run(runner, pairs, threshold=0.02, limit=60.0, clock=None):
     return ABRun(runner, pairs, seed=1, precision=0.0, time_limit=limit, max_rounds=200, duet=False, floor=0.01,
-                 decided=decider(lambda bench: threshold), drop_failing=True).run()
+                 decided=decider(lambda bench: threshold), drop_failing=True,
+                 **({"clock": clock} if clock else {})).run()
 
 
 def test_rounds_stop_once_every_figure_is_on_one_side_of_its_threshold():
     # 10% slower and unchanged: both decided after the first MIN_ROUNDS rounds.
     runner = StandIn({"a1": 100.0, "b1": 110.0, "a2": 50.0, "b2": 50.0})
-    result = run(runner, [Pair("one", "a1", "b1"), Pair("two", "a2", "b2")])
+    result = run(runner, [pair("one", "a1", "b1"), pair("two", "a2", "b2")])
     assert result.rounds == MIN_ROUNDS
     assert sorted(round(c.ratio, 2) for c in result.comparisons) == [1.0, 1.1]
 
 
 def test_a_decided_pair_stops_while_an_undecided_one_goes_on():
-    # "two" sits on the threshold (2% slower against 2%): never decided, so it runs to
+    # "two" sits on the threshold (2% slower, +-2% a round, against 2%): never decided, so it runs to
     # max_rounds, while "one" (10% slower) stops after MIN_ROUNDS.
-    runner = StandIn({"a1": 100.0, "b1": 110.0, "a2": 100.0, "b2": 102.0})
-    result = run(runner, [Pair("one", "a1", "b1"), Pair("two", "a2", "b2")])
-    assert result.rounds == 200
-    assert runner.ran["a1"] == MIN_ROUNDS and runner.ran["a2"] == 200
+    runner = StandIn({"a1": 100.0, "b1": 110.0, "a2": 100.0, "b2": 102.0}, spread=0.02)
+    result = run(runner, [pair("one", "a1", "b1"), pair("two", "a2", "b2")])
+    assert runner.ran["a1"] == MIN_ROUNDS and runner.ran["a2"] == result.rounds > MIN_ROUNDS
 
 
 def test_a_pair_that_fails_is_dropped_with_its_reason_and_the_others_go_on():
     runner = StandIn({"a1": 100.0, "b1": 110.0, "a2": 50.0, "b2": 50.0}, failing=("b2",))
-    result = run(runner, [Pair("one", "a1", "b1"), Pair("two", "a2", "b2")])
+    result = run(runner, [pair("one", "a1", "b1"), pair("two", "a2", "b2")])
     assert result.failed == {"two": "B: exit status 127"}
     assert runner.ran["b2"] == 1 and [c.key[0] for c in result.comparisons] == ["b"]
+
+
+def test_a_decided_row_is_measured_no_more_while_its_binary_runs_the_undecided_ones():
+    # One binary, two benchmarks: "fast_change" is 10% slower (decided after MIN_ROUNDS),
+    # "on_edge" sits on the threshold (never decided). From then on the binary's processes
+    # run only "on_edge" (--filter), so "fast_change" keeps its MIN_ROUNDS rounds.
+    runner = StandIn({"a": {"fast_change": 100.0, "on_edge": 100.0}, "b": {"fast_change": 110.0, "on_edge": 102.0}},
+                     spread=0.02)
+    result = run(runner, [pair("suite", "a", "b")])
+    rounds = {c.key[0]: len(c.rounds[0]) for c in result.comparisons}
+    assert rounds == {"fast_change": MIN_ROUNDS, "on_edge": result.rounds} and result.rounds > MIN_ROUNDS
+    assert runner.filters["a"][:MIN_ROUNDS] == [None] * MIN_ROUNDS
+    assert set(runner.filters["a"][MIN_ROUNDS:]) == {("on_edge",)}
+
+
+def test_a_foreign_binary_is_run_whole():
+    runner = StandIn({"a": {"fast_change": 100.0, "on_edge": 100.0}, "b": {"fast_change": 110.0, "on_edge": 102.0}},
+                     spread=0.02)
+    result = ABRun(runner, [Pair("suite", unit("a", "gbench"), unit("b", "gbench"))], seed=1, precision=0.0,
+                   time_limit=60, max_rounds=20, duet=False, floor=0.01, decided=decider(lambda bench: 0.02)).run()
+    assert set(runner.filters["a"]) == {None} and result.rounds > MIN_ROUNDS
+
+
+def test_the_time_limit_is_read_from_the_injected_clock():
+    # Each reading of the clock moves it 1 s: the rounds stop once 10 s have passed,
+    # whatever the real time.
+    ticks = itertools.count()
+    runner = StandIn({"a2": 100.0, "b2": 102.0}, spread=0.02)
+    result = ABRun(runner, [pair("two", "a2", "b2")], seed=1, precision=0.0, time_limit=10, max_rounds=200,
+                   duet=False, floor=0.01, clock=lambda: float(next(ticks))).run()
+    assert result.rounds == 10 and result.seconds == 11.0
+
+
+def test_a_time_limit_too_short_for_the_rounds_a_verdict_needs_is_refused_before_anything_runs():
+    import pytest
+    from benchlab.errors import UserError
+    from benchlab.measuring.ab import LEAST_BENCHMARK_S, LEAST_PROCESS_S, check_time_limit, least_round_seconds
+    assert least_round_seconds([10, 0]) == pytest.approx(2 * (LEAST_PROCESS_S + 11 * LEAST_BENCHMARK_S)
+                                                         + 2 * (LEAST_PROCESS_S + LEAST_BENCHMARK_S))
+    needed = MIN_ROUNDS * least_round_seconds([10] * 12)
+    check_time_limit(needed, [10] * 12)
+    with pytest.raises(UserError) as refused:
+        check_time_limit(needed * 0.9, [10] * 12)
+    assert refused.value.what.startswith(f"--time-limit {needed * 0.9:g}: 12 program(s) need at least")
+    assert "give --time-limit 3 or more" in refused.value.fix
+
+
+def test_the_default_time_limit_grows_with_the_programs_measured():
+    from benchlab.measuring.ab import default_time_limit
+    assert (default_time_limit(1), default_time_limit(3), default_time_limit(12)) == (30.0, 30.0, 120.0)
 
 
 def test_the_signed_rank_interval_by_hand():

@@ -407,7 +407,14 @@ def test_the_code_identity_is_the_binarys_hash_with_the_platform_and_the_flags(l
     plain, _ = make_runner(lab)
     plain_code = plain.code_identity(plain.plan(targets(lab, "suite/tiny.c"))[0], info)
     assert plain_code["sha256"] == code["sha256"] and plain_code["id"] != code["id"]
-    assert plain_code["flags"] == {"args": [], "subtract": True}
+    assert plain_code["flags"] == {"args": [], "subtract": True} and "settings" not in plain_code
+    # measurement settings given (a short run): the same binary, another code; defaults add none
+    short, _ = make_runner(lab, samples=10, time_limit=0.2)
+    short_code = short.code_identity(short.plan(targets(lab, "suite/tiny.c"))[0], info)
+    assert short_code["settings"] == {"samples": 10, "time_limit": 0.2}
+    assert short_code["id"] == noise.code_id(sha256(exe), info, {"args": [], "subtract": True,
+                                                                 "settings": {"samples": 10, "time_limit": 0.2}})
+    assert short_code["sha256"] == code["sha256"] and short_code["id"] != plain_code["id"]
 
 
 def test_a_changed_source_is_another_binary_and_another_code(lab):

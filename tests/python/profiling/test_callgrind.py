@@ -13,7 +13,7 @@ import pytest
 from benchlab.profiling import callgrind
 from benchlab.profiling.callgrind import CallgrindError, read_dump, result_records, split_output
 from benchlab.statistics.combine import combine
-from benchlab.statistics.compare import CODE_CHANGED, EXACT, MACHINE_CHANGED, NO_CHANGE, SLOWER, compare
+from benchlab.statistics.compare import CODE_CHANGED, EXACT, MACHINE_CHANGED, NOT_SLOWER, SLOWER, compare
 from benchlab.config import load_config
 from benchlab.errors import UserError
 from benchlab.records import Record
@@ -294,13 +294,13 @@ def time(bench, median, processes=3):
 
 def test_a_deterministic_counter_is_exact_and_any_difference_is_real():
     [same] = compare(instructions("b", 1000.0), instructions("b", 1000.0))
-    assert (same.verdict, same.low, same.high, same.floor, same.scope) == (NO_CHANGE, 1.0, 1.0, 0.0, EXACT)
+    assert (same.verdict, same.low, same.high, same.floor, same.scope) == (NOT_SLOWER, 1.0, 1.0, 0.0, EXACT)
     [one_more] = compare(instructions("b", 1000.0), instructions("b", 1001.0))
     assert one_more.verdict == SLOWER and one_more.low == one_more.high == 1.001 and one_more.deterministic
     assert one_more.cause == CODE_CHANGED
     # a single process is exact too: no "(1 process)" caveat
     [single] = compare(instructions("b", 1000.0, 1), instructions("b", 999.0, 1))
-    assert single.scope == EXACT and single.low == single.high == 0.999
+    assert single.scope == EXACT and single.low == single.high == 0.999 and single.faster
 
 
 def test_code_changed_and_machine_changed():
@@ -311,8 +311,8 @@ def test_code_changed_and_machine_changed():
     causes = {(c.key[0], c.key[2]): (c.verdict, c.cause) for c in compare(a, b)}
     assert causes == {
         ("code", "time"): (SLOWER, CODE_CHANGED), ("code", "instructions"): (SLOWER, CODE_CHANGED),
-        ("machine", "time"): (SLOWER, MACHINE_CHANGED), ("machine", "instructions"): (NO_CHANGE, None),
-        ("steady", "time"): (NO_CHANGE, None), ("steady", "instructions"): (NO_CHANGE, None),
+        ("machine", "time"): (SLOWER, MACHINE_CHANGED), ("machine", "instructions"): (NOT_SLOWER, None),
+        ("steady", "time"): (NOT_SLOWER, None), ("steady", "instructions"): (NOT_SLOWER, None),
         ("alone", "time"): (SLOWER, None)}   # no instruction count: no cause to give
 
 
@@ -366,7 +366,7 @@ def test_stored_runs_of_native_and_callgrind_compare_with_causes(project, benchl
     # outer loop's few
     c = (work["b"] - work["a"]) / 3800
     assert c == int(c) and 1 <= c <= 6 and 0 < work["a"] - 200 * c <= 10, (work["a"], work["b"])
-    assert (zeros["verdict"], zeros["ratio"], zeros["ratio_ci"]) == ("no change", 1.0, [1.0, 1.0])
+    assert (zeros["verdict"], zeros["ratio"], zeros["ratio_ci"]) == ("not slower", 1.0, [1.0, 1.0])
     assert (rows[("work", "time", "native")]["verdict"], rows[("work", "time", "native")]["cause"]) == \
         ("slower", "code changed")
     assert (rows[("zeros", "time", "native")]["verdict"], rows[("zeros", "time", "native")]["cause"]) == \
@@ -431,7 +431,7 @@ def test_a_deterministic_count_takes_no_spread_from_earlier_runs():
     [figure] = combine(b, {history_key(b[0]): level})
     assert figure.summary["median_ci"] == [1000.0, 1000.0]
     [c] = compare(a, b, levels={history_key(figure): level})
-    assert (c.low, c.high, c.scope, c.verdict) == (1.0, 1.0, EXACT, NO_CHANGE)
+    assert (c.low, c.high, c.scope, c.verdict) == (1.0, 1.0, EXACT, NOT_SLOWER)
     # time, by contrast, takes it
     [timed] = compare(time("b", 100.0), time("b", 100.0), levels={history_key(combine(time("b", 100.0))[0]): level})
     assert timed.high > 1.05

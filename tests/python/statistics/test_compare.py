@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchlab.statistics.compare import (BETWEEN_PROCESSES, BETWEEN_RUNS, FASTER, NO_CHANGE, SLOWER, WITHIN_ONE_PROCESS, compare,
-                              geometric_mean, ratio_interval)
+from benchlab.statistics.compare import (BETWEEN_PROCESSES, BETWEEN_RUNS, INCONCLUSIVE, NOT_SLOWER, SLOWER,
+                                         WITHIN_ONE_PROCESS, Comparison, compare, geometric_mean, ratio_interval,
+                                         uninformative_interval, verdict_of)
 from benchlab.statistics import noise
 from benchlab.statistics.combine import combine, history_key
 from benchlab.records import Record
@@ -35,19 +36,47 @@ def test_the_ratio_interval_is_welch_on_the_log_of_the_ratio_of_process_means():
     assert scope == BETWEEN_PROCESSES
 
 
-def test_verdicts_and_the_noise_floor():
+def test_three_verdicts_against_the_threshold_never_below_the_noise_floor():
     base = run([100.0, 100.2, 99.8, 100.1, 99.9])
     [same] = compare(base, run([100.1, 99.9, 100.0, 100.2, 99.8]))
-    assert same.verdict == NO_CHANGE and same.low <= 1 <= same.high
+    assert same.verdict == NOT_SLOWER and same.low <= 1 <= same.high and not same.faster
     [slow] = compare(base, run([105.0, 105.2, 104.8, 105.1, 104.9]))
-    assert slow.verdict == SLOWER and slow.slower_beyond(0.02) and not slow.slower_beyond(0.06)
+    assert slow.verdict == SLOWER and 1.04 < slow.low < slow.high < 1.06
+    slow.threshold = 0.06  # the gate's --max-regression 6%: the whole interval is below 1.06
+    assert slow.verdict == NOT_SLOWER and not slow.faster
     [fast] = compare(base, run([95.0, 95.2, 94.8, 95.1, 94.9]))
-    assert fast.verdict == FASTER and not fast.slower_beyond(0.0)
+    assert fast.verdict == NOT_SLOWER and fast.faster and fast.changed
     # 0.5% slower, known precisely: significant, but inside the 1% floor
     [tiny] = compare(base, run([100.5, 100.6, 100.4, 100.55, 100.45]))
-    assert tiny.low > 1 and tiny.verdict == NO_CHANGE
+    assert tiny.low > 1 and tiny.verdict == NOT_SLOWER and not tiny.changed
+    tiny.threshold = 0.0  # a threshold under the floor does not lower it
+    assert tiny.limit == 1.01 and tiny.verdict == NOT_SLOWER
     [tiny_own_floor] = compare(base, run([100.5, 100.6, 100.4, 100.55, 100.45]), floors={"b": 0.001})
     assert tiny_own_floor.verdict == SLOWER
+    # Processes that spread by 3%: the interval of a 2% change reaches both sides of 1.01
+    [spread] = compare(base, run([98.0, 106.0, 100.0, 104.0, 102.0]))
+    assert spread.low < 1.01 < spread.high and spread.verdict == INCONCLUSIVE and not spread.faster
+
+
+def test_verdict_of_is_where_the_whole_interval_lies():
+    assert verdict_of(1.021, 1.5, 1.02) == SLOWER
+    assert verdict_of(1.02, 1.5, 1.02) == INCONCLUSIVE   # touching the limit is not above it
+    assert verdict_of(0.5, 1.02, 1.02) == NOT_SLOWER      # at or below the limit
+    assert verdict_of(0.5, 1.0201, 1.02) == INCONCLUSIVE
+    # The gate's case of issue 27: a 2x slowdown whose interval bounded nothing passed
+    assert verdict_of(0.1608, 26.4217, 1.02) == INCONCLUSIVE
+
+
+def test_an_interval_wider_than_its_figure_is_uninformative():
+    assert uninformative_interval(2.25, 1e-9, 511079.1583)
+    assert uninformative_interval(2.0614, 0.1608, 26.4217)
+    assert uninformative_interval(1.0, 0.5, 2.0)          # +100%: from the figure to twice it
+    assert not uninformative_interval(1.0, 0.6, 1.99)
+    assert not uninformative_interval(1.0, 0.99, 1.01)
+    assert uninformative_interval(1.0, 0.9, math.inf)
+    c = Comparison(key=("b", None, "time", None), platform="native", unit="ns", a=1.0, b=2.25, ratio=2.25,
+                   low=1e-9, high=511079.1583, floor=0.01, scope=BETWEEN_PROCESSES, processes=(1, 1))
+    assert c.uninformative and c.verdict == INCONCLUSIVE
 
 
 def test_single_processes_are_compared_but_say_what_they_cannot_see():
@@ -70,7 +99,7 @@ def test_single_processes_take_the_machines_pooled_process_spread_when_earlier_r
     [alone] = compare(one(100.0), one(102.0))
     assert alone.scope == WITHIN_ONE_PROCESS and alone.verdict == SLOWER
     [pooled] = compare(one(100.0), one(102.0), levels={history_key(one(102.0)[0]): level})
-    assert pooled.scope == BETWEEN_RUNS and pooled.verdict == NO_CHANGE
+    assert pooled.scope == BETWEEN_RUNS and pooled.verdict == INCONCLUSIVE and pooled.low < 1
     # By hand: each side varies by the pooled CV^2 of one process's figure (the runs' CV^2,
     # the largest of 6 clipped at the next: all equal here, then scaled for chi-square(4)
     # clipped at its 5/6 quantile), df 20 each.
@@ -99,8 +128,10 @@ def test_a_a_runs_of_a_two_level_process_raise_about_one_alarm_in_a_hundred():
     def one_run(factor):
         return [100 * factor * (1 + rng.normal(0, 0.01)) for _ in range(5)]
 
-    alarms = sum(compare(run(one_run(1.0)), run(one_run(1.0)), default_floor=0)[0].verdict != NO_CHANGE
-                 for _ in range(1000))
+    def alarm(c):
+        return c.verdict == SLOWER or c.faster  # at threshold 0, an interval that excludes 1
+
+    alarms = sum(alarm(compare(run(one_run(1.0)), run(one_run(1.0)), default_floor=0)[0]) for _ in range(1000))
     seen = sum(compare(run(one_run(1.0)), run(one_run(1.05)), default_floor=0)[0].verdict == SLOWER
                for _ in range(200))
     half = sum(compare(run(one_run(1.0)), run(one_run(1.02)), default_floor=0)[0].verdict == SLOWER

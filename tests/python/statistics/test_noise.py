@@ -316,6 +316,28 @@ def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_n
     store.close()
 
 
+def test_runs_on_a_busy_machine_are_history_only_of_busy_runs(db_url):
+    """Six quiet runs of one code at one level, then three beside busy loops (load 10 on 2
+    CPUs) at 2-3x: a quiet run after them keeps the quiet runs' level (0); a busy run takes
+    the busy runs' spread, not the quiet runs'."""
+    store = Store(db_url)
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
+    quiet = {"load": {"start": {"average": 0.4, "cpus": 2}}}
+    loaded = {"load": {"start": {"average": 10.0, "cpus": 2}}}
+    assert not noise.busy(quiet) and noise.busy(loaded) and not noise.busy({}) and not noise.busy({"load": None})
+    for _ in range(6):
+        _store_run(store, {**here, **quiet}, [100.0 * 0.999, 100.0 * 1.001, 100.0])
+    for level in (200.0, 300.0, 250.0):
+        _store_run(store, {**here, **loaded}, [level * 0.999, level * 1.001, level])
+    now_quiet = _store_run(store, {**here, **quiet}, [100.0, 100.1, 99.9])
+    [(_, level)] = store.run_levels(now_quiet, {**here, **quiet}).items()
+    assert level.earlier_runs == 6 and level.variance == 0
+    now_busy = _store_run(store, {**here, **loaded}, [260.0, 261.0, 259.0])
+    [(_, level)] = store.run_levels(now_busy, {**here, **loaded}).items()
+    assert level.earlier_runs == 3 and level.relative_sd > 0.15
+    store.close()
+
+
 def test_a_run_in_one_host_state_takes_the_prior_its_earlier_runs_of_identical_code_show(db_url):
     """The processes of a 7 s run can all meet one of the host's two states and agree as
     closely as a chain's: alone, that chose the chain's prior for a copy loop whose next

@@ -1,7 +1,6 @@
 import json
 import math
-import time
-from pathlib import Path
+
 
 import numpy as np
 import pytest
@@ -57,11 +56,10 @@ def test_median_ci_rank_agrees_with_scipy_binomial(n):
     assert stats.binomial_median_ci_rank(n) == (int(below.max()) if below.size else 0)
 
 
-def test_median_ci_rank_is_fast_for_the_largest_sample_count():
-    # Issue 11 item 13: the exact-integer version took 336 s at 50,000 samples.
-    started = time.perf_counter()
+def test_median_ci_rank_at_the_largest_sample_count():
+    # Issue 11 item 13: the exact-integer version took 336 s at 50,000 samples; how long this
+    # takes is no test's business (issue 27), the value at a million samples is.
     rank = stats.binomial_median_ci_rank(1_000_000)
-    assert time.perf_counter() - started < 2.0
     assert 498_700 < rank < 498_750  # n/2 - 2.576 * sqrt(n)/2 - ~1
 
 

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from benchlab.output.figures import interval_bounds_text
 from benchlab.statistics import combine, stats
 from benchlab.statistics.compare import row_name
 from benchlab.records import printable
@@ -25,7 +26,8 @@ from benchlab.records import printable
 #: Process i's colour in every distribution chart (plotly's default cycle).
 PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
            "#ff97ff", "#fecb52")
-VERDICT_COLOURS = {"slower": "#d62728", "faster": "#2ca02c", "no change": "#7f7f7f"}
+#: By verdict (statistics/compare.py); a "not slower" row that is faster is green.
+VERDICT_COLOURS = {"slower": "#d62728", "not slower": "#7f7f7f", "inconclusive": "#ff7f0e", "faster": "#2ca02c"}
 #: A value axis spanning more than this factor is drawn logarithmic: wasm's 100x next to
 #: native's 1x, or a 100 us round trip next to a 200 ns call, would otherwise flatten one side.
 LOG_AXIS_SPAN = 100
@@ -166,7 +168,8 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
             "error_y": {"type": "data", "symmetric": False, "array": [high - figure.median],
                         "arrayminus": [figure.median - low], "thickness": 2, "width": 8, "color": "#111"},
             "marker": {"symbol": "diamond", "size": 11, "color": "#111"}, "name": "figure",
-            "hovertemplate": f"{text(platform)}: %{{y:.4g}} [{low:.4g}, {high:.4g}] {text(figure.unit)}"
+            "hovertemplate": f"{text(platform)}: %{{y:.4g}} {interval_bounds_text(figure.median, (low, high))} "
+                             f"{text(figure.unit)}"
                              f"<br>{_figure_meaning(figure)}<extra></extra>"})
         raw = figure.summary.get("raw_median")
         if raw is not None:  # the figure before the empty loop was subtracted, beside it
@@ -307,11 +310,15 @@ def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart
     data = [{
         "type": "scatter", "mode": "markers", "orientation": "h", "name": "change",
         "y": names, "x": [100 * (c.ratio - 1) for c in comparisons],
+        # An uninformative interval (+-100% or more) is said in the hover, not drawn: it would
+        # stretch the axis to thousands of percent and hide every other row's interval.
         "error_x": {"type": "data", "symmetric": False,
-                    "array": [100 * (c.high - c.ratio) for c in comparisons],
-                    "arrayminus": [100 * (c.ratio - c.low) for c in comparisons], "color": "#444"},
-        "marker": {"size": 9, "color": [VERDICT_COLOURS[c.verdict] for c in comparisons]},
-        "customdata": [[c.verdict, c.a, c.b, text(c.unit)] for c in comparisons],
+                    "array": [0 if c.uninformative else 100 * (c.high - c.ratio) for c in comparisons],
+                    "arrayminus": [0 if c.uninformative else 100 * (c.ratio - c.low) for c in comparisons],
+                    "color": "#444"},
+        "marker": {"size": 9, "color": [VERDICT_COLOURS["faster" if c.faster else c.verdict] for c in comparisons]},
+        "customdata": [[c.verdict + (", interval uninformative" if c.uninformative else ""), c.a, c.b, text(c.unit)]
+                       for c in comparisons],
         "hovertemplate": "%{y}: %{x:+.2f}% (%{customdata[0]})<br>%{customdata[1]:.4g} -> "
                          "%{customdata[2]:.4g} %{customdata[3]}<extra></extra>"}]
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
@@ -352,12 +359,12 @@ def trend(chart_id: str, key: tuple, unit: str, lines: dict[str, list[TrendPoint
             "x": [run_label(p) for p in points], "y": [p.value for p in points],
             "error_y": {"type": "data", "symmetric": False, "array": [p.high - p.value for p in points],
                         "arrayminus": [p.value - max(floor, p.low) for p in points], "thickness": 1},
-            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"), p.low, p.high, text(p.date)]
-                           for p in points],
-            "hovertemplate": (f"{text(platform)}, run %{{customdata[0]}}<br>%{{customdata[5]}}"
+            "customdata": [[p.run_id, text(p.commit or "-"), text(p.host or "-"),
+                            interval_bounds_text(p.value, (p.low, p.high)), text(p.date)] for p in points],
+            "hovertemplate": (f"{text(platform)}, run %{{customdata[0]}}<br>%{{customdata[4]}}"
                               "<br>commit %{customdata[1]}"
-                              f"<br>host %{{customdata[2]}}<br>%{{y:.4g}} [%{{customdata[3]:.4g}}, "
-                              f"%{{customdata[4]:.4g}}] {text(unit)}<extra></extra>")})
+                              f"<br>host %{{customdata[2]}}<br>%{{y:.4g}} %{{customdata[3]}} {text(unit)}"
+                              "<extra></extra>")})
         found = change_points.get(platform) or []
         if found:
             data.append({

@@ -9,6 +9,7 @@ import dataclasses
 import itertools
 from typing import Any, Callable
 
+from benchlab.output.comparisons import interval_text, verdict_text
 from benchlab.statistics import compare as comparing
 from benchlab.output.htmlreport import charts
 from benchlab.output.htmlreport.charts import Chart, RatioBar, TrendPoint
@@ -136,19 +137,19 @@ def changes(reference_label: str, reference: StoredRun, stored: StoredRun, floor
                               levels=stored.levels)
     if not found:
         return None
-    counts = {verdict: sum(1 for c in found if c.verdict == verdict)
-              for verdict in (comparing.SLOWER, comparing.FASTER, comparing.NO_CHANGE)}
+    counts = {verdict: sum(1 for c in found if c.verdict == verdict) for verdict in comparing.VERDICTS}
+    faster = sum(1 for c in found if c.faster)
     chart = charts.changes(new_id(), f"Run {stored.id} against {reference_label}", found, default_floor)
     table = Table(["test", "platform", f"A ({reference_label})", f"B (run {stored.id})", "B/A", "99% interval",
                    "verdict"],
                   [[charts.name_of(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}",
-                    f"[{c.low:.4f}, {c.high:.4f}]", c.verdict] for c in found])
+                    interval_text(c), verdict_text(c)] for c in found])
     return Section(
         f"changes-{stored.id}", f"Run {stored.id} against {reference_label}",
         f"benchlab compare's figures: per benchmark the change of run {stored.id} from {reference_label} with the "
         f"99% interval of the ratio (the processes as the unit); grey band: the noise floor "
-        f"({100 * default_floor:g}%). {counts['slower']} slower, {counts['faster']} faster, "
-        f"{counts['no change']} no change.", [chart], [table])
+        f"({100 * default_floor:g}%). {counts[comparing.SLOWER]} slower, {counts[comparing.NOT_SLOWER]} not slower "
+        f"({faster} faster), {counts[comparing.INCONCLUSIVE]} inconclusive.", [chart], [table])
 
 
 # -- over history: trends and change points -----------------------------------------------------

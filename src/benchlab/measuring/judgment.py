@@ -1,0 +1,101 @@
+"""The answer of `gate` and `ab --max-regression`: slower, not slower, or inconclusive.
+
+Each row already has its verdict (statistics/compare.py). The command's answer follows:
+any row slower fails (exit 3); otherwise any row inconclusive is *not* a pass: exit 4
+(ExitCode.INCONCLUSIVE), unless the team chose `--inconclusive=pass`; only when every row
+is not slower does the command pass. The lines name the rows that decided it, and for
+the undecided ones what would decide them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Callable
+
+from benchlab.errors import ExitCode
+from benchlab.statistics.compare import INCONCLUSIVE, SLOWER, Comparison, row_name
+
+#: What `--inconclusive` may say: an undecided row fails the command, or passes it.
+INCONCLUSIVE_POLICIES = ("fail", "pass")
+
+
+@dataclasses.dataclass
+class Judgment:
+    slower: list[Comparison]
+    undecided: list[Comparison]
+    exit_code: ExitCode
+    #: What the command says on stderr, in order.
+    lines: list[str]
+
+
+def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
+          advice: Callable[[list[Comparison]], list[str]]) -> Judgment:
+    """The command's answer over `comparisons` (each with its threshold set); `advice`
+    says what would decide the undecided rows."""
+    slower = [c for c in comparisons if c.verdict == SLOWER]
+    undecided = [c for c in comparisons if c.verdict == INCONCLUSIVE]
+    lines = [f"regression: {_row(c)}: {_ratio(c)}, more than {_percent(c)} slower"
+             + (f" ({c.cause})" if c.cause else "") for c in slower]
+    lines += [f"inconclusive: {_row(c)}: {_ratio(c)} reaches both sides of {c.limit:.4g}" for c in undecided]
+    if undecided:
+        lines += [f"to decide the {len(undecided)} inconclusive row(s): {text}" for text in advice(undecided)]
+    if slower:
+        lines.append(f"{command} failed: {len(slower)} slower beyond the threshold"
+                     + (f", {len(undecided)} inconclusive" if undecided else ""))
+        return Judgment(slower, undecided, ExitCode.REGRESSION, lines)
+    if undecided and inconclusive == "fail":
+        lines.append(f"{command} inconclusive: {len(undecided)} row(s) undecided, nothing slower for sure; not passed "
+                     f"(exit {int(ExitCode.INCONCLUSIVE)}; --inconclusive=pass accepts undecided rows)")
+        return Judgment(slower, undecided, ExitCode.INCONCLUSIVE, lines)
+    if undecided:
+        lines.append(f"{command} inconclusive: {len(undecided)} row(s) undecided, accepted by --inconclusive=pass")
+        return Judgment(slower, undecided, ExitCode.OK, lines)
+    thresholds = sorted({_percent(c) for c in comparisons})
+    lines.append(f"{command} passed: every row not slower than {', '.join(thresholds) or '-'} "
+                 "with 99% confidence")
+    return Judgment(slower, undecided, ExitCode.OK, lines)
+
+
+def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time-limit") -> list[str]:
+    """What decides rows re-measured in paired rounds: more rounds, or a quieter machine."""
+    advice = []
+    if seconds >= 0.9 * time_limit:
+        advice.append(f"{rounds} paired rounds fitted in {seconds:.0f} s: give more time ({time_flag} "
+                      f"{max(2 * time_limit, time_limit + 30):g})")
+    busy = busy_machine()
+    if busy:
+        advice.append(f"{busy}: run where fewer jobs share the CPUs")
+    if not advice:
+        advice.append(f"the rows' paired rounds disagree: more rounds ({time_flag} {2 * time_limit:g}) narrow them")
+    return advice
+
+
+def stored_advice(undecided: list[Comparison]) -> list[str]:
+    """What decides rows judged on stored figures: more processes, or a re-measuring gate."""
+    fewest = min(min(c.processes) for c in undecided)
+    return [f"their stored runs have as few as {fewest} process(es): rerun with more (benchlab run --time 30), "
+            "or gate against a saved baseline (benchlab baseline save NAME RUN), which re-measures both builds"]
+
+
+def busy_machine() -> str | None:
+    """"the machine is busy (load average L on N CPUs)" when its 1-minute load average
+    exceeds its CPUs; None otherwise or where the platform has no load average."""
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return f"the machine is busy (load average {load:.1f} on {cpus} CPUs)" if load > cpus else None
+
+
+def _row(c: Comparison) -> str:
+    return f"{row_name(c.key)} on {c.platform}"
+
+
+def _ratio(c: Comparison) -> str:
+    interval = "an uninformative interval" if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
+    return f"{c.ratio:.4f}x {interval}"
+
+
+def _percent(c: Comparison) -> str:
+    return f"{100 * (c.limit - 1):g}%"

@@ -1,0 +1,92 @@
+"""The table of a comparison (`compare`, `gate`, `ab`): one row per figure, its ratio B/A,
+the 99% interval and one of three verdicts (statistics/compare.py), in text, markdown or
+json, with the lines that say what the intervals rest on and what is still undecided.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from benchlab.formats.exporters.json import document_text
+from benchlab.output.figures import UNINFORMATIVE_WORD
+from benchlab.statistics.compare import (
+    CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
+    Comparison, geometric_mean, row_name)
+
+
+def interval_text(c: Comparison) -> str:
+    """`[low, high]`, or "uninformative" for an interval wider than the figure."""
+    return UNINFORMATIVE_WORD if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
+
+
+def verdict_text(c: Comparison) -> str:
+    return (c.verdict + (f" ({FASTER})" if c.faster else "")
+            + (" (1 process)" if c.scope == WITHIN_ONE_PROCESS else "") + (f": {c.cause}" if c.cause else ""))
+
+
+def summary_line(comparisons: list[Comparison]) -> str:
+    counts = {verdict: sum(1 for c in comparisons if c.verdict == verdict) for verdict in VERDICTS}
+    faster = sum(1 for c in comparisons if c.faster)
+    gmean = geometric_mean(comparisons)
+    return (f"{len(comparisons)} compared: {counts[SLOWER]} {SLOWER}, {counts[NOT_SLOWER]} {NOT_SLOWER} "
+            f"({faster} {FASTER}), {counts[INCONCLUSIVE]} {INCONCLUSIVE}; geometric mean of B/A "
+            + (f"{gmean:.4f}" if gmean else "-"))
+
+
+def as_json(c: Comparison) -> dict:
+    """One row as `--format json` writes it: the interval's numbers for programs, and
+    `uninformative` true where they bound nothing (the text says the word instead)."""
+    return {"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3], "platform": c.platform,
+            "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
+            "ratio_ci": [c.low, c.high], "uninformative": c.uninformative,
+            "verdict": c.verdict, "faster": c.faster, "threshold": c.limit - 1, "noise_floor": c.floor,
+            "interval": c.scope, "processes": list(c.processes), "deterministic": c.deterministic,
+            "cause": c.cause, **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}
+
+
+def render(comparisons: list[Comparison], a_label: str, b_label: str, output_format: str,
+           differences: Iterable[str] = ()) -> str:
+    """The comparison as text, markdown or json (a document with every row)."""
+    differences = list(differences)
+    if output_format == "json":
+        return document_text({"a": a_label, "b": b_label, "context_differences": differences,
+                              "geometric_mean": geometric_mean(comparisons),
+                              "verdicts": {verdict: sum(1 for c in comparisons if c.verdict == verdict)
+                                           for verdict in VERDICTS},
+                              "comparisons": [as_json(c) for c in comparisons]}, indent=1)
+    rows = [(row_name(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", interval_text(c),
+             verdict_text(c)) for c in comparisons]
+    heads = ("TEST", "PLATFORM", f"A ({a_label})", f"B ({b_label})", "B/A", "99% interval", "VERDICT")
+    lines = []
+    if differences:
+        lines.append("the two runs differ in: " + "; ".join(differences))
+    if output_format == "markdown":
+        lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
+        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+    lines.append(summary_line(comparisons))
+    lines.extend(error_term_lines(comparisons))
+    thresholds = sorted({round(100 * (c.limit - 1), 6) for c in comparisons})
+    if thresholds:
+        lines.append(f"verdicts at {', '.join(f'{t:g}%' for t in thresholds)}: {SLOWER} = the whole interval above "
+                     f"1 + threshold, {NOT_SLOWER} = at or below it, {INCONCLUSIVE} = across it")
+    if any(c.scope == WITHIN_ONE_PROCESS for c in comparisons):
+        lines.append("(1 process): a side has one process per benchmark; its interval cannot see what changes "
+                     "between runs (CPU, layout, the machine's phase): rerun with benchlab run --processes N")
+    if any(c.cause for c in comparisons):
+        lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
+                     "moved beyond the noise while its instruction count did not")
+    return "\n".join(lines) + "\n"
+
+
+def error_term_lines(comparisons: list[Comparison]) -> list[str]:
+    """What each row's interval rests on (its method): one line when all rows share it,
+    else a line per error term naming its rows."""
+    by_scope: dict[str, list[str]] = {}
+    for c in comparisons:
+        by_scope.setdefault(c.scope, []).append(f"{row_name(c.key)} on {c.platform}")
+    if len(by_scope) == 1:
+        return [f"error term: {next(iter(by_scope))}"]
+    return [f"error term {scope}: {', '.join(rows)}" for scope, rows in by_scope.items()]
