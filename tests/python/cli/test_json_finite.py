@@ -3,7 +3,7 @@ which JSON parsers other than Python's refuse (issue 31)."""
 import json
 import math
 
-from benchlab.cli.compare import Side, render
+from benchlab.output.comparisons import render
 from benchlab.formats.exporters.json import document_text
 from benchlab.statistics.compare import Comparison
 
@@ -23,6 +23,6 @@ def test_a_document_writes_null_for_nan_and_infinities_at_any_depth():
 def test_a_comparison_against_zero_is_written_with_null_ratio():
     zero = Comparison(key=("Read", 1, "time", None), platform="native", unit="ns", a=0.0, b=5.0, ratio=math.inf,
                       low=math.inf, high=math.inf, floor=0.01, scope="within one process", processes=(1, 1))
-    text = render([zero], Side("run 1", [], {}), Side("run 2", [], {}), "json")
+    text = render([zero], "run 1", "run 2", "json")
     [row] = strict(text)["comparisons"]
     assert (row["a"], row["b"], row["ratio"], row["ratio_ci"]) == (0.0, 5.0, None, [None, None])
