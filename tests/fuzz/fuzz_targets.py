@@ -421,7 +421,7 @@ class CliProject:
         (self.directory / "junk.db").write_bytes(b"SQLite format 3\0" + b"\x13" * 2000)
         Store(f"sqlite:///{self.directory / 'ro.db'}")
 
-    def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None):
+    def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None, max_output_bytes=None):
         from benchlab.measuring.process import Outcome
         name = next((os.path.basename(a) for a in argv if os.path.basename(a) in self.behaviour), None)
         text, status, stderr = self.behaviour.get(name, ("", 0, ""))
