@@ -466,14 +466,14 @@ def duet_table(aa: list[ABPair], slow: list[ABPair]) -> tuple[Table, dict]:
         slow_rows = [slowed(p) for p in slow_d]
         hw_aa = median_or_none([half_width(*c["ratio_ci"], c["ratio"]) for c in aa_rows])
         hw_slow = median_or_none([half_width(*c["ratio_ci"], c["ratio"]) for c in slow_rows])
-        flagged = sum(any(flagged(c) for c in p.comparisons) for p in aa_d)
+        aa_flagged = sum(any(flagged(c) for c in p.comparisons) for p in aa_d)
         found = sum(r["verdict"] == "slower" for r in slow_rows)
-        t.add_row("duet" if duet else "plain", f"{share(flagged, len(aa_d))} / {share(sum(p.exit == 3 for p in aa_d), len(aa_d))}",
+        t.add_row("duet" if duet else "plain", f"{share(aa_flagged, len(aa_d))} / {share(sum(p.exit == 3 for p in aa_d), len(aa_d))}",
                   pct(hw_aa), share(found, len(slow_d)), pct(hw_slow),
                   f"{statistics.median(r['ratio'] for r in slow_rows):.4f}" if slow_rows else "-",
                   f"{statistics.median(p.rounds for p in aa_d + slow_d):g}",
                   f"{statistics.median(p.seconds for p in aa_d + slow_d):.1f}")
-        figures["duet" if duet else "plain"] = {"aa_pairs": len(aa_d), "aa_flagged": flagged, "aa_half_width": hw_aa,
+        figures["duet" if duet else "plain"] = {"aa_pairs": len(aa_d), "aa_flagged": aa_flagged, "aa_half_width": hw_aa,
                                                 "slow_pairs": len(slow_d), "slow_flagged": found, "slow_half_width": hw_slow}
     return t, figures
 

@@ -180,14 +180,17 @@ def record(judge: str, suite: str, load: int, variant: str, kind: str, detail: d
 
 
 def table(judgments: list[dict]) -> str:
-    heads = ("suite", "judge", "loops", "load avg", "variant", "pairs", "right", "inconcl.", "wrong", "median s")
+    heads = ("suite", "judge", "loops", "load avg", "variant", "args/0 B/A", "pairs", "right", "inconcl.", "wrong",
+             "median s")
     cells: dict[tuple, list[dict]] = {}
     for j in judgments:
         cells.setdefault((j["suite"], j["judge"], j["loops"], j["variant"]), []).append(j)
     rows = []
     for (suite, judge, loops, variant), found in cells.items():
         count = {kind: sum(j["kind"] == kind for j in found) for kind in (RIGHT, INCONCLUSIVE, WRONG)}
+        ratios = [j["args0_ratio"] for j in found if j["args0_ratio"] is not None]
         rows.append((suite, judge, str(loops), f"{statistics.median(j['load_average'] for j in found):.1f}", variant,
+                     f"{statistics.median(ratios):.3f}" if ratios else "-",
                      str(len(found)), str(count[RIGHT]), str(count[INCONCLUSIVE]), str(count[WRONG]),
                      f"{statistics.median(j['seconds'] for j in found):.1f}"))
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
@@ -232,6 +235,9 @@ def main() -> int:
         else:
             with locked(args.lock):
                 per_pct = calls_ppm(root)["3%"] / 3
+            if not per_pct > 0:
+                raise SystemExit(f"error: the probe measured no slowdown ({per_pct:.0f} ppm per 1%): run on a quieter "
+                                 "machine, or give --ppm-per-pct from an earlier run")
         lab = Lab(root / "lab", per_pct, suites, variants)
         for load in loads:
             for suite in suites:
