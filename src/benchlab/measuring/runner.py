@@ -20,6 +20,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -503,6 +504,11 @@ def no_match(flavor: str, options: RunOptions, outcome, parsed: Parsed) -> bool:
     return outcome.exit_status in (0, 2) and message in outcome.stderr
 
 
+#: A file's line ends, as the parsers read it (universal newlines), and the blanks around a line.
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+_BLANKS = " \t\f\v"
+
+
 def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
     """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault.
 
@@ -512,7 +518,9 @@ def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
     returned Parsed's `parser_error` says so, and the runner makes it the process's fault;
     so is reading stopped past limits.MAX_OUTPUT_RECORDS results (`truncated`)."""
     stdout.seek(0)
-    head = [line.strip() for line in stdout.read(64 * 1024).decode(errors="replace").splitlines() if line.strip()]
+    # Split where the parsers do (a file's line ends), not at \x1c-\x1e as str.splitlines would.
+    text = stdout.read(64 * 1024).decode(errors="replace")
+    head = [line.strip(_BLANKS) for line in _LINE_ENDS.split(text) if line.strip(_BLANKS)]
     stdout.seek(0)
     text = io.TextIOWrapper(stdout, encoding="utf-8", errors="replace", newline=None)
     skipped = [0]

@@ -664,6 +664,7 @@ def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_
     [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
     result = runner.run_unit(unit)
     assert result.records == []
+    assert [fault.stderr_tail for fault in result.faults] == [["num_threads=\x1c1;"]]  # one line, as printed
     assert [fault.reason for fault in result.faults] == [
         "its output broke benchlab's parser (ValueError: invalid literal for int() with base 10: '\\x1c1'; "
         "a benchlab bug: please report it with the output)"]
