@@ -1,4 +1,4 @@
 """`python -m benchlab` is the `benchlab` command."""
-from benchlab.cli import entry_point
+from benchlab.start import entry_point
 
 entry_point()

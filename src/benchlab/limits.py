@@ -37,3 +37,21 @@ def limit(name: str) -> float:
     if name not in limits:
         raise KeyError(f"include/benchlab.h defines no BL__{name}")
     return limits[name]
+
+
+# -- benchlab's own limits ----------------------------------------------------------------------
+#
+# What one benchmark process may print: `run` reads that much of its stdout and no more.
+# A binary printing junk for 15 s wrote 4.5 GB, which took 5 minutes to parse, and one
+# line of 2 GiB took 4.25 GB of memory (issue 31). A benchlab binary at the header's
+# BL__MAX_SAMPLES prints some 20 MB per benchmark; a process past the limit is stopped
+# and its run's fault says so, the other processes and binaries of the run are kept.
+
+#: Bytes of stdout one process of a benchmark binary may print (docs/cli.md, "Limits").
+MAX_OUTPUT_BYTES = 64 * 2**20
+#: Characters of one line of it that are parsed; a longer line is skipped with a warning.
+MAX_OUTPUT_LINE_CHARS = 32 * 2**20
+#: Results (records) of one process that are read: each costs about 1.4 KB in memory, and
+#: short lines of distinct names (20 bytes each) made 100 times their size (issue 31). A
+#: benchlab binary prints one per benchmark, parameter and counter.
+MAX_OUTPUT_RECORDS = 100_000

@@ -55,6 +55,48 @@ def printable(text: Any) -> str:
     return "".join(char if char.isprintable() else _char_escape(char) for char in text)
 
 
+#: What separates the lines and columns of output: kept by printable_text.
+_LAYOUT = re.compile(r"(\r\n|\n|\t)")
+#: Text that needs no look at each character: printable ASCII, newlines and tabs.
+_PLAIN = re.compile(r"[\n\t\x20-\x7e]*")
+
+
+def printable_text(text: str) -> str:
+    """Whole output (many lines) as printable() shows each name: its newlines, CRLFs and
+    tabs kept, every other character that is not printable escaped. What the `benchlab`
+    command writes to stdout and stderr goes through here (cli.TerminalSafe), so a name
+    printed by any command cannot drive the terminal, whichever code printed it."""
+    if _PLAIN.fullmatch(text):
+        return text
+    return "".join(piece if index % 2 else printable(piece) for index, piece in enumerate(_LAYOUT.split(text)))
+
+
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"): = + - @,
+#: and a tab or carriage return before them.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: A number as CSV writes one (-1.5, +3, -2e-05): a spreadsheet reads it as the number.
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A text cell of a CSV export that no spreadsheet runs as a formula: one that starts
+    as a formula does gets a single quote in front (OWASP's rule); a number stays a number."""
+    return "'" + text if _quoted(text) else text
+
+
+def from_spreadsheet_cell(text: str) -> str:
+    """The text spreadsheet_cell wrote `text` for (an import of benchlab's own CSV export)."""
+    return text[1:] if text.startswith("'") and _quoted(text[1:]) else text
+
+
+def _quoted(text: str) -> bool:
+    # A name that already starts with a quote before a formula gets one more, so that
+    # reading it back takes off exactly what was added.
+    if text.startswith("'"):
+        return _quoted(text[1:])
+    return text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text)
+
+
 #: The escapes everyone reads at sight, as repr writes them.
 _SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 

@@ -44,6 +44,8 @@ WEIRD_NUMBERS = [
     "1e151", "-5", "-1", "0", "-0", "0.0", "1.5", "-2.5", "", "null", "true", "false", "{}", "[]", '"x"', '""',
     "[1]", '{"a":1}', "9" * 20, "9" * 400, "9" * 4301, "9" * 5000, "-9223372036854775809", "9223372036854775807",
     "9223372036854775808", "18446744073709551616", "4294967296", "1e-320", "0x10", "1_000", " 7 ", "+3", "07",
+    # issue 31: blanks to str.strip() but not to int() or float(), and digits that are not ASCII
+    "\x1c5", "\x1d7", "\x1e1", "7\x1f", "\x85" "3", "\u00a09", "\u0661", "\uff17",
 ]
 JUNK_LINES = [
     "", "junk", "hello world", "Running: /home/lind/fs_read.c", "{", "}", "[", "[]", "{}", '{"type":"result"}',
@@ -419,7 +421,7 @@ class CliProject:
         (self.directory / "junk.db").write_bytes(b"SQLite format 3\0" + b"\x13" * 2000)
         Store(f"sqlite:///{self.directory / 'ro.db'}")
 
-    def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None):
+    def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None, max_output_bytes=None):
         from benchlab.measuring.process import Outcome
         name = next((os.path.basename(a) for a in argv if os.path.basename(a) in self.behaviour), None)
         text, status, stderr = self.behaviour.get(name, ("", 0, ""))

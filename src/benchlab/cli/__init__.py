@@ -4,15 +4,18 @@ exit code (see benchlab.errors.ExitCode and docs/cli.md).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import os
 import sys
+from typing import Iterator, TextIO
 
 import click
 
 from benchlab import __version__
 from benchlab.errors import ExitCode, Interrupted, UserError
-from benchlab.records import printable
+from benchlab.records import printable, printable_text
 
 #: Set to 1 to get Python tracebacks for user errors too.
 DEBUG_VARIABLE = "BENCHLAB_DEBUG"
@@ -78,8 +81,76 @@ def cli(context: click.Context, config_path: str | None) -> None:
     context.ensure_object(dict)["config_path"] = config_path
 
 
+class TerminalSafe(io.TextIOBase):
+    """stdout or stderr as the command writes to it: every character that is not printable
+    (ESC, C1 controls, bidi overrides such as U+202E) escaped, lines and tabs kept
+    (records.printable_text). Names come from binaries, imported files and stores that
+    anyone may have written; this is the one place all of them pass on the way to the
+    terminal, whichever command prints them (stats, history, compare, gate, ...).
+    rich's own terminal codes (the progress bar, a table's bold head) bypass it through
+    `unfiltered`, and what they print is escaped where it is built."""
+
+    def __init__(self, stream: TextIO):
+        self.unfiltered = stream
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):  # as a text stream does: click tells text streams by this
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.unfiltered.write(printable_text(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.unfiltered.flush()
+
+    def isatty(self) -> bool:
+        return self.unfiltered.isatty()
+
+    def fileno(self) -> int:
+        return self.unfiltered.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.unfiltered, "encoding", "utf-8")
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self.unfiltered, "errors", None)
+
+
+def unfiltered(stream: TextIO) -> TextIO:
+    """The stream under TerminalSafe, for rich, whose own codes must reach the terminal."""
+    return getattr(stream, "unfiltered", stream)
+
+
+def write_data(text: str) -> None:
+    """An export on stdout: exact into a file or a pipe, where its names are data to read
+    back (`benchlab import`); escaped as all else on a terminal."""
+    stream = sys.stdout if sys.stdout.isatty() else unfiltered(sys.stdout)
+    stream.write(text)
+    stream.flush()
+
+
+@contextlib.contextmanager
+def terminal_safe() -> Iterator[None]:
+    """sys.stdout and sys.stderr behind TerminalSafe while a command runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalSafe(sys.stdout), TerminalSafe(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the command, turn user errors into one line and an exit code."""
+    with terminal_safe():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         _check_arguments(args)

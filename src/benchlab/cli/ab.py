@@ -19,6 +19,7 @@ import click
 
 from benchlab.measuring.ab import ABRun, Pair, check_time_limit, default_time_limit
 from benchlab.measuring.build import BuildFailed, Builder
+from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
 from benchlab.measuring.remeasure import decider
 from benchlab.cli.common import FiniteFloatRange, config_of
@@ -32,25 +33,38 @@ from benchlab.measuring.targets import Target, resolve_targets
 
 @contextlib.contextmanager
 def worktrees(root: Path, revisions: tuple[str, str]):
-    """Each revision checked out (detached) in a temporary worktree, removed afterwards."""
+    """Each revision checked out (detached) in a temporary worktree, removed afterwards:
+    also on Ctrl-C and on SIGTERM (a CI job cancelled), which is raised as Ctrl-C is."""
     for rev in revisions:
-        found = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
-                               capture_output=True, text=True)
+        found = _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
         if found.returncode != 0:
             raise UserError(f"--rev {rev}: no such git revision in {root}", "give a branch, tag or commit: --rev main")
-    base = Path(tempfile.mkdtemp(prefix="benchlab-ab-"))
-    paths = []
+    with sigterm_as_interrupt():
+        base = Path(tempfile.mkdtemp(prefix="benchlab-ab-"))
+        paths = []
+        try:
+            for side, rev in zip("ab", revisions):
+                path = base / side
+                added = _git(root, "worktree", "add", "--detach", "--quiet", str(path), rev)
+                if added.returncode != 0:
+                    said = (added.stderr.strip().splitlines() or [f"exit status {added.returncode}"])[-1]
+                    raise UserError(f"--rev {rev}: git worktree add failed: {said}",
+                                    "run `git worktree prune` and check the repository, or give two programs A B")
+                paths.append(path)
+            yield paths
+        finally:
+            for path in paths:
+                _git(root, "worktree", "remove", "--force", str(path))
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """git -C ROOT ARGS, its output captured; git missing is one error, not a traceback."""
     try:
-        for side, rev in zip("ab", revisions):
-            path = base / side
-            subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "--quiet", str(path), rev],
-                           check=True, capture_output=True)
-            paths.append(path)
-        yield paths
-    finally:
-        for path in paths:
-            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(path)], capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, errors="replace")
+    except OSError as exc:
+        raise UserError(f"--rev needs git, which cannot run here: {exc.strerror}",
+                        "install git (apt-get install git), or give two programs A B") from None
 
 
 def _single(argument: str, config) -> Target:

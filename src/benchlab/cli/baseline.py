@@ -14,10 +14,13 @@ import click
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from benchlab.cli import unfiltered
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option
 from benchlab.cli.show import print_run
 from benchlab.measuring.remeasure import kept_binaries
+from benchlab.records import printable
 
 
 @click.group("baseline")
@@ -63,9 +66,11 @@ def list_(context: click.Context, db_url: str | None) -> int:
     for baseline in store.list_baselines():
         commit = (baseline["commit"] or "")[:10] + ("+" if baseline["dirty"] else "")
         kept = f"{baseline['binaries']} ({_size(baseline['binary_bytes'])})" if baseline["binaries"] else "-"
-        table.add_row(baseline["name"], str(baseline["run_id"]), baseline["saved_at"], baseline["started_at"],
-                      baseline["host"] or "", commit, kept)
-    Console(highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
+        table.add_row(*(Text(printable(value)) for value in (
+            baseline["name"], str(baseline["run_id"]), baseline["saved_at"], baseline["started_at"],
+            baseline["host"] or "", commit, kept)))
+    # Its own codes (a bold head on a terminal) bypass TerminalSafe: its cells are escaped above.
+    Console(file=unfiltered(sys.stdout), highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
     return 0
 
 

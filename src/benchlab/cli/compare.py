@@ -26,6 +26,7 @@ from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
 from benchlab.profiling.render import bucket_moves, moves_text
+from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record
 
 #: Context fields whose difference can explain a difference in figures.
@@ -115,7 +116,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
     text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b))
     if output_format == "json":
-        click.echo(json.dumps({**json.loads(text), "buckets": moves}, indent=1))
+        click.echo(document_text({**json.loads(text), "buckets": moves}, indent=1), nl=False)
         return ExitCode.OK
     if comparisons:
         click.echo(text, nl=False)
@@ -140,6 +141,9 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--no-remeasure", is_flag=True,
               help="Judge on stored figures alone; by default the baseline's kept binaries and RUN's are run again, "
                    "interleaved, where they can be.")
+@click.option("--trust-stored-binaries", "trust_stored", is_flag=True,
+              help="Re-measure with kept binaries this machine's `benchlab run` never ran (by default they are "
+                   "judged on stored figures: whoever can write the store chooses what they are).")
 @click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=86400), metavar="S",
               help="Seconds the re-measurement may take at most (default: 10 s per program re-measured, at least "
                    "30); it stops earlier once every row is decided, and measures only undecided rows meanwhile.")
@@ -150,7 +154,8 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
                  margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
-                 time_limit: float | None, inconclusive: str, output_format: str, db_url: str | None) -> int:
+                 trust_stored: bool, time_limit: float | None, inconclusive: str,
+                 output_format: str, db_url: str | None) -> int:
     """Exit 0 when every row of RUN is not slower than the baseline beyond --max-regression
     with 99% confidence, 3 when one is slower (listed), 4 when none is slower for sure but
     some row is inconclusive (listed, with what would decide it; --inconclusive=pass makes
@@ -163,7 +168,8 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
     if not baseline:
         return ExitCode.REGRESSION if bucket_failed else ExitCode.OK
     answer = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
-                              remeasure_on=not no_remeasure, time_limit=time_limit, inconclusive=inconclusive)
+                              remeasure_on=not no_remeasure, time_limit=time_limit, inconclusive=inconclusive,
+                              trust_stored=trust_stored)
     return ExitCode.REGRESSION if bucket_failed else answer
 
 
@@ -198,7 +204,8 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
 
 def _regression_gate(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
                      output_format: str, db_url: str | None, remeasure_on: bool = True,
-                     time_limit: float | None = None, inconclusive: str = "fail") -> ExitCode:
+                     time_limit: float | None = None, inconclusive: str = "fail",
+                     trust_stored: bool = False) -> ExitCode:
     """Print the comparison of RUN with the baseline, re-measured where it can be (remeasure.py),
     on stored figures elsewhere, each row naming its method; the answer (judgment.py)."""
     config = config_of(context)
@@ -206,7 +213,7 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
     store = open_store(config, db_url) if not Path(baseline).is_file() or not Path(run).is_file() else None
     remeasured = None
     with remeasure.workspace() as directory:
-        plan = _remeasure_plan(config, store, baseline, run, directory) if remeasure_on and store else None
+        plan = _remeasure_plan(config, store, baseline, run, directory, trust_stored) if remeasure_on and store else None
         if plan is not None and plan.pairs:
             # before anything runs (a first calibration included): the limit, and what it must fit
             counts = _benchmark_counts(store, run, plan)
@@ -249,7 +256,8 @@ class Remeasured:
     time_limit: float
 
 
-def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> remeasure.Plan | None:
+def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
+                    trust_stored: bool = False) -> remeasure.Plan | None:
     """What can be run again; None when BASELINE names no baseline (a run id, a result file):
     then only stored figures exist, and the note says so."""
     names = {row["name"] for row in store.list_baselines(baseline)} if not Path(baseline).is_file() else set()
@@ -263,7 +271,8 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path) -> 
         return None
     base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")
     candidate_context = store.run_row(store.resolve_run_id(run)).get("context")
-    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory)
+    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory,
+                          trust_stored=trust_stored)
 
 
 def _remeasure(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,

@@ -17,10 +17,11 @@ import click
 
 from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_reader
+from benchlab.cli import write_data
 from benchlab.errors import ExitCode, UserError
 from benchlab.formats.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.paths import STDOUT, check_output_file, check_path_length, shown_path
-from benchlab.records import Record, printable
+from benchlab.records import Record, printable, printable_text
 from benchlab.output.table import Table
 
 #: What --dir writes in the dated folder, each file in the format named.
@@ -60,7 +61,7 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
     if dir_path is None:
         text = RUN_FORMATS[export_format](table)
         if out_path in (None, STDOUT):
-            click.echo(text, nl=False)
+            write_data(text)
         else:
             _write(Path(out_path), text, "--out")
             click.echo(f"wrote run {run['id']} to {printable(out_path)} ({export_format}, "
@@ -214,4 +215,4 @@ def _readme(table: Table, directory: Path) -> str:
         "data/results.jsonl  a context record, then every record with all its samples (docs/formats.md, Export);",
         "                    `benchlab import data/results.jsonl` stores the run again",
     ]
-    return "\n".join(lines) + "\n"
+    return printable_text("\n".join(lines) + "\n")  # host, cpu, names: from files anyone may have written

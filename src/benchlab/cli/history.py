@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 from typing import Any
 
 import click
@@ -24,6 +23,7 @@ from benchlab.statistics import changepoints, noise
 from benchlab.statistics.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
+from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record, printable
 from benchlab.output.figures import figures, format_value, half_width_text
 
@@ -313,4 +313,4 @@ def _json(points: list[Point], found: list[changepoints.ChangePoint]) -> str:
                   "processes": p.record.summary.get("processes", 1), "status": p.run["status"]} for p in points],
         "change_points": [{**cp.to_dict(), "run": points[cp.index].run["id"]} for cp in found],
     }
-    return json.dumps(document, indent=2) + "\n"
+    return document_text(document)

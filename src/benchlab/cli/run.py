@@ -8,6 +8,7 @@ import sys
 import click
 from rich.console import Console
 
+from benchlab.cli import unfiltered
 from benchlab.measuring import context as run_context
 from benchlab.measuring.build import Builder
 from benchlab.measuring.buildable import not_built
@@ -18,6 +19,7 @@ from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.output.table import Table
+from benchlab.records import printable, printable_text
 from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.measuring.recording import Recorder, RunStorage
 from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
@@ -85,7 +87,7 @@ def command(context: click.Context, **given) -> int:
     platforms = _platforms(flags.platform_names, config)
     resolved = resolve_targets(list(flags.targets), config)
     check_outputs(config, flags.output_format, flags.out_path)  # a bad --out is an error before, not after, the run
-    progress = _Progress(Console(stderr=True, highlight=False))
+    progress = _Progress(Console(file=unfiltered(sys.stderr), highlight=False))  # its bar's codes reach the terminal
     builder = Builder(config)
     runner, units = _plan(config, platforms, options, builder, resolved, progress.warn)
     _warn_ignored_for_workloads(resolved, flags.benchmark_flags(), progress.warn)
@@ -206,7 +208,7 @@ def _no_match(filters: tuple[str, ...], storage: RunStorage | None) -> UserError
 
 def _say(console: Console, line: str | None) -> None:
     if line:
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
+        console.print(printable_text(line), highlight=False, soft_wrap=True, markup=False)
 
 
 def _without_history(records, history: dict) -> bool:
@@ -241,15 +243,15 @@ class _Progress:
     def warn(self, message: str) -> None:
         if message not in self.warned:
             self.warned.add(message)
-            self.console.print(f"warning: {message}", markup=False, highlight=False, soft_wrap=True)
+            self.console.print(printable_text(f"warning: {message}"), markup=False, highlight=False, soft_wrap=True)
 
     def start(self, label: str) -> None:
         if self.bar is not None:
-            self.bar.update(self.task, description=label)
+            self.bar.update(self.task, description=printable(label))
             return
         self.done += 1
         counted = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
-        self.console.print(f"[{counted}] {label}", markup=False, highlight=False, soft_wrap=True)
+        self.console.print(f"[{counted}] {printable(label)}", markup=False, highlight=False, soft_wrap=True)
 
     def finished(self) -> None:
         if self.bar is not None:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from benchlab.cli import unfiltered
 from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.records import printable
 
@@ -31,5 +32,6 @@ def command(context: click.Context, db_url: str | None, limit: int) -> int:
                   str(run["records"]), str(run["faults"]), commit, " ".join(run["argv"] or [])]
         # Text, not markup: a command line's "[bold]" is shown as typed, its controls escaped.
         table.add_row(*(Text(printable(value)) for value in values))
-    Console(highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
+    # Its own codes (a bold head on a terminal) bypass TerminalSafe: its cells are escaped above.
+    Console(file=unfiltered(sys.stdout), highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
     return 0

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
+from benchlab import limits
 from benchlab.errors import UserError
 from benchlab.measuring.process import Outcome, run_measured
 
@@ -141,7 +142,7 @@ def run_together(copies: list[Copy], launcher: Path, timeout: float) -> Together
         try:
             outcomes[index] = run_measured(
                 copy.argv, launcher, env={**copy.env, START_FD_VARIABLE: str(read_end)}, cwd=copy.cwd,
-                timeout=timeout, stdout=copy.stdout, pass_fds=(read_end,),
+                timeout=timeout, stdout=copy.stdout, pass_fds=(read_end,), max_output_bytes=limits.MAX_OUTPUT_BYTES,
                 on_start=lambda pid: started(index, pid))
         except Exception as error:  # noqa: BLE001 - a copy's own failure, never the others'
             outcomes[index] = Outcome(argv=copy.argv, exit_status=127, stderr=f"cannot start this copy: {error}")

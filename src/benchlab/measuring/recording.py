@@ -16,6 +16,7 @@ from typing import Callable, Protocol
 from benchlab.measuring import context as run_context
 from benchlab.statistics import noise
 from benchlab.errors import ExitCode, Interrupted, StoreFailed, UserError
+from benchlab.measuring import trust
 from benchlab.measuring.session import Outcome, Session
 
 
@@ -113,6 +114,7 @@ class Recorder:
 
     def __init__(self, runner, info: dict, storage: RunStorage | None, progress: Progress):
         self.runner, self.info, self.storage, self.progress = runner, info, storage, progress
+        self.trust_warned = False
 
     def run(self, session: Session, argv: list[str], platforms: list[str]) -> Outcome:
         """The session, stored as it runs. Ctrl-C and SIGTERM close the run as interrupted
@@ -160,6 +162,12 @@ class Recorder:
             identity = self.runner.code_identity(unit, self.info["platforms"].get(unit.platform.name, {}))
             if identity is not None:
                 code[label] = identity
+                # This machine ran it: the gate may run it again (trust.py; a failure to
+                # record is said once and costs only that re-measurement).
+                problem = trust.record([identity["sha256"]]) if identity.get("sha256") else None
+                if problem and not self.trust_warned:
+                    self.trust_warned = True
+                    self.runner.warn(f"{problem}; benchlab gate will judge them on stored figures")
 
     def _interrupted(self) -> Interrupted:
         if not self.storage:

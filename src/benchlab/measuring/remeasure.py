@@ -12,8 +12,13 @@ figure's interval is on one side of its threshold (`decided`), or at the time li
 
 What cannot be re-measured falls back to the stored figures, and says why, per unit:
 a baseline without binaries, a stored binary whose content no longer hashes to its
-sha256 (refused, never executed), a candidate binary rebuilt or deleted since its run,
-a platform not available here, flags that differ, or binaries that do not run here.
+sha256 (refused, never executed), a binary that this machine's `benchlab run` never ran
+(trust.py: the store alone is no reason to execute anything; --trust-stored-binaries
+overrides), a candidate binary rebuilt or deleted since its run, a platform not available
+here, flags that differ, or binaries that do not run here.
+
+Stored names never choose where a file is written: each baseline binary goes to a
+directory of its own in the gate's private workspace, under a name made safe (`safe_name`).
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import contextlib
 import dataclasses
 import os
 import random
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -31,7 +37,9 @@ from benchlab.measuring.build import Builder
 from benchlab.statistics.compare import INCONCLUSIVE, Comparison, verdict_of
 from benchlab.config import Config
 from benchlab.errors import UserError
+from benchlab.measuring import trust
 from benchlab.measuring.platforms import Platform, resolve_platforms
+from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.runner import RunOptions, Runner, Unit
 from benchlab.measuring.targets import Target
 
@@ -44,6 +52,10 @@ from benchlab.measuring.targets import Target
 PROCESS_TIME_LIMIT_S = 0.001
 #: What a re-measured row's interval rests on (Comparison.scope), with its rounds.
 REMEASURED = "re-measured: {rounds} paired rounds of baseline and candidate"
+#: The characters a stored file name keeps in the workspace; every other becomes "_".
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
+#: The longest file name written there (well under every file system's 255 bytes).
+MAX_FILE_NAME = 100
 
 
 @dataclasses.dataclass
@@ -71,25 +83,24 @@ def kept_binaries(context: dict[str, Any] | None) -> tuple[list[dict[str, Any]],
 
 
 def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str, Any] | None,
-         candidate_context: dict[str, Any] | None, directory: Path) -> Plan:
-    """Pairs of (baseline binary written into `directory`, candidate binary) per unit both have."""
+         candidate_context: dict[str, Any] | None, directory: Path, trust_stored: bool = False) -> Plan:
+    """Pairs of (baseline binary written into `directory`, candidate binary) per unit both have.
+    Only binaries this machine's `benchlab run` ran are executed (trust.py), unless `trust_stored`."""
     base_codes = (baseline_context or {}).get("code") or {}
     candidate_codes = (candidate_context or {}).get("code") or {}
+    trusted = None if trust_stored else trust.trusted()
     pairs, fallbacks = [], {}
     platforms: dict[str, Platform] = {}
-    for row in kept:
+    for index, row in enumerate(kept):
         label = noise.code_label(row["binary"], row["platform"])
-        reason = _cannot_pair(row, base_codes.get(label), candidate_codes.get(label))
+        reason = _cannot_pair(row, base_codes.get(label), candidate_codes.get(label), trusted)
         platform = None if reason else _platform(config, row["platform"], platforms)
         if isinstance(platform, str):
             reason = platform
         if reason:
             fallbacks[label] = reason
             continue
-        exe = directory / label.replace("/", "_") / row["file_name"]
-        exe.parent.mkdir(parents=True)
-        exe.write_bytes(row["content"])
-        exe.chmod(0o755)
+        exe = _write_binary(directory, index, label, row)
         candidate = Path(candidate_codes[label]["path"])
         pairs.append(Pair(label, Unit(Target(row["binary"], "executable", exe), platform),
                           Unit(Target(row["binary"], "executable", candidate), platform)))
@@ -99,7 +110,28 @@ def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str,
     return Plan(pairs, fallbacks)
 
 
-def _cannot_pair(row: dict[str, Any], base: dict | None, candidate: dict | None) -> str | None:
+def _write_binary(directory: Path, index: int, label: str, row: dict[str, Any]) -> Path:
+    """The baseline's binary written into a directory of its own in the workspace (the index
+    keeps two labels that make the same safe name apart), under its stored name made safe."""
+    exe = directory / f"{index}-{safe_name(label)}" / safe_name(row["file_name"])
+    exe.parent.mkdir()
+    exe.write_bytes(row["content"])
+    exe.chmod(0o755)
+    return exe
+
+
+def safe_name(name: Any) -> str:
+    """A stored name as one file name that stays where it is put: no `/`, no NUL, no `..`,
+    not hidden, not empty, at most MAX_FILE_NAME characters; its suffix (.wasm) kept."""
+    text = _UNSAFE.sub("_", str(name or "")).lstrip(".")
+    if len(text) > MAX_FILE_NAME:
+        stem, dot, suffix = text.rpartition(".")
+        suffix = suffix if dot and stem and len(suffix) <= 16 else ""
+        text = text[:MAX_FILE_NAME - len(suffix) - 1].rstrip(".") + ("." + suffix if suffix else "")
+    return text or "binary"
+
+
+def _cannot_pair(row: dict[str, Any], base: dict | None, candidate: dict | None, trusted: set[str] | None) -> str | None:
     if not row["intact"]:
         return (f"the baseline's stored binary no longer matches its sha256 {row['sha256'][:12]}... (corrupted): "
                 "refused, never executed")
@@ -110,6 +142,9 @@ def _cannot_pair(row: dict[str, Any], base: dict | None, candidate: dict | None)
         return f"the candidate's binary {path} is gone or was rebuilt since its run"
     if base is not None and base.get("flags") != candidate.get("flags"):
         return f"the two runs gave it different flags ({base.get('flags')} and {candidate.get('flags')})"
+    if trusted is not None:
+        return (trust.untrusted_reason("the baseline's binary", row["sha256"], trusted)
+                or trust.untrusted_reason(f"the candidate's binary {path}", candidate.get("sha256"), trusted))
     return None
 
 
@@ -135,8 +170,9 @@ def decider(threshold_of: Callable[[str], float], floor: float = 0.0) -> Callabl
 
 @contextlib.contextmanager
 def workspace() -> Iterator[Path]:
-    """A private directory for the baseline's binaries while they run."""
-    with tempfile.TemporaryDirectory(prefix="benchlab-gate-") as directory:
+    """A private directory for the baseline's binaries while they run; removed on the way
+    out, SIGTERM (a CI job cancelled) included: it is raised as Ctrl-C is."""
+    with sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="benchlab-gate-") as directory:
         os.chmod(directory, 0o700)
         yield Path(directory)
 

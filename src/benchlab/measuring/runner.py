@@ -20,11 +20,13 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
+from benchlab import limits
 from benchlab.statistics import noise
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.buildable import not_built, unbuildable_reason
@@ -33,7 +35,7 @@ from benchlab.errors import UserError
 from benchlab.measuring.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
 from benchlab.formats.parsers import Parsed, parse_stream
 from benchlab.measuring.platforms import Platform
-from benchlab.measuring.process import STDERR_TAIL_LINES, run_process
+from benchlab.measuring.process import STDERR_TAIL_LINES, byte_amount, run_process
 from benchlab.records import Fault, Record
 from benchlab.measuring.targets import Target
 from benchlab.measuring.workloads import run_workload
@@ -303,7 +305,7 @@ class Runner:
             for index, (copy, outcome) in enumerate(zip(copies, together.outcomes)):
                 label = self._binary_label(unit)  # not per copy: N copies' same warning is said once
                 parsed, head = read_output(copy.stdout, label)
-                for warning in parsed.warnings:
+                for warning in parsed.warnings + escaped_warnings(label, outcome):
                     self.warn(warning)
                 self._check_reported_medians(label, parsed.records)
                 reason = self._fault_reason(unit, outcome, parsed)
@@ -355,6 +357,10 @@ class Runner:
         """Why one process of the unit's binary failed; "filtered out" when --filter left it nothing."""
         if no_match(unit.target.flavor, self.options, outcome, parsed):
             return "filtered out"
+        if parsed.parser_error is not None:
+            return parsed.parser_error
+        if parsed.truncated is not None:
+            return _truncated(parsed)
         if not outcome.ok:
             return outcome.reason()
         if not parsed.records and parsed.context is None:
@@ -419,15 +425,19 @@ class Runner:
         binary = unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
         with tempfile.TemporaryFile() as stdout:
             outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
-                                  timeout=self.options.timeout, stdout=stdout)
+                                  timeout=self.options.timeout, stdout=stdout, max_output_bytes=limits.MAX_OUTPUT_BYTES)
             parsed, head = read_output(stdout, binary)
-        for warning in parsed.warnings + machine_warnings(outcome.stderr):
+        for warning in parsed.warnings + machine_warnings(outcome.stderr) + escaped_warnings(binary, outcome):
             self.warn(warning)
         self._check_reported_medians(binary, parsed.records)
         result.records = parsed.records
         result.context = parsed.context
         if no_match(unit.target.flavor, options, outcome, parsed):
             result.filtered_out = True
+        elif parsed.parser_error is not None:
+            result.faults.append(Fault(unit.target.name, unit.platform.name, parsed.parser_error, head))
+        elif parsed.truncated is not None:
+            result.faults.append(Fault(unit.target.name, unit.platform.name, _truncated(parsed), head))
         elif not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
         elif not parsed.records and parsed.context is None:
@@ -451,6 +461,18 @@ class Runner:
 #: How the header starts a warning about the machine or the build (bl__warn_machine):
 #: a frequency governor other than performance, turbo or boost on, no optimization.
 MACHINE_WARNING = "benchlab: warning: "
+
+
+def _truncated(parsed: Parsed) -> str:
+    return f"{parsed.truncated} (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"
+
+
+def escaped_warnings(binary: str, outcome) -> list[str]:
+    """What to say of processes the binary left running outside its process group (process.py)."""
+    if not outcome.escaped:
+        return []
+    return [f"{binary}: {outcome.escaped} process(es) it started left its process group (setsid or setpgid) and "
+            "outlived it: benchlab killed them (a benchmark's helpers should end with it)"]
 
 
 def machine_warnings(stderr: str) -> list[str]:
@@ -482,14 +504,53 @@ def no_match(flavor: str, options: RunOptions, outcome, parsed: Parsed) -> bool:
     return outcome.exit_status in (0, 2) and message in outcome.stderr
 
 
+#: A file's line ends, as the parsers read it (universal newlines), and the blanks around a line.
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+_BLANKS = " \t\f\v"
+
+
 def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
-    """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault."""
+    """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault.
+
+    At most limits.MAX_OUTPUT_BYTES of it are read, and no line longer than
+    MAX_OUTPUT_LINE_CHARS is held (a warning says how many were skipped). A parser that
+    fails on it (a bug of ours) costs this process's results, never the run's: the
+    returned Parsed's `parser_error` says so, and the runner makes it the process's fault;
+    so is reading stopped past limits.MAX_OUTPUT_RECORDS results (`truncated`)."""
     stdout.seek(0)
-    head = [line.strip() for line in stdout.read(64 * 1024).decode(errors="replace").splitlines() if line.strip()]
+    # Split where the parsers do (a file's line ends), not at \x1c-\x1e as str.splitlines would.
+    text = stdout.read(64 * 1024).decode(errors="replace")
+    head = [line.strip(_BLANKS) for line in _LINE_ENDS.split(text) if line.strip(_BLANKS)]
     stdout.seek(0)
     text = io.TextIOWrapper(stdout, encoding="utf-8", errors="replace", newline=None)
+    skipped = [0]
     try:
-        parsed = parse_stream(text, binary)
+        parsed = parse_stream(bounded_lines(text, limits.MAX_OUTPUT_BYTES, limits.MAX_OUTPUT_LINE_CHARS, skipped),
+                              binary, max_records=limits.MAX_OUTPUT_RECORDS)
+    except Exception as error:  # noqa: BLE001 - one binary's output must not cost the whole run
+        parsed = Parsed(parser_error=f"its output broke benchlab's parser ({type(error).__name__}: {error}; "
+                                     "a benchlab bug: please report it with the output)")
     finally:
         text.detach()  # the caller closes the file
+    if skipped[0]:
+        parsed.warnings.append(f"{binary}: {skipped[0]} lines longer than "
+                               f"{byte_amount(limits.MAX_OUTPUT_LINE_CHARS)} ignored")
     return parsed, head[:STDERR_TAIL_LINES]
+
+
+def bounded_lines(text: io.TextIOBase, max_chars: int, max_line: int, skipped: list[int]) -> Iterator[str]:
+    """The lines of `text` up to `max_chars` characters in all; a line over `max_line`
+    characters is read past in pieces, never held, and counted in skipped[0]."""
+    left = max_chars
+    while left > 0:
+        line = text.readline(min(max_line + 1, left))
+        if not line:
+            return
+        left -= len(line)
+        if len(line) > max_line and not line.endswith("\n"):
+            skipped[0] += 1
+            while left > 0 and line and not line.endswith("\n"):
+                line = text.readline(min(max_line, left))
+                left -= len(line)
+            continue
+        yield line

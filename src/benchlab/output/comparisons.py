@@ -4,9 +4,9 @@ json, with the lines that say what the intervals rest on and what is still undec
 """
 from __future__ import annotations
 
-import json
 from typing import Iterable
 
+from benchlab.formats.exporters.json import document_text
 from benchlab.output.figures import UNINFORMATIVE_WORD
 from benchlab.statistics.compare import (
     CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
@@ -48,11 +48,11 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
     """The comparison as text, markdown or json (a document with every row)."""
     differences = list(differences)
     if output_format == "json":
-        return json.dumps({"a": a_label, "b": b_label, "context_differences": differences,
-                           "geometric_mean": geometric_mean(comparisons),
-                           "verdicts": {verdict: sum(1 for c in comparisons if c.verdict == verdict)
-                                        for verdict in VERDICTS},
-                           "comparisons": [as_json(c) for c in comparisons]}, indent=1) + "\n"
+        return document_text({"a": a_label, "b": b_label, "context_differences": differences,
+                              "geometric_mean": geometric_mean(comparisons),
+                              "verdicts": {verdict: sum(1 for c in comparisons if c.verdict == verdict)
+                                           for verdict in VERDICTS},
+                              "comparisons": [as_json(c) for c in comparisons]}, indent=1)
     rows = [(row_name(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", interval_text(c),
              verdict_text(c)) for c in comparisons]
     heads = ("TEST", "PLATFORM", f"A ({a_label})", f"B ({b_label})", "B/A", "99% interval", "VERDICT")

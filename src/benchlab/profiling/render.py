@@ -2,10 +2,10 @@
 two runs as `benchlab compare` shows them."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from benchlab.profiling import perf
+from benchlab.formats.exporters.json import document_text
 from benchlab.records import printable
 
 
@@ -32,7 +32,7 @@ def profile_json(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int |
     document = {"run": run_id, "profiler": info.get("profiler"), "unit": info.get("unit"),
                 "event": info.get("event"), "call_graph": info.get("call_graph"), "target": info.get("target"),
                 "totals": info.get("totals"), "buckets": buckets}
-    return json.dumps(document, indent=1) + "\n"
+    return document_text(document, indent=1)
 
 
 def profile_table(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int | None) -> str:

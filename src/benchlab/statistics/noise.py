@@ -413,6 +413,25 @@ def outlier_processes(medians: list[float], level: RunLevel | None) -> list[int]
 
 # -- the prior ---------------------------------------------------------------------------------
 
+#: A prior's figures: the spreads must be finite and >= 0, the counts whole and >= 0.
+_PRIOR_SPREADS = ("variance", "process_cv2")
+_PRIOR_COUNTS = ("df", "process_df", "runs")
+
+
+def prior_problem(row: dict[str, Any]) -> str | None:
+    """Why a stored prior row cannot be used (a NaN, infinite or negative spread, a count
+    that is not a whole number: a store written by hand or by another program), or None."""
+    for key in _PRIOR_SPREADS:
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            return f"its {key} is {value!r}, not a finite number >= 0"
+    for key in _PRIOR_COUNTS:
+        value = row.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"its {key} is {value!r}, not a whole number >= 0"
+    return None
+
+
 def prior_level(priors: list[dict[str, Any]], process_cv: float | None = None, processes: int = 2) -> RunLevel | None:
     """The machine prior for a figure (None without a calibration), from the stored rows of
     `benchlab calibrate` (Store.machine_priors): the narrowest kind of kernel whose process

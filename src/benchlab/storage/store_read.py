@@ -15,13 +15,14 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 import urllib.parse
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from benchlab.statistics import noise
 from benchlab.errors import UserError
-from benchlab.records import Fault, Record
+from benchlab.records import Fault, Record, printable
 
 #: Seconds an SQLite writer waits for another's transaction (a unit's records: milliseconds)
 #: before giving up: several runs on one machine, or `baseline save` during a run, take turns.
@@ -42,6 +43,8 @@ _RECORD_COLUMNS = ('id, run_id, platform, "binary", bench, param, param_name, co
                    "median, sweep, samples, sample_iterations, summary, reported, param_text")
 _RECORD_JSON = ("sweep", "samples", "sample_iterations", "summary", "reported")
 _PROFILE_COLUMNS = "id, run_id, platform, target, kind, position, bucket, samples, share, top_symbols"
+#: Prior rows already warned about in this process (url, id): once each, not per figure.
+_WARNED_PRIORS: set[tuple[str, Any]] = set()
 _PRIOR_COLUMNS = ("id, machine, host, cpu, kernel, kind, variance, df, process_cv2, process_df, runs, measured_at, "
                   "load")
 
@@ -169,10 +172,22 @@ class StoreReader:
         return rows
 
     def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
-        """The newest calibration of `machine`, one row per kind; [] when it was never calibrated."""
+        """The newest calibration of `machine`, one row per kind; [] when it was never calibrated.
+        A row whose figures are not usable (noise.prior_problem) is left out, with a warning:
+        a NaN or infinite prior gave tracebacks and `+-nan` in every command that reads it."""
         with self._reading() as query:
-            return query(f"SELECT {_PRIOR_COLUMNS} FROM machine_priors WHERE machine = :machine ORDER BY kind",
+            rows = query(f"SELECT {_PRIOR_COLUMNS} FROM machine_priors WHERE machine = :machine ORDER BY kind",
                          {"machine": machine.id})
+        usable = []
+        for row in rows:
+            problem = noise.prior_problem(row)
+            if problem is None:
+                usable.append(row)
+            elif (self.url, row.get("id")) not in _WARNED_PRIORS:
+                _WARNED_PRIORS.add((self.url, row.get("id")))
+                sys.stderr.write(printable(f"warning: the machine prior {row.get('kind')!r} stored in {self.url} is "
+                                           f"ignored: {problem} (run benchlab calibrate to measure it again)") + "\n")
+        return usable
 
 
 class SqliteReader(StoreReader):

@@ -1,10 +1,12 @@
 """`benchlab gate` re-measures: the baseline's kept binaries against the candidate's, in
 interleaved processes (remeasure.py), and falls back to stored figures, saying why, where
 it cannot. Real programs built by benchlab run, compared the way a CI job would."""
+import hashlib
+
 import pytest
 import sqlalchemy as sa
 
-from benchlab.measuring import calibration
+from benchlab.measuring import calibration, trust
 from benchlab.storage.store import Store
 from conftest import write
 
@@ -133,3 +135,43 @@ def test_the_first_gate_on_a_machine_calibrates_it_once(project, benchlab, monke
     second = benchlab("gate", "--baseline", "1", "--db", DB)
     assert "first gate on this machine" not in second.stderr
     assert benchlab("stats", "latest", "--db", DB).stdout.splitlines()[1].startswith("machine prior (")
+
+
+# -- issue 31: the store alone is no reason to execute anything ------------------------------------
+
+def test_a_binary_the_store_holds_with_a_matching_sha256_is_not_run_unless_this_machine_ran_it(
+        project, benchlab, tmp_path):
+    setup_gate(project, benchlab, 100)
+    # Whoever can write the store puts their own content in with its own sha256: every
+    # check against the store passes, and the gate ran it (it would leave `ran` behind).
+    witness = tmp_path / "ran"
+    hostile = f"#!/bin/sh\ntouch {witness}\n".encode()
+    digest = hashlib.sha256(hostile).hexdigest()
+    store = Store(DB)
+    with store.engine.begin() as connection:
+        connection.execute(sa.text("INSERT INTO binaries (sha256, bytes, content) VALUES (:d, :n, :c)"),
+                           {"d": digest, "n": len(hostile), "c": hostile})
+        connection.execute(sa.text("UPDATE baseline_binaries SET sha256 = :d"), {"d": digest})
+    store.close()
+    # (--inconclusive pass: the verdict on stored figures is not what this test is about)
+    refused = benchlab("gate", "--baseline", "main", "--inconclusive", "pass", "--db", DB)
+    assert refused.exit_code == 0, refused.stderr
+    assert not witness.exists()
+    assert (f"stored figures for loop@native: the baseline's binary (sha256 {digest[:12]}...) was not run by "
+            f"benchlab run on this machine (not in {trust.trust_file()}): not executed, since whoever can write the "
+            "store could have put it there (give --trust-stored-binaries to run it anyway)") in refused.stderr
+    assert "re-measured" not in refused.stdout
+
+
+def test_a_baseline_run_elsewhere_is_judged_on_stored_figures_or_run_when_the_user_says_so(
+        project, benchlab, monkeypatch, tmp_path):
+    setup_gate(project, benchlab, 100)
+    monkeypatch.setenv(trust.TRUST_FILE_VARIABLE, str(tmp_path / "another-machine"))  # nothing recorded here
+    refused = benchlab("gate", "--baseline", "main", "--inconclusive", "pass", "--db", DB)
+    assert refused.exit_code == 0 and "was not run by benchlab run on this machine" in refused.stderr
+    assert "re-measured" not in refused.stdout
+    trusted = benchlab("gate", "--baseline", "main", "--trust-stored-binaries", "--time-limit", "10",
+                       "--inconclusive", "pass", "--db", DB)
+    assert trusted.exit_code in (0, 3), trusted.stderr
+    assert "re-measuring loop@native against the baseline's binaries" in trusted.stderr
+    assert "error term: re-measured" in trusted.stdout

@@ -6,6 +6,7 @@ compile, and the identity of the code it ran. `benchlab run` end to end is cli/t
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import random
@@ -19,6 +20,8 @@ import pytest
 
 from conftest import HEADER, write
 
+from benchlab import limits
+from benchlab.measuring import runner as runner_module
 from benchlab.statistics import noise
 from benchlab.measuring.build import Builder, BuildFailed
 from benchlab.config import PlatformSpec, load_config
@@ -603,3 +606,89 @@ def test_a_workloads_code_is_its_command_and_its_programs_hash(lab):
     assert runner.code_identity(nap, info) == {
         "id": noise.code_id(noise.code_id(json.dumps(["true"]), {}, program), info, {}), "flavor": "workload"}
     assert runner.code_identity(fails, info)["id"] != runner.code_identity(nap, info)["id"]
+
+
+# -- issue 31: what a binary prints is bounded, and a parser's failure is one process's fault -----
+
+def test_a_binary_printing_endlessly_is_stopped_at_the_limit_and_what_it_printed_first_is_kept(
+        lab, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", 64 * 1024)
+    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nexec yes junk\n", executable=True)
+    runner, warned = make_runner(lab, timeout=600.0)  # never reached: the limit stops it
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit, process=0)
+    assert [record.bench for record in result.records] == ["Read"]
+    assert [fault.reason for fault in result.faults] == [
+        "printed more than 64 KiB of output, stopped (the limit is MAX_OUTPUT_BYTES in benchlab/limits.py)"]
+
+
+def test_a_binary_that_ends_past_the_limit_before_it_is_looked_at_is_past_it_too(lab, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", 1000)
+    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nhead -c 5000 /dev/zero\n",
+          executable=True)
+    runner, _ = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert [record.bench for record in result.records] == ["Read"]
+    assert [fault.reason.split(",")[0] for fault in result.faults] == ["printed more than 1000 bytes of output"]
+
+
+def test_a_line_over_the_line_limit_is_skipped_unread_and_the_lines_around_it_are_kept(lab, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_OUTPUT_LINE_CHARS", 100)
+    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nhead -c 100000 /dev/zero | tr '\\0' 9\n"
+          "printf '\\nWrite\\t1\\t100\\t250\\n'\n", executable=True)
+    runner, warned = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert [(record.bench, record.samples) for record in result.records] == [("Read", [240.0]), ("Write", [250.0])]
+    assert result.faults == []
+    assert warned == ["out.sh: 1 lines longer than 100 bytes ignored"]
+
+
+def test_bounded_lines_reads_no_more_than_the_limit_and_counts_the_long_lines():
+    text = io.StringIO("a\n" + "x" * 50 + "\nbb\n" + "y" * 10 + "\ncc\n", newline=None)
+    skipped = [0]
+    assert list(runner_module.bounded_lines(text, 10_000, 20, skipped)) == ["a\n", "bb\n", "y" * 10 + "\n", "cc\n"]
+    assert skipped == [1]
+    text = io.StringIO("abc\ndef\nghi\n", newline=None)
+    assert list(runner_module.bounded_lines(text, 6, 20, [0])) == ["abc\n", "de"]
+
+
+def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_runs_end(
+        lab, tmp_path, monkeypatch):
+    def broken(lines, binary, max_records=None):
+        raise ValueError("invalid literal for int() with base 10: '\\x1c1'")
+    monkeypatch.setattr(runner_module, "parse_stream", broken)
+    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'num_threads=\\0341;'\n", executable=True)
+    runner, _ = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert result.records == []
+    assert [fault.stderr_tail for fault in result.faults] == [["num_threads=\x1c1;"]]  # one line, as printed
+    assert [fault.reason for fault in result.faults] == [
+        "its output broke benchlab's parser (ValueError: invalid literal for int() with base 10: '\\x1c1'; "
+        "a benchlab bug: please report it with the output)"]
+
+
+def test_a_binary_that_leaves_a_process_outside_its_group_is_warned_about(lab, tmp_path):
+    # It reads from the daemon once it has left the group: the group's kill cannot come first.
+    write(tmp_path / "out.sh", f"#!/bin/sh\nmkfifo {tmp_path}/up\nsetsid sh -c 'echo up > {tmp_path}/up; exec sleep 600' &\n"
+          f"read x < {tmp_path}/up\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    runner, warned = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert [record.bench for record in result.records] == ["Read"] and result.faults == []
+    assert warned == ["out.sh: 1 process(es) it started left its process group (setsid or setpgid) and outlived it: "
+                      "benchlab killed them (a benchmark's helpers should end with it)"]
+
+
+def test_a_binary_printing_more_results_than_the_limit_is_read_up_to_it(lab, tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "MAX_OUTPUT_RECORDS", 3)
+    write(tmp_path / "out.sh", "#!/bin/sh\nfor k in 1 2 3 4 5 6 7 8; do printf 'n%d\\t1\\t100\\t240\\n' $k; done\n",
+          executable=True)
+    runner, _ = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    result = runner.run_unit(unit)
+    assert [record.bench for record in result.records] == ["n1", "n2", "n3", "n4"]
+    assert [fault.reason for fault in result.faults] == [
+        "printed more than 3 results, the rest was not read (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"]

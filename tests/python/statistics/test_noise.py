@@ -401,3 +401,29 @@ def test_one_odd_process_does_not_give_a_new_programs_figure_the_widest_prior(db
     low, high = figure.summary["median_ci"]
     assert (high - low) / 2 / figure.median < 0.02  # the copy loop's prior gave +-32%
     store.close()
+
+
+def test_a_stored_prior_that_is_not_finite_or_is_negative_is_ignored_with_one_warning(tmp_path, capsys):
+    """Issue 31: an infinite or NaN prior gave tracebacks in run/show/stats/compare/gate, or `+-nan`."""
+    import sqlite3
+    url = f"sqlite:///{tmp_path / 'priors.db'}"
+    store = Store(url)
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
+    kinds = ["latency-bound", "loop-bound", "syscall", "spare"]
+    store.save_machine_priors(noise.Machine.of(here), [
+        dict(kind=kind, variance=0.003 ** 2, df=4, process_cv2=0.001 ** 2, process_df=10, runs=6, load=0.1)
+        for kind in kinds])
+    with sqlite3.connect(tmp_path / "priors.db") as db:  # as another program could write it
+        db.execute("UPDATE machine_priors SET variance = 9e999 WHERE kind = 'latency-bound'")
+        db.execute("UPDATE machine_priors SET process_cv2 = -0.5 WHERE kind = 'loop-bound'")
+        db.execute("UPDATE machine_priors SET df = 'x' WHERE kind = 'syscall'")
+    capsys.readouterr()
+    assert [row["kind"] for row in store.machine_priors(noise.Machine.of(here))] == ["spare"]
+    assert [row["kind"] for row in store.machine_priors(noise.Machine.of(here))] == ["spare"]
+    warned = capsys.readouterr().err.splitlines()
+    assert warned == [f"warning: the machine prior {kind!r} stored in {url} is ignored: {why} "
+                      "(run benchlab calibrate to measure it again)"
+                      for kind, why in (("latency-bound", "its variance is inf, not a finite number >= 0"),
+                                        ("loop-bound", "its process_cv2 is -0.5, not a finite number >= 0"),
+                                        ("syscall", "its df is 'x', not a whole number >= 0"))]
+    store.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-from benchlab.records import printable
+from benchlab.records import printable, spreadsheet_cell
 from benchlab.statistics.stats import STATISTICS
 from benchlab.output.table import EMPTY, OK, Table
 
@@ -13,12 +13,13 @@ from benchlab.output.table import EMPTY, OK, Table
 FIGURES = tuple(name for name in STATISTICS if name not in ("median", "mad"))
 COLUMNS = ["test", "param", "counter", "unit", "sweep", "platform", "binary", "status", "median", "ci_low",
            "ci_high", "ratio", "marks", "iterations", "samples", *FIGURES, "reason"]
-#: Columns of text from binaries and files: escaped as every printer shows them (records.printable).
+#: Columns of text from binaries and files: escaped as every printer shows them (records.printable),
+#: and never read as a formula by a spreadsheet (records.spreadsheet_cell).
 TEXT_COLUMNS = ("test", "counter", "unit", "sweep", "platform", "binary", "reason")
 
 
 def _escaped(values: dict) -> dict:
-    return {key: printable(value) if key in TEXT_COLUMNS and value is not None else value
+    return {key: spreadsheet_cell(printable(value)) if key in TEXT_COLUMNS and value is not None else value
             for key, value in values.items()}
 
 

@@ -22,6 +22,12 @@ def finite(value: Any) -> Any:
     return value
 
 
+def document_text(document: Any, indent: int = 2) -> str:
+    """A JSON document as every `--format json` writes it: NaN and infinities as null
+    (`finite`), never the `NaN`/`Infinity` that JSON parsers other than Python's refuse."""
+    return json.dumps(finite(document), indent=indent, allow_nan=False, default=str) + "\n"
+
+
 def render(table: Table) -> str:
     rows = []
     for row in table.rows:
@@ -45,4 +51,4 @@ def render(table: Table) -> str:
         "records": [r.to_dict() for r in table.records],
         "faults": [f.to_dict() for f in table.faults],
     }
-    return json.dumps(finite(document), indent=2, default=str) + "\n"
+    return document_text(document)

@@ -8,6 +8,9 @@ of the same round over the same iterations (empty when there is none). A record
 without per-sample iteration counts (lind, csb, a workload) writes its `iterations` on
 every line, or 1. Unsupported counters have no samples and so no lines.
 
+A text cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) starts
+with a single quote (records.spreadsheet_cell); `benchlab import` takes it off again.
+
 Not to be confused with `benchlab show --format csv` (exporters/csv.py): one line per
 table cell, for spreadsheets of the summary.
 """
@@ -17,7 +20,7 @@ import csv
 import io
 
 from benchlab.formats.parsers.b63csv import BENCHLAB_HEADER, EXPORT_COLUMNS
-from benchlab.records import Record
+from benchlab.records import Record, spreadsheet_cell
 from benchlab.output.table import Table
 
 
@@ -40,8 +43,9 @@ def render(table: Table) -> str:
         for index, sample in enumerate(record.samples):
             count = _count(record, index)
             # str(float) is Python's shortest repr that reads back to the same float.
-            writer.writerow([record.bench, "" if record.param is None else record.param, record.counter, count,
-                             sample * count, record.unit, record.platform, record.binary,
-                             "" if process is None else process, sweep,
+            writer.writerow([spreadsheet_cell(record.bench), "" if record.param is None else record.param,
+                             spreadsheet_cell(record.counter), count, sample * count, spreadsheet_cell(record.unit),
+                             spreadsheet_cell(record.platform), spreadsheet_cell(record.binary),
+                             "" if process is None else process, spreadsheet_cell(sweep),
                              "" if overheads is None else overheads[index] * count])
     return buffer.getvalue()

@@ -48,8 +48,9 @@ def parse_output(text: str, binary: str) -> Parsed:
     return parse_stream(io.StringIO(text, newline=None), binary)  # \r ends a line, as in files
 
 
-def parse_stream(lines: Iterable[str], binary: str) -> Parsed:
-    """Records of an output read line by line (a text file, or any iterable of lines)."""
+def parse_stream(lines: Iterable[str], binary: str, max_records: int | None = None) -> Parsed:
+    """Records of an output read line by line (a text file, or any iterable of lines);
+    with `max_records`, reading stops past that many records (`Parsed.truncated` says so)."""
     parsed = Parsed()
     lines = iter(lines)
     head: list[str] = []
@@ -71,11 +72,11 @@ def parse_stream(lines: Iterable[str], binary: str) -> Parsed:
             GBENCH.parse_document(start + "".join(lines), binary, parsed)
             _tag(parsed, GBENCH.name, binary)
             return _finish(parsed, binary)
-    _parse_lines(itertools.chain(head, lines), binary, parsed)
+    _parse_lines(itertools.chain(head, lines), binary, parsed, max_records)
     return _finish(parsed, binary)
 
 
-def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed) -> None:
+def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed, max_records: int | None = None) -> None:
     sessions: dict[str, tuple[Parser, object]] = {}
     active = None  # (parser, session) of the format read last
     junk: list[tuple[int, str]] = []  # lines before any recognised line (the first few)
@@ -88,6 +89,9 @@ def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed) -> None:
             records_before = len(parsed.records)
             if active[1].feed(number, line):
                 _tag(parsed, active[0].name, binary, start=records_before)
+                if max_records is not None and len(parsed.records) > max_records:
+                    parsed.truncated = f"printed more than {max_records} results, the rest was not read"
+                    break
                 continue
         parser = next((p for p in LINE_PARSERS if (active is None or p is not active[0]) and p.sniff(line)), None)
         if parser is None:
@@ -114,6 +118,9 @@ def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed) -> None:
         records_before = len(parsed.records)
         active[1].feed(number, line)
         _tag(parsed, parser.name, binary, start=records_before)
+        if max_records is not None and len(parsed.records) > max_records:
+            parsed.truncated = f"printed more than {max_records} results, the rest was not read"
+            break
     for parser, session in sessions.values():
         records_before = len(parsed.records)
         session.finish()

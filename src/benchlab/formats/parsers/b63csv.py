@@ -24,7 +24,7 @@ import csv
 import re
 
 from benchlab.formats.parsers.base import BadValue, LineSession, Parsed, bad_line, figure, name, param_value, whole
-from benchlab.records import Record
+from benchlab.records import Record, from_spreadsheet_cell
 
 BENCHLAB_HEADER = ["name", "param", "counter", "iterations", "value"]
 #: Columns a stored run's export adds after BENCHLAB_HEADER, in this order (formats.md, "Export"):
@@ -166,7 +166,8 @@ class _Session(LineSession):
         fields = self._fields(line)
         if fields is None or len(fields) != len(BENCHLAB_HEADER) + len(self.extra):
             return False
-        row = dict(zip(BENCHLAB_HEADER + self.extra, fields))
+        # Text cells as benchlab's export wrote them, a formula's quote taken off (records.spreadsheet_cell).
+        row = {column: from_spreadsheet_cell(field) for column, field in zip(BENCHLAB_HEADER + self.extra, fields)}
         try:
             counter = name(row["counter"], "counter")
             count = whole(row["iterations"], "iterations")

@@ -30,9 +30,12 @@ MAX_UNIT_CHARS = 32
 #: Nesting kept in a record's `reported` values (a binary's own extras): deeper is cut.
 MAX_REPORTED_DEPTH = 16
 
-_DIGITS = re.compile(r"[-+]?\d{1,20}")
+_DIGITS = re.compile(r"[-+]?[0-9]{1,20}")
 #: A decimal integer of any length: as a parameter, a number (one out of range is an error, not text).
-_INTEGER = re.compile(r"[-+]?\d+")
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+#: What may surround a number in text: ASCII blanks only. str.strip() alone also removes
+#: \x1c-\x1f and Unicode spaces, which int() then refused (a traceback in the csb parser).
+_BLANKS = " \t\r\n\f\v"
 
 
 class BadValue(ValueError):
@@ -63,6 +66,10 @@ class Parsed:
         """Keep a test's description (the first one given), a line of printable text."""
         if isinstance(text, str) and text.strip() and test not in self.descriptions:
             self.descriptions[test] = " ".join(text.split())[:300]
+    #: Set when a parser failed on the output (a bug of ours): the process's fault, not the run's end.
+    parser_error: str | None = None
+    #: Set when reading stopped at parse_stream's `max_records`: what was read is kept.
+    truncated: str | None = None
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -143,8 +150,8 @@ def whole(value: Any, what: str, minimum: int = 1, maximum: int = INT64_MAX) -> 
         number = value
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        number = int(value)
+    elif isinstance(value, str) and _DIGITS.fullmatch(value.strip(_BLANKS)):
+        number = int(value.strip(_BLANKS))
     if number is None or not minimum <= number <= maximum:
         if (minimum, maximum) == (INT64_MIN, INT64_MAX):
             raise BadValue(f"{what} must be a 64-bit integer, got {show(value)}")
@@ -161,7 +168,7 @@ def param_value(value: Any, what: str = "param", *, text: bool = False) -> int |
     one parameter whether a file wrote it as a number or a string."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if text and isinstance(value, str) and not _INTEGER.fullmatch(value.strip()):
+    if text and isinstance(value, str) and not _INTEGER.fullmatch(value.strip(_BLANKS)):
         return name(value.strip(), what)
     return whole(value, what, minimum=INT64_MIN)
 
@@ -218,7 +225,7 @@ def clean_reported(value: Any, depth: int = 0) -> Any:
 
 def _good_param(param: Any) -> bool:
     if isinstance(param, str):
-        return 0 < len(param) <= MAX_NAME_CHARS and not _INTEGER.fullmatch(param.strip())
+        return 0 < len(param) <= MAX_NAME_CHARS and not _INTEGER.fullmatch(param.strip(_BLANKS))
     return isinstance(param, int) and not isinstance(param, bool) and INT64_MIN <= param <= INT64_MAX
 
 

@@ -48,6 +48,14 @@ CASES = {
     "csb zero threads": ("num_threads=0;algo_name=x;throughput_min=5;\n",
                          "b: line 1 is not valid csb output (num_threads must be a whole number >= 1, got '0'), "
                          "ignored: 'num_threads=0;algo_name=x;throughput_min=5;'"),
+    # Issue 31: str.strip() takes \x1c-\x1f for blanks, int() does not: a ValueError, the whole run lost.
+    **{f"csb threads after \\x{code:x}": (
+        f"num_threads={chr(code)}2;algo_name=x;throughput_min=5;\n",
+        f"b: line 1 is not valid csb output (num_threads must be a whole number >= 1, got '\\x{code:x}2'), "
+        f"ignored: 'num_threads=\\x{code:x}2;algo_name=x;throughput_min=5;'") for code in range(0x1c, 0x20)},
+    "lind param in Arabic-Indic digits": ("Read\t\u0661\t10\t5\n",
+                                          "b: line 1 is not valid lind output (param must be a 64-bit integer, "
+                                          "got '\u0661'), ignored: 'Read\\t\u0661\\t10\\t5'"),
     "b63 400-digit iteration count": ("a,time," + "9" * 400 + ",100\n",
                                       "b: line 1 is not valid b63csv output (iterations must be a whole number >= 1, "
                                       "got '999999999999999999999999999999999999...), ignored: 'a,time," + "9" * 110 + "...'"),
