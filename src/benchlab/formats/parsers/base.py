@@ -31,8 +31,9 @@ MAX_UNIT_CHARS = 32
 MAX_REPORTED_DEPTH = 16
 
 _DIGITS = re.compile(r"[-+]?[0-9]{1,20}")
-#: A decimal integer of any length: as a parameter, a number (one out of range is an error, not text).
-_INTEGER = re.compile(r"[-+]?[0-9]+")
+#: What looks like an integer of any length, in any script's digits: as a parameter, a number
+#: (one out of range, or in digits other than ASCII, is an error, not text).
+_INTEGER = re.compile(r"[-+]?\d+")
 #: What may surround a number in text: ASCII blanks only. str.strip() alone also removes
 #: \x1c-\x1f and Unicode spaces, which int() then refused (a traceback in the csb parser).
 _BLANKS = " \t\r\n\f\v"
