@@ -24,7 +24,7 @@ from typing import Callable
 
 import numpy as np
 
-from benchlab.statistics import stats
+from benchlab.statistics import distributions, stats
 from benchlab.statistics.compare import Comparison
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
@@ -84,12 +84,12 @@ def paired_interval(ratios: list[float], level: float = stats.CI_LEVEL) -> tuple
     if len(logs) < 2:
         return math.exp(logs[0]) if logs else 1.0, 0.0, math.inf
     if len(logs) >= ROBUST_FROM:
-        z = Z_995 if level == stats.CI_LEVEL else stats.normal_quantile_two_sided(level)
+        z = Z_995 if level == stats.CI_LEVEL else distributions.normal_quantile_two_sided(level)
         centre, low, high = signed_rank_interval(logs, z)
         return math.exp(centre), math.exp(low), math.exp(high)
     mean = sum(logs) / len(logs)
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
-    t = stats.t_quantile_99(len(logs) - 1) if level == stats.CI_LEVEL else stats.t_quantile(len(logs) - 1, level)
+    t = stats.t_quantile_99(len(logs) - 1) if level == stats.CI_LEVEL else distributions.t_quantile(len(logs) - 1, level)
     half = t * sd / math.sqrt(len(logs))
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 

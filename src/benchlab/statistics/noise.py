@@ -81,6 +81,8 @@ import statistics
 from pathlib import Path
 from typing import Any, Iterable
 
+from benchlab.statistics.distributions import invert_increasing
+
 #: Earlier runs needed before their spread is used (two consecutive differences).
 MIN_EARLIER_RUNS = 3
 #: Earlier runs used at most: the machine of months ago says little about today's.
@@ -343,14 +345,7 @@ def chi2_cdf(x: float, df: int) -> float:
 
 def chi2_quantile(p: float, df: int) -> float:
     """The p quantile of chi-square(df), by bisection on chi2_cdf."""
-    low, high = 0.0, max(1.0, df) * 10 + 100
-    for _ in range(100):
-        middle = (low + high) / 2
-        if chi2_cdf(middle, df) < p:
-            low = middle
-        else:
-            high = middle
-    return (low + high) / 2
+    return invert_increasing(lambda x: chi2_cdf(x, df), p, max(1.0, df) * 10 + 100, steps=100)
 
 
 def process_spread(figure: float, between_sd: float, processes: int,

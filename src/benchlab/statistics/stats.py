@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import math
-import statistics
 from typing import Any, Sequence
 
 import numpy as np
@@ -59,52 +58,6 @@ def t_quantile_99(df: int) -> float:
     return (z + z * (z2 + 1) / (4 * d) + z * ((5 * z2 + 16) * z2 + 3) / (96 * d * d)
             + z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / (384 * d * d * d)
             + z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / (92160 * d * d * d * d))
-
-
-def t_cdf_two_sided(t: float, df: int) -> float:
-    """P(|T| <= t) for Student's t with a whole number `df` of degrees of freedom, by its
-    closed form (Abramowitz and Stegun 26.7.3-4: a finite sum in cos(theta), theta =
-    atan(t / sqrt(df))): exact, with the math module alone."""
-    theta = math.atan(abs(t) / math.sqrt(df))
-    c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2 == 0:
-        term = total = 1.0
-        for k in range(2, df, 2):       # (1 3 ... (k-1)) / (2 4 ... k) cos^k
-            term *= c2 * (k - 1) / k
-            total += term
-        return s * total
-    if df == 1:
-        return 2 * theta / math.pi
-    term = total = math.cos(theta)
-    for k in range(3, df, 2):           # (2 4 ... (k-1)) / (1 3 ... k) cos^k
-        term *= c2 * (k - 1) / k
-        total += term
-    return 2 / math.pi * (theta + s * total)
-
-
-@functools.lru_cache(maxsize=4096)
-def t_quantile(df: int, level: float) -> float:
-    """The t such that P(|T| <= t) = `level` (two-sided), df >= 1, by bisection on the
-    exact CDF: for levels other than 99% (a family of intervals that hold together)."""
-    if df < 1:
-        return math.inf
-    low, high = 0.0, 1.0
-    while t_cdf_two_sided(high, df) < level:
-        high *= 2
-    for _ in range(200):
-        middle = (low + high) / 2
-        if t_cdf_two_sided(middle, df) < level:
-            low = middle
-        else:
-            high = middle
-        if high - low <= 1e-12 * high:
-            break
-    return (low + high) / 2
-
-
-def normal_quantile_two_sided(level: float) -> float:
-    """The z such that P(|Z| <= z) = `level`."""
-    return statistics.NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def quantile(sorted_samples: np.ndarray, p: float) -> float:
