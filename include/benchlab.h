@@ -1340,7 +1340,7 @@ typedef double (*bl__sampler)(bl_body_fn body, uint64_t n, int64_t arg, double *
 
 static uint64_t bl__calibrate(bl__sampler sample, bl_body_fn body, int64_t arg, double wall_target_ns,
                               double limit_ns, double *spent_ns, int *short_samples) {
-    double timed_floor_ns = BL__RESOLUTION_FACTOR * bl__clock.resolution_ns;
+    double timed_floor_ns = BL__RESOLUTION_FACTOR * bl__clock.resolution_ns, fastest = 0;
     uint64_t n = 1;
     int warm_rounds = 0;
     *short_samples = 0;
@@ -1349,17 +1349,23 @@ static uint64_t bl__calibrate(bl__sampler sample, bl_body_fn body, int64_t arg, 
         int out_of_time;
         *spent_ns += wall;
         out_of_time = *spent_ns > limit_ns;
-        if (t >= timed_floor_ns && (out_of_time || ran >= wall_target_ns)) {
+        /* The floor is judged at the fastest iteration seen: a sample whose body waits on
+           another process (a pipe round trip) is slowed by that process's wait for a CPU,
+           which the run delay of this thread does not show (seen: ipc_pipe at 1
+           iteration, its one sample 12 us of a 5 us round trip). */
+        if (fastest == 0 || t / (double)n < fastest) fastest = t / (double)n;
+        if (fastest * (double)n >= timed_floor_ns && (out_of_time || ran >= wall_target_ns)) {
             /* One more sample at the final size: the first long sample is often slower
-               (page faults, cold caches) and would make n too small. */
-            if (out_of_time || warm_rounds++ >= 1) return n;
+               (page faults, cold caches, another task) and would make n too small. */
+            if (warm_rounds++ >= 1) return n;
             continue;
         }
         if (*spent_ns > BL__CALIBRATION_FLOOR_LIMIT * limit_ns) {
             *short_samples = 1;
             return n;
         }
-        n = (uint64_t)((double)n * bl__calibration_step(t, ran, wall_target_ns, timed_floor_ns, out_of_time)) + 1;
+        n = (uint64_t)((double)n * bl__calibration_step(fastest * (double)n, ran, wall_target_ns, timed_floor_ns,
+                                                         out_of_time)) + 1;
     }
 }
 
@@ -1460,8 +1466,32 @@ static int bl__note_lost(bl__result *r, int known, const bl__lost *before, const
     return bl__preempted(before, after, wall_ns);
 }
 
+/* The timed part every sample should reach (BL__RESOLUTION_FACTOR), less the jitter's
+   allowance, below which a sample counts as short. */
+static double bl__short_below_ns(void) { return (1 - BL__JITTER) * BL__RESOLUTION_FACTOR * bl__clock.resolution_ns; }
+
+/* The iterations of the next samples after one of n iterations whose timed part, t_ns,
+   was short: aimed past the floor, within calibration's steps. Calibration under load
+   can settle on samples slowed by another process's wait (a pipe's other end waiting
+   for a CPU), after which the quicker ones are short (seen: ipc_pipe at 1 iteration,
+   its samples 6 us against a floor of 10 us). */
+static uint64_t bl__lengthened(uint64_t n, double t_ns) {
+    double floor_ns = BL__RESOLUTION_FACTOR * bl__clock.resolution_ns;
+    double factor = t_ns > 0 ? BL__CALIBRATION_AIM * floor_ns / t_ns : BL__CALIBRATION_MAX_STEP;
+    return (uint64_t)((double)n * (factor < BL__CALIBRATION_MAX_STEP ? factor : BL__CALIBRATION_MAX_STEP)) + 1;
+}
+
+/* Whether most of a series' samples are short against the timer (bl__short_below_ns):
+   then its record says "short_samples", whatever calibration decided. */
+static int bl__mostly_short(const bl__result *r) {
+    size_t i, short_ones = 0;
+    for (i = 0; i < r->count; i++) short_ones += r->samples[i] * (double)r->sample_iterations[i] < bl__short_below_ns();
+    return 2 * short_ones > r->count;
+}
+
 /* One sample of a series, with what it lost to other tasks read around it: outside the
-   timed part, which bl__sample_ns brackets with its own two timer reads. */
+   timed part, which bl__sample_ns brackets with its own two timer reads. A short one
+   lengthens the samples after it. */
 static int bl__take_sample(bl__result *r, int paired, uint64_t *rng) {
     uint64_t n = bl__jitter(r->iterations, rng);
     double wall, t;
@@ -1477,6 +1507,7 @@ static int bl__take_sample(bl__result *r, int paired, uint64_t *rng) {
     r->sample_iterations[r->count] = n;
     r->count++;
     r->spent_ns += wall;
+    if (t < bl__short_below_ns()) r->iterations = bl__lengthened(n, t);
     return 1;
 }
 
@@ -1512,16 +1543,16 @@ static void bl__leave_out_preempted(bl__result *r) {
     r->count = kept;
 }
 
-/* Calibration that could not reach the timer floor (bl__calibrate) is said at once, on
-   stderr, as well as in the record: its figure carries up to a tick of rounding in every
-   sample. */
+/* Samples short against the timer (calibration gave up, bl__calibrate, or most samples
+   were short, bl__mostly_short) are said on stderr as well as in the record: the figure
+   carries up to a tick of rounding in every sample. */
 static void bl__warn_short_samples(const bl__result *r, double limit_s) {
     if (!r->short_samples) return;
-    fprintf(stderr, "benchlab: %s: samples of %llu iterations are shorter than %.0fx the timer's resolution (%.3g ns): "
-                    "the machine was too busy to calibrate within %gx --time-limit=%g; its figure is marked "
-                    "\"short_samples\" (a quieter machine or a longer --time-limit fixes it)\n",
-            r->instance ? r->instance->display : "the empty loop", (unsigned long long)r->iterations,
-            BL__RESOLUTION_FACTOR, bl__clock.resolution_ns, (double)BL__CALIBRATION_FLOOR_LIMIT, limit_s);
+    fprintf(stderr, "benchlab: %s: most samples are shorter than %.0fx the timer's resolution (%.3g ns), at %llu "
+                    "iterations: the machine was too busy to calibrate them within %gx --time-limit=%g; its figure is "
+                    "marked \"short_samples\" (a quieter machine or a longer --time-limit fixes it)\n",
+            r->instance->display, BL__RESOLUTION_FACTOR, bl__clock.resolution_ns, (unsigned long long)r->iterations,
+            (double)BL__CALIBRATION_FLOOR_LIMIT, limit_s);
 }
 
 /* Returns 0 when out of memory. */
@@ -1533,7 +1564,6 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
         bl__result *r = g->series[i];
         r->target_ns = target;
         r->iterations = bl__calibrate(bl__calibration_sample, r->body, r->arg, target, o->time_limit_s * 1e9, &r->spent_ns, &r->short_samples);
-        bl__warn_short_samples(r, o->time_limit_s);
         r->spent_ns = 0; /* the time limit counts samples; calibration is bounded by it above */
         r->next_check = BL__PRECISION_MIN_SAMPLES;
         if (r->support) r->stopped = "support";
@@ -2715,6 +2745,8 @@ static int bl__sample_group(bl__run *run, bl__rounds *g) {
     for (i = 1; i < g->count; i++) {
         if (g->series[i]->support) continue;
         bl__leave_out_preempted(g->series[i]);
+        if (bl__mostly_short(g->series[i])) g->series[i]->short_samples = 1;
+        bl__warn_short_samples(g->series[i], run->o.time_limit_s);
         bl__time_figures(g->series[i], g->baseline, &run->o);
     }
     return 1;

@@ -7,8 +7,11 @@
        rounds (and BL__MIN_SAMPLES) remain;
      - the jsonl record carries the counts, and null where the platform cannot tell;
      - bl__calibrate fed the samples of a busy machine (every sample preempted for 20 ms,
-       twice --time-limit) still reaches the timer floor, and says "short samples" when
-       not even BL__CALIBRATION_FLOOR_LIMIT times the limit suffices.
+       twice --time-limit; or a first sample slowed 20 ms by a partner process, which this
+       thread's run delay does not show) still reaches the timer floor, and says "short
+       samples" when not even BL__CALIBRATION_FLOOR_LIMIT times the limit suffices;
+     - a sample still short after calibration lengthens the ones after it, and a series
+       of mostly short samples is marked.
    It also prints what one reading of both contention sources costs here (the figure
    section I19 quotes); that is printed, never asserted. */
 #define BENCHLAB_IMPLEMENTATION
@@ -138,6 +141,18 @@ static double busy_sample(bl_body_fn body, uint64_t n, int64_t arg, double *wall
     return *ran_ns; /* bl__calibration_sample's timed part, its wait taken out */
 }
 
+/* The first sample waits 20 ms on a partner process (a pipe's other end) that waited for a
+   CPU: in its timed part and wall time, but not in this thread's run delay. */
+static double partner_wait_ns;
+static double partner_sample(bl_body_fn body, uint64_t n, int64_t arg, double *wall_ns, double *ran_ns) {
+    double t = 1000.0 * (double)n + partner_wait_ns;
+    (void)body;
+    (void)arg;
+    partner_wait_ns = 0;
+    *ran_ns = *wall_ns = t;
+    return t;
+}
+
 static void check_calibration(void) {
     double spent = 0, floor_ns;
     int short_samples = -1;
@@ -158,11 +173,35 @@ static void check_calibration(void) {
     TU_CHECK(1000.0 * (double)n < 2 * floor_ns, "busy: n = %llu aims past the floor, at the share of the time too",
              (unsigned long long)n);
 
+    waited_ns = 0; /* a partner process's wait (invisible in this thread's run delay) slows the first sample */
+    partner_wait_ns = 20e6;
+    spent = 0;
+    n = bl__calibrate(partner_sample, NULL, 0, 50000, 10e6, &spent, &short_samples);
+    TU_CHECK(1000.0 * (double)n >= floor_ns && !short_samples,
+             "a partner's wait: n = %llu gives %g ns timed, under the floor of %g ns (short %d)", (unsigned long long)n,
+             1000.0 * (double)n, floor_ns, short_samples);
+
     waited_ns = 200e6; /* each sample over BL__CALIBRATION_FLOOR_LIMIT times the limit */
     spent = 0;
     n = bl__calibrate(busy_sample, NULL, 0, 50000, 10e6, &spent, &short_samples);
     TU_CHECK(short_samples == 1, "hopeless: %llu iterations (%g ns timed) not marked short", (unsigned long long)n,
              1000.0 * (double)n);
+}
+
+/* Samples short against the timer after calibration: the next ones are lengthened past
+   the floor, and a series whose samples are mostly short is marked. */
+static void check_short_samples(void) {
+    rounds10 g;
+    size_t i;
+    bl__clock.resolution_ns = 10; /* floor 10 us; short below 9.5 us */
+    TU_CHECK(bl__lengthened(1, 6000) == 3, "1 iteration of 6 us lengthens to %llu, want 3 (1.2 x 10/6, +1)",
+             (unsigned long long)bl__lengthened(1, 6000));
+    TU_CHECK(bl__lengthened(1, 100) == 11, "a 100 ns sample grows at most 10x: %llu", (unsigned long long)bl__lengthened(1, 100));
+    make_rounds(&g, "..........");
+    for (i = 0; i < 10; i++) g.iterations[i] = i < 5 ? 1000 : 50; /* 100 us, or 5 us */
+    TU_CHECK(!bl__mostly_short(&g.r), "5 short samples of 10 make the series short");
+    g.iterations[4] = 50;
+    TU_CHECK(bl__mostly_short(&g.r), "6 short samples of 10 do not make the series short");
 }
 
 /* What one reading of both sources costs: printed for section I19's comment. */
@@ -192,6 +231,7 @@ int main(void) {
     check_leave_out();
     check_record();
     check_calibration();
+    check_short_samples();
     print_read_cost();
     if (tu_failures) fprintf(stderr, "%d check(s) failed\n", tu_failures);
     return tu_failures != 0;

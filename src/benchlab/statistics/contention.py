@@ -33,8 +33,10 @@ def summed(contentions: Iterable[Contention | None]) -> Contention | None:
 
 
 def of_run(records: Iterable[Record]) -> Contention | None:
-    """The contention of every time record that measured it, summed (the run's waited share)."""
-    measured = [r.contention for r in records if r.counter == "time" and r.contention is not None]
+    """The contention of every time record that measured it, summed (the run's waited share):
+    records of a platform that cannot tell (wasm32-wasi: nulls) count for nothing, not as unknown."""
+    measured = [r.contention for r in records if r.counter == "time" and r.contention is not None
+                and r.contention.preempted is not None and r.contention.run_delay_ns is not None]
     return summed(measured) if measured else None
 
 

@@ -90,3 +90,10 @@ def test_counter_records_and_records_without_contention_do_not_count_for_the_run
     counter.counter = "instructions"
     assert contention.busy_note([counter, process(1)]) is None
     assert contention.of_run([counter, process(1)]) is None
+
+
+def test_a_platform_that_cannot_tell_does_not_hide_the_others_waits():
+    native = process(0, preempted=5, left_out=5, involuntary_switches=5, run_delay_ns=300.0, sampled_ns=1000.0)
+    wasm = process(0, preempted=None, left_out=None, involuntary_switches=None, run_delay_ns=None, sampled_ns=900.0)
+    assert contention.of_run([native, wasm]) == native.contention
+    assert contention.busy_note([native, wasm]).startswith("the machine was busy: this run waited for a CPU 30%")
