@@ -52,7 +52,7 @@ def test_a_bad_value_is_warned_about_and_left_out_the_record_kept(field, value):
 
 
 def process(k: int, **lost) -> Record:
-    record = Record(bench="b", param=None, samples=[1.0, 1.1, 1.2], platform="native", binary="x")
+    record = Record(bench="b", param=None, samples=[1.0, 1.1, 1.2], platform="native", binary="x", format="jsonl")
     record.reported.update(process=k, **lost)
     return record
 
@@ -97,3 +97,23 @@ def test_a_platform_that_cannot_tell_does_not_hide_the_others_waits():
     wasm = process(0, preempted=None, left_out=None, involuntary_switches=None, run_delay_ns=None, sampled_ns=900.0)
     assert contention.of_run([native, wasm]) == native.contention
     assert contention.busy_note([native, wasm]).startswith("the machine was busy: this run waited for a CPU 30%")
+
+
+def test_an_exported_record_keeps_its_contention_and_a_bad_stored_one_is_refused():
+    from benchlab.formats.exporters.jsonl import result_record
+    from benchlab.formats.parsers.jsonl import JsonlParser
+    from benchlab.formats.parsers.base import Parsed
+
+    record = process(2, preempted=4, left_out=3, involuntary_switches=7, run_delay_ns=2.5e6, sampled_ns=1e7,
+                     short_samples=True)
+    line = json.dumps(result_record(record))
+    parsed = Parsed()
+    JsonlParser(stored=True).session("x", parsed).feed(1, line)
+    [back] = parsed.records
+    assert back.contention == record.contention and back.short_samples is True
+
+    bad = json.loads(line)
+    bad["reported"]["preempted"] = "many"
+    parsed = Parsed()
+    JsonlParser(stored=True).session("x", parsed).feed(1, json.dumps(bad))
+    assert parsed.records == [] and "reported.preempted" in parsed.warnings[0]

@@ -223,6 +223,20 @@ def _stored_fields(record: Record, obj: dict) -> None:
         for key in ("process", "unit"):  # which process, and its place in the plan: what records are grouped and ordered by
             if record.reported.get(key) is not None:
                 record.reported[key] = whole(record.reported[key], f"reported.{key}", minimum=0)
+        _check_contention(record.reported)
+
+
+def _check_contention(reported: dict) -> None:
+    """The contention fields of a stored record's `reported`, of the types formats.md gives
+    them: summed over processes and runs, so a string there would fail far from here."""
+    for key in _REPORTED_COUNTS:
+        if reported.get(key) is not None:
+            reported[key] = whole(reported[key], f"reported.{key}", minimum=0)
+    for key in ("run_delay_ns", "sampled_ns"):
+        if reported.get(key) is not None:
+            reported[key] = figure(reported[key], f"reported.{key}", minimum=0)
+    if "short_samples" in reported and not isinstance(reported["short_samples"], bool):
+        raise BadValue(f"reported.short_samples must be true or false, got {show(reported['short_samples'])}")
 
 
 def _overhead_samples(obj: dict, raw: list, warn) -> list[float] | None:
