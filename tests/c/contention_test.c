@@ -121,6 +121,19 @@ static void check_record(void) {
     got = fread(text, 1, sizeof text - 1, f);
     text[got] = 0;
     fclose(f);
+    {
+        char row[160];
+        g.r.contention_known = 1;
+        g.r.short_samples = 1;
+        g.r.iterations = 7;
+        bl__table_contention(row, sizeof row, &g.r);
+        TU_CHECK(strcmp(row, "  preempted 2 of 10 rounds (left out), waited for a CPU 25% of its time  short samples: 7 "
+                             "iterations") == 0, "the table's note: \"%s\"", row);
+        g.r.preempted = g.r.left_out = 0;
+        g.r.short_samples = 0;
+        bl__table_contention(row, sizeof row, &g.r);
+        TU_CHECK(row[0] == 0, "a quiet row has a note: \"%s\"", row);
+    }
     TU_CHECK(strstr(text, "\"short_samples\":true,\"sampled_ns\":1000000,\"preempted\":2,\"left_out\":2,"
                           "\"involuntary_switches\":5,\"run_delay_ns\":250000") != NULL,
              "the record's contention fields: %s", text);
