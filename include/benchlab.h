@@ -1176,7 +1176,7 @@ typedef struct bl__result {
     size_t left_out;                     /* of those, left out of the samples (bl__leave_out_preempted) */
     uint64_t involuntary_switches;       /* over its own samples */
     double run_delay_ns;                 /* time its own samples waited for a CPU (-1: not known) */
-    int short_samples;                   /* calibration could not make a sample long against the timer */
+    int short_samples;                   /* most samples short against the timer, or calibration gave up (I9, I10) */
 } bl__result;
 
 /* Grows one of a result's per-sample arrays to `capacity` doubles; 0 when out of memory. */
