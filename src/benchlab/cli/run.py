@@ -18,7 +18,7 @@ from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.output.table import Table
-from benchlab.statistics.contention import busy_note
+from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.measuring.recording import Recorder, RunStorage
 from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
@@ -100,6 +100,7 @@ def command(context: click.Context, **given) -> int:
         outcome = Recorder(runner, info, storage, progress).run(session, argv, columns)
     _say(progress.console, stop_note(budget, outcome))
     _say(progress.console, busy_note(outcome.records))
+    _say(progress.console, short_samples_note(outcome.records))
     if flags.filters and outcome.filtered_out == len(info["plan"]):
         raise _no_match(flags.filters, storage)
     failed = any(not not_built(fault) for fault in outcome.faults)  # a platform a source cannot build is no failure

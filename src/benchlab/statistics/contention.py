@@ -61,3 +61,15 @@ def share_text(contention: Contention | None) -> str:
         text += f" ({contention.left_out} left out)"
     share = contention.waited_share
     return text + (f", waited {share:.0%}" if share is not None else "")
+
+
+def short_samples_note(records: Iterable[Record]) -> str | None:
+    """One line naming the figures whose binary could not make its samples long against its
+    timer (`short_samples`: the machine too busy to calibrate), as the binary's stderr did."""
+    names = sorted({f"{r.bench}" + (f"/{r.param_name or 'param'}={r.param}" if r.param is not None else "")
+                    + f" on {r.platform}" for r in records if r.short_samples})
+    if not names:
+        return None
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (f"short samples: {shown}: the machine was too busy to make their samples last 1000 times the timer's "
+            "resolution, so each carries up to a tick of rounding (a quieter machine or a longer --time-limit fixes it)")

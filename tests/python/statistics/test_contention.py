@@ -117,3 +117,10 @@ def test_an_exported_record_keeps_its_contention_and_a_bad_stored_one_is_refused
     parsed = Parsed()
     JsonlParser(stored=True).session("x", parsed).feed(1, json.dumps(bad))
     assert parsed.records == [] and "reported.preempted" in parsed.warnings[0]
+
+
+def test_figures_with_short_samples_are_named_once_each():
+    records = [process(0, short_samples=True), process(1, short_samples=True), process(0)]
+    records[2].bench = "quiet"
+    assert contention.short_samples_note(records).startswith("short samples: b on native: the machine was too busy")
+    assert contention.short_samples_note([process(0)]) is None
