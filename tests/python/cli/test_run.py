@@ -39,7 +39,10 @@ def test_run_prints_the_table_stores_the_run_and_reuses_builds(project, benchlab
     assert {("copy", "16"), ("copy", "1024")} <= rows
     # stderr is not a terminal here: one progress line per process instead of a bar (5 by default)
     progress = "".join(f"[{k}/5] small on native\n" for k in range(1, 6))
-    assert first.stderr == progress + NO_PRIOR_NOTE + "\nsaved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
+    # the lines a busy machine adds (contention.py: the run's waited share, short samples) depend on the load
+    stderr = "".join(line for line in first.stderr.splitlines(keepends=True)
+                     if not line.startswith(("the machine was busy: ", "short samples: ")))
+    assert stderr == progress + NO_PRIOR_NOTE + "\nsaved as run 1 (benchlab show 1); 1 compiled, 0 from the build cache\n"
 
     second = benchlab("run", "suite", *FAST)
     assert second.exit_code == 0
