@@ -16,9 +16,9 @@ from benchlab.cli.common import (
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
+from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.output.table import Table
-from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.measuring.recording import Recorder, RunStorage
 from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note

@@ -22,12 +22,6 @@ def finite(value: Any) -> Any:
     return value
 
 
-def _contention(record) -> dict[str, Any]:
-    lost = record.contention
-    return {"preempted": lost.preempted if lost else None, "left_out": lost.left_out if lost else None,
-            "waited_share": lost.waited_share if lost else None, "short_samples": record.short_samples}
-
-
 def render(table: Table) -> str:
     rows = []
     for row in table.rows:
@@ -54,3 +48,9 @@ def render(table: Table) -> str:
         "faults": [f.to_dict() for f in table.faults],
     }
     return json.dumps(finite(document), indent=2, default=str) + "\n"
+
+
+def _contention(record) -> dict[str, Any]:
+    lost = record.contention
+    return {"preempted": lost.preempted if lost else None, "left_out": lost.left_out if lost else None,
+            "waited_share": lost.waited_share if lost else None, "short_samples": record.short_samples}
