@@ -11,6 +11,12 @@ from benchlab.output.table import EMPTY, OK, Table
 SCHEMA = 1
 
 
+def _contention(record) -> dict[str, Any]:
+    lost = record.contention
+    return {"preempted": lost.preempted if lost else None, "left_out": lost.left_out if lost else None,
+            "waited_share": lost.waited_share if lost else None, "short_samples": record.short_samples}
+
+
 def finite(value: Any) -> Any:
     """JSON has no NaN or infinity: write them as null, as formats.md does."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -48,9 +54,3 @@ def render(table: Table) -> str:
         "faults": [f.to_dict() for f in table.faults],
     }
     return json.dumps(finite(document), indent=2, default=str) + "\n"
-
-
-def _contention(record) -> dict[str, Any]:
-    lost = record.contention
-    return {"preempted": lost.preempted if lost else None, "left_out": lost.left_out if lost else None,
-            "waited_share": lost.waited_share if lost else None, "short_samples": record.short_samples}
