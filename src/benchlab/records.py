@@ -207,6 +207,17 @@ class Record:
             return None
         return str(self.reported.get("reason") or "no reason given")
 
+    @property
+    def contention(self) -> Contention | None:
+        """What the kernel said its samples lost to other tasks; None where nobody measured it."""
+        return Contention.of(self.reported)
+
+    @property
+    def short_samples(self) -> bool:
+        """The binary could not make its samples long against its timer (the machine was too busy
+        to calibrate): each sample carries up to a tick of rounding."""
+        return self.reported.get("short_samples") is True
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -214,6 +225,42 @@ class Record:
     def from_dict(cls, data: dict[str, Any]) -> "Record":
         fields = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in fields})
+
+
+#: A time record's fields that say what its samples lost to other tasks (formats.md,
+#: "Contention"): absent in files from before them and in other tools' formats.
+CONTENTION_FIELDS = ("preempted", "left_out", "involuntary_switches", "run_delay_ns", "sampled_ns")
+
+
+@dataclasses.dataclass(frozen=True)
+class Contention:
+    """What the kernel said a time record's samples lost to other tasks: rounds preempted
+    (and how many of them were left out of the samples), involuntary context switches, the
+    time they waited for a CPU, and the wall time of all its samples. None: not known
+    (a platform that cannot tell, or a record of several processes where one could not)."""
+
+    preempted: int | None = None
+    left_out: int | None = None
+    involuntary_switches: int | None = None
+    run_delay_ns: float | None = None
+    sampled_ns: float | None = None
+
+    @classmethod
+    def of(cls, reported: dict[str, Any]) -> "Contention | None":
+        """From a record's `reported`; None when it has none of the fields."""
+        if not any(reported.get(field) is not None for field in CONTENTION_FIELDS):
+            return None
+        return cls(**{field: reported.get(field) for field in CONTENTION_FIELDS})
+
+    @property
+    def waited_share(self) -> float | None:
+        """The share of its sampling time it waited for a CPU."""
+        if self.run_delay_ns is None or not self.sampled_ns:
+            return None
+        return self.run_delay_ns / self.sampled_ns
+
+    def fields(self) -> dict[str, Any]:
+        return {field: getattr(self, field) for field in CONTENTION_FIELDS}
 
 
 @dataclasses.dataclass

@@ -96,7 +96,12 @@ checks=$((checks + 1))
 "$prog" --format=jsonl --samples=7 >"$work/rounds" || fail "--samples=7 failed"
 grep -q '"schedule":"rounds","samples":7,' "$work/rounds" || fail "context does not say rounds and samples 7"
 grep -q '"precision_pct":0,' "$work/rounds" || fail "--samples without --precision should turn precision off"
-[ "$(grep -c '"sample_iterations":\[[0-9]*\(,[0-9]*\)\{6\}\]' "$work/rounds")" -eq "$n_all" ] || fail "not 7 samples per benchmark"
+# 7 rounds per benchmark: its samples and the preempted rounds left out of them (formats.md, *Contention*)
+awk '/"type":"result"/ {
+    s = $0; sub(/.*"sample_iterations":\[/, "", s); sub(/\].*/, "", s); n = s == "" ? 0 : split(s, parts, ",")
+    left = match($0, /"left_out":[0-9]+/) ? substr($0, RSTART + 11, RLENGTH - 11) : 0
+    if (n + left != 7) bad++
+} END { exit bad > 0 }' "$work/rounds" || fail "not 7 rounds (samples and left_out) per benchmark"
 [ "$(grep -c '"overhead_samples":\[' "$work/rounds")" -eq "$n_all" ] || fail "time records lack overhead_samples"
 [ "$(grep -c '"baseline_samples":\[' "$work/rounds")" -eq $((n_all - 1)) ] || fail "compared records lack baseline_samples"
 [ "$(grep -c '"stopped":"samples"' "$work/rounds")" -eq "$n_all" ] || fail "stopped is not samples"

@@ -17,6 +17,7 @@ from benchlab.cli.common import (
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
+from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.output.table import Table
 from benchlab.records import printable, printable_text
@@ -102,6 +103,8 @@ def command(context: click.Context, **given) -> int:
     with progress:
         outcome = Recorder(runner, info, storage, progress).run(session, argv, columns)
     _say(progress.console, stop_note(budget, outcome))
+    _say(progress.console, busy_note(outcome.records))
+    _say(progress.console, short_samples_note(outcome.records))
     if flags.filters and outcome.filtered_out == len(info["plan"]):
         raise _no_match(flags.filters, storage)
     failed = any(not not_built(fault) for fault in outcome.faults)  # a platform a source cannot build is no failure

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from benchlab.statistics import noise, stats
+from benchlab.statistics import contention, noise, stats
 from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
@@ -25,6 +25,7 @@ PROCESS_COLUMNS = (
     ("99% within its run", lambda r: "-" if r.format == WORKLOAD_FORMAT else _interval_text(figure_interval(r))),
     ("samples", lambda r: str(len(r.samples))),
     ("stopped at", lambda r: str(r.reported.get("stopped", "-"))),
+    ("preempted", lambda r: contention.share_text(r.contention)),
     ("start CPU", lambda r: str(r.reported.get("start_cpu", "-"))),
     ("stack offset", lambda r: str(r.reported.get("stack_offset", "-"))),
     ("env pad", lambda r: str(r.reported.get("env_pad", "-"))),
@@ -118,6 +119,7 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
         lines.append(f"  raw           {format_value(summary['raw_median'])} {unit}{_raw_note(summary)}")
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
+    lines.extend(_contention_lines(measured))
     lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]
                                + [[cell(r) for _, cell in PROCESS_COLUMNS] for r in measured]).replace("\n", "\n  "))
     return lines
@@ -149,6 +151,26 @@ def _sample_lines(measured: list[Record], unit: str) -> list[str]:
     if raws and loops:
         lines.append(f"  subtracted    the empty loop: {_span(loops)} {unit} per iteration; "
                      f"before subtracting, medians {_span(raws)} {unit}")
+    return lines
+
+
+def _contention_lines(measured: list[Record]) -> list[str]:
+    """What the kernel said the processes' samples lost to other tasks (nothing where no
+    process measured it), and samples calibration could not make long against the timer."""
+    lines = []
+    lost = contention.summed([r.contention for r in measured])
+    if lost is not None and lost.preempted is not None:
+        rounds = sum(len(r.samples) for r in measured) + (lost.left_out or 0)
+        kept = "left out of the figure" if lost.left_out == lost.preempted else (
+            f"{lost.left_out} left out of the figure" if lost.left_out else "kept: most rounds were")
+        share = lost.waited_share
+        waited = f", waited for a CPU {share:.1%} of the sampling time" if share is not None else ""
+        lines.append(f"  preempted     {lost.preempted} of {rounds} rounds ({kept}){waited}; "
+                     f"{lost.involuntary_switches} involuntary switches")
+    short = [r for r in measured if r.short_samples]
+    if short:
+        lines.append(f"  short samples {len(short)} of {len(measured)} processes: the machine was too busy "
+                     f"to make a sample long against the timer (up to a tick of rounding in each)")
     return lines
 
 

@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from benchlab.statistics import noise, stats
-from benchlab.records import Record
+from benchlab.statistics import contention, noise, stats
+from benchlab.records import CONTENTION_FIELDS, Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
@@ -114,7 +114,12 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
     medians = np.array([r.median for r in measured], dtype=float)
     summary = _summary(measured, medians, level)
     per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage")
-    reported = {k: v for k, v in first.reported.items() if k not in per_process}
+    reported = {k: v for k, v in first.reported.items() if k not in per_process + CONTENTION_FIELDS}
+    lost = contention.summed([r.contention for r in measured])
+    if lost is not None:
+        reported.update(lost.fields())  # the processes' counts summed, not the first's
+    if any(r.short_samples for r in measured):
+        reported["short_samples"] = True
     reported["processes"] = [
         {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
          **({"raw_median": r.summary["raw_median"]} if "raw_median" in r.summary else {}),

@@ -47,11 +47,11 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
     assert getpid[4] == "  processes     3; CV of their medians 1%; their own intervals do not all overlap (!)"
     assert getpid[5] == "  samples       36: minimum 98.5, maximum 102 ns; outside Tukey's fences 0 low, 0 high"
     assert getpid[6].split() == ["process", "median", "raw", "99%", "within", "its", "run", "samples", "stopped", "at",
-                                 "start", "CPU", "stack", "offset", "env", "pad"]
-    assert [line.split()[:2] + line.split()[-5:] for line in getpid[7:10]] == [
-        ["0", "99", "12", "precision", "0", "0", "100"],
-        ["1", "100", "12", "precision", "1", "64", "101"],
-        ["2", "101", "12", "precision", "0", "128", "102"]]
+                                 "preempted", "start", "CPU", "stack", "offset", "env", "pad"]
+    assert [line.split()[:2] + line.split()[-6:] for line in getpid[7:10]] == [
+        ["0", "99", "12", "precision", "-", "0", "0", "100"],
+        ["1", "100", "12", "precision", "-", "1", "64", "101"],
+        ["2", "101", "12", "precision", "-", "0", "128", "102"]]
     write = lines[lines.index("write on native (sys)"):]
     assert "  subtracted    the empty loop: 0.3 ns per iteration; before subtracting, medians 500-520 ns" in write
     # Raw beside subtracted (issue 20): a body of 1700 empty loops has none of it taken off.
@@ -84,7 +84,7 @@ def test_a_process_of_few_samples_has_no_interval_to_show(project, db_url, monke
     store.close()
     lines = benchlab("stats", "latest").stdout.splitlines()
     assert lines[4] == "  figure        4.4 ns; 3 samples of one process bound nothing at 99% (at least 8 do)"
-    assert lines[-1].split() == ["-", "4.4", "-", "-", "3", "-", "-", "-", "-"]
+    assert lines[-1].split() == ["-", "4.4", "-", "-", "3", "-", "-", "-", "-", "-"]
 
 
 def test_names_pick_figures_and_a_name_that_matches_nothing_lists_the_benchmarks(stored, benchlab):
@@ -99,3 +99,26 @@ def test_names_pick_figures_and_a_name_that_matches_nothing_lists_the_benchmarks
 def test_an_unknown_run_is_an_error(stored, benchlab):
     result = benchlab("stats", "7")
     assert result.exit_code == 2 and "7" in result.stderr
+
+
+def test_preempted_rounds_and_the_waited_share_are_shown_per_figure_and_process(project, db_url, monkeypatch, benchlab):
+    monkeypatch.setenv("BENCHLAB_DB", db_url)
+    store = Store(db_url)
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box", "cpu": "CPU X"})
+    records = [process("getpid", m, k) for k, m in enumerate([99.0, 100.0])]
+    records[0].reported.update(preempted=3, left_out=3, involuntary_switches=4, run_delay_ns=2e6, sampled_ns=1e7)
+    records[1].reported.update(preempted=1, left_out=0, involuntary_switches=1, run_delay_ns=0.5e6, sampled_ns=1.5e7,
+                               short_samples=True)
+    store.add_unit(run_id, records, [])
+    store.finish_run(run_id, "complete", 0)
+    store.close()
+    result = benchlab("stats", "latest")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    # 24 samples kept, 3 left out: 27 rounds; 2.5 ms waited of 25 ms sampled
+    assert ("  preempted     4 of 27 rounds (3 left out of the figure), waited for a CPU 10.0% of the sampling time; "
+            "5 involuntary switches") in lines
+    assert ("  short samples 1 of 2 processes: the machine was too busy to make a sample long against the timer "
+            "(up to a tick of rounding in each)") in lines
+    rows = [line for line in lines if line.lstrip().startswith(("0 ", "1 "))]
+    assert "3 preempted (3 left out), waited 20%" in rows[0] and "1 preempted, waited 3%" in rows[1]

@@ -222,3 +222,20 @@ def test_the_raw_figure_is_an_open_diamond_beside_each_figure(store, tmp_path):
     assert diamonds == [call, getpid]
     assert getpid[0] == getpid[1] and rows["getpid"].summary["loop_share"] == 0.0
     assert call[1] - call[0] == pytest.approx(2.0, abs=0.01) and rows["call"].summary["loop_share"] == 1.0
+
+
+def test_the_runs_contention_is_one_sentence_under_its_table():
+    from benchlab.output.htmlreport.sections import _contention_sentence
+
+    def process(k, delay, preempted, left_out):
+        record = Record(bench="b", param=None, samples=[1.0, 1.1, 1.2], platform="native", binary="x")
+        record.reported.update(process=k, preempted=preempted, left_out=left_out, involuntary_switches=preempted,
+                               run_delay_ns=delay, sampled_ns=1000.0)
+        return record
+
+    processes = [process(0, 100.0, 3, 3), process(1, 50.0, 1, 0)]
+    assert _contention_sentence([(processes[0], processes)]) == (
+        " Contention: this run waited for a CPU 7.5% of its sampling time; 4 rounds were preempted, 3 of them left "
+        "out of the figures (docs/formats.md, \"Contention\"); benchlab stats shows them per figure.")
+    unmeasured = Record(bench="b", param=None, samples=[1.0], platform="wasm", binary="x")
+    assert _contention_sentence([(unmeasured, [unmeasured])]) == ""

@@ -11,6 +11,12 @@ from benchlab.output.table import EMPTY, OK, Table
 SCHEMA = 1
 
 
+def _contention(record) -> dict[str, Any]:
+    lost = record.contention
+    return {"preempted": lost.preempted if lost else None, "left_out": lost.left_out if lost else None,
+            "waited_share": lost.waited_share if lost else None, "short_samples": record.short_samples}
+
+
 def finite(value: Any) -> Any:
     """JSON has no NaN or infinity: write them as null, as formats.md does."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -40,7 +46,9 @@ def render(table: Table) -> str:
                 # before the empty loop was subtracted, and what was (null: nothing was)
                 "raw_median": cell.record.summary.get("raw_median"), "overhead": cell.record.summary.get("overhead"),
                 "loop_share": cell.record.summary.get("loop_share"),
-                "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations}
+                "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations,
+                # what the kernel said its samples lost to other tasks (null: not measured)
+                **_contention(cell.record)}
         rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
                      "sweep": row.sweep_value, "binary": row.binary, "cells": cells})
     document = {

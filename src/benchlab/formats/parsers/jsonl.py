@@ -16,7 +16,7 @@ from typing import Any
 
 from benchlab.formats.parsers.base import (
     BadValue, LineSession, Parsed, bad_line, clean_reported, figure, name, param_value, show, whole)
-from benchlab.records import Record
+from benchlab.records import CONTENTION_FIELDS, Record
 from benchlab.statistics.stats import STATISTICS
 
 #: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
@@ -34,12 +34,18 @@ _REPORTED_FIELDS = (
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
     # instruction counts under callgrind (benchlab.profiling.callgrind): exact, the same on every run
     "deterministic", "region_totals",
+    # what the kernel says the samples lost to other tasks, and calibration under load (formats.md, "Contention")
+    *CONTENTION_FIELDS, "short_samples",
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
 _REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio",
-                     "ratio_of_medians", "running_fraction", "raw_median")
+                     "ratio_of_medians", "running_fraction", "raw_median", "run_delay_ns", "sampled_ns")
 _REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci")
+#: Reported fields that are counts (or null).
+_REPORTED_COUNTS = ("preempted", "left_out", "involuntary_switches")
+#: Reported fields that are true or false.
+_REPORTED_FLAGS = ("short_samples",)
 
 #: Statistics of one operation of a throughput record that a latency Record keeps
 #: (everything but the histogram, which stays in the throughput Record's `reported`).
@@ -217,6 +223,20 @@ def _stored_fields(record: Record, obj: dict) -> None:
         for key in ("process", "unit"):  # which process, and its place in the plan: what records are grouped and ordered by
             if record.reported.get(key) is not None:
                 record.reported[key] = whole(record.reported[key], f"reported.{key}", minimum=0)
+        _check_contention(record.reported)
+
+
+def _check_contention(reported: dict) -> None:
+    """The contention fields of a stored record's `reported`, of the types formats.md gives
+    them: summed over processes and runs, so a string there would fail far from here."""
+    for key in _REPORTED_COUNTS:
+        if reported.get(key) is not None:
+            reported[key] = whole(reported[key], f"reported.{key}", minimum=0)
+    for key in ("run_delay_ns", "sampled_ns"):
+        if reported.get(key) is not None:
+            reported[key] = figure(reported[key], f"reported.{key}", minimum=0)
+    if "short_samples" in reported and not isinstance(reported["short_samples"], bool):
+        raise BadValue(f"reported.short_samples must be true or false, got {show(reported['short_samples'])}")
 
 
 def _overhead_samples(obj: dict, raw: list, warn) -> list[float] | None:
@@ -244,6 +264,12 @@ def _reported(obj: dict, warn) -> dict[str, Any]:
         try:
             if key in _REPORTED_NUMBERS:
                 value = _optional(value, key)
+                if key in ("run_delay_ns", "sampled_ns") and value is not None and value < 0:
+                    raise BadValue(f"{key} must be >= 0, got {show(value)}")
+            elif key in _REPORTED_COUNTS:
+                value = whole(value, key, minimum=0) if value is not None else None
+            elif key in _REPORTED_FLAGS and not isinstance(value, bool):
+                raise BadValue(f"{key} must be true or false, got {show(value)}")
             elif key in _REPORTED_PAIRS and value is not None:
                 if not isinstance(value, list) or len(value) != 2:
                     raise BadValue(f"{key} must be a [low, high] pair, got {show(value)}")

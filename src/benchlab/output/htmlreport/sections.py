@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from benchlab.output.comparisons import interval_text, verdict_text
 from benchlab.statistics import compare as comparing
+from benchlab.statistics import contention
 from benchlab.output.htmlreport import charts
 from benchlab.output.htmlreport.charts import Chart, RatioBar, TrendPoint
 from benchlab.output.htmlreport.history import series
@@ -97,8 +98,20 @@ def benchmarks(stored: StoredRun, new_id: ChartIds) -> Section:
         "(also the grey band, to hold each process against it; of a run of one process, its median and the "
         "interval within that process). Beside it, where the empty loop was measured, the raw figure (open "
         "diamond: the same mean before subtracting): quote it for a throughput-bound body of a few cycles, whose "
-        "work overlaps the loop (docs/formats.md, \"Which figure to quote\").",
+        "work overlaps the loop (docs/formats.md, \"Which figure to quote\")." + _contention_sentence(pairs),
         chart_list, [show_table(stored.report())])
+
+
+def _contention_sentence(pairs: list) -> str:
+    """What the kernel said the run's samples lost to other tasks, in one sentence (none where
+    no process measured it)."""
+    total = contention.of_run([record for _, processes in pairs for record in processes])
+    if total is None or total.preempted is None:
+        return ""
+    share = total.waited_share
+    waited = f"waited for a CPU {share:.1%} of its sampling time" if share is not None else "was measured"
+    return (f" Contention: this run {waited}; {total.preempted} rounds were preempted, {total.left_out} of them "
+            "left out of the figures (docs/formats.md, \"Contention\"); benchlab stats shows them per figure.")
 
 
 # -- per suite: ratios to the first platform ----------------------------------------------------
