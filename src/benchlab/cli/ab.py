@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from benchlab.measuring.ab import ABRun, Pair, check_time_limit, default_time_limit
+from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, check_time_limit, default_time_limit
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
@@ -112,7 +112,10 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
     if duet and len(os.sched_getaffinity(0)) < 2:
         raise UserError("--duet needs two CPUs to run A and B on", "run without --duet on this machine")
     seed = seed if seed is not None else random.randrange(2**31)
-    options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args)
+    # Short processes, many rounds (PROCESS_TIME_LIMIT_S), unless the user's --arg sets the time limit.
+    own_limit = any(arg.startswith("--time-limit") for arg in extra_args)
+    options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args,
+                         time_limit=None if own_limit else PROCESS_TIME_LIMIT_S)
     runner = Runner(config, [platform], options, Builder(config), lambda m: click.echo(f"warning: {m}", err=True))
     with contextlib.ExitStack() as stack:
         if revs:

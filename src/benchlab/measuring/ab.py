@@ -109,9 +109,18 @@ def signed_rank_interval(values: list[float], z: float = Z_995) -> tuple[float, 
     return float(np.median(walsh)), float(walsh[k]), float(walsh[m - 1 - k])
 
 
+#: Each benchmark's sampling time in a process of `ab` or the gate's re-measurement (the
+#: header's --time-limit; it still takes 10 samples). Short processes, many rounds: the
+#: paired ratio's spread is the processes' host states, not their samples, so rounds buy
+#: precision and samples do not. Measured on suites/calls A/A, 10 s each (2026-11-24, this
+#: VM, Intel host): at the header's 0.01 s, 44 rounds, half-widths 6-16%; at 0.002 s, 127
+#: rounds, 0.9-5%; at 0.001 s, 0.6-3.4%. `ab` at the header's default left suites/calls'
+#: A/A inconclusive after 30 s in 3 of 3 pairs on a quiet machine where the gate decided
+#: it in 12-14 s (bench/README.md, "Verdicts on a busy machine").
+PROCESS_TIME_LIMIT_S = 0.001
 #: The least time one process of a benchlab binary takes at the gate's settings: its start
 #: (exec, the timer's ~2 ms setup) and, per benchmark, calibration and 10 samples of about
-#: PROCESS_TIME_LIMIT_S (remeasure.py) each. A lower bound, for refusing a time limit that
+#: PROCESS_TIME_LIMIT_S each. A lower bound, for refusing a time limit that
 #: cannot fit the rounds a verdict needs before anything runs (least_round_seconds).
 LEAST_PROCESS_S = 0.005
 LEAST_BENCHMARK_S = 0.002

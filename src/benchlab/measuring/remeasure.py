@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from benchlab.statistics import noise
-from benchlab.measuring.ab import ABRun, Pair, paired_scope
+from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, paired_scope
 from benchlab.measuring.build import Builder
 from benchlab.statistics.compare import INCONCLUSIVE, Comparison, verdict_of
 from benchlab.config import Config
@@ -43,13 +43,6 @@ from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.runner import RunOptions, Runner, Unit
 from benchlab.measuring.targets import Target
 
-#: Each benchmark's sampling time in a re-measuring process (the header's --time-limit;
-#: it still takes 10 samples). Short processes, many rounds: the paired ratio's spread is
-#: the processes' host states, not their samples, so rounds buy precision and samples do
-#: not. Measured on suites/calls A/A, 10 s each (2026-11-24, this VM, Intel host): at the
-#: header's 0.01 s, 44 rounds, half-widths 6-16%; at 0.002 s, 127 rounds, 0.9-5%; at
-#: 0.001 s, 0.6-3.4%.
-PROCESS_TIME_LIMIT_S = 0.001
 #: What a re-measured row's interval rests on (Comparison.scope), with its rounds.
 REMEASURED = "re-measured: {rounds} paired rounds of baseline and candidate"
 #: The characters a stored file name keeps in the workspace; every other becomes "_".

@@ -115,3 +115,17 @@ def test_ab_json_has_each_rounds_medians_paired(project, benchlab):
     [comparison] = json.loads(result.stdout)["comparisons"]
     assert comparison["processes"] == [4, 4]
     assert comparison["rounds"] == {"a": [241, 240, 241, 240], "b": [265, 264, 265, 264]}
+
+
+def test_ab_runs_short_processes_unless_the_user_sets_the_time_limit(project, benchlab):
+    # A script that names benchlab's flags speaks them (targets.py): it records its arguments.
+    for name in ("a.sh", "b.sh"):
+        write(project / name, f"#!/bin/sh\n# benchlab --time-limit\necho \"$@\" >> {project}/{name}.args\n"
+                              "printf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
+    assert benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4").exit_code == 0
+    lines = (project / "a.sh.args").read_text().splitlines()
+    assert len(lines) == 4 and all("--time-limit=0.001" in line.split() for line in lines)
+    assert benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--arg=--time-limit=0.05").exit_code == 0
+    own = (project / "b.sh.args").read_text().splitlines()[4:]
+    assert len(own) == 4 and all([a for a in line.split() if a.startswith("--time-limit")] == ["--time-limit=0.05"]
+                                 for line in own)
