@@ -108,17 +108,24 @@ class Builder:
         feed("source", source.read_bytes())
         for companion in companions:
             feed(f"companion {companion.name}", companion.read_bytes())
-        for header in self._headers(source):
-            feed(f"header {header}", header.read_bytes())
+        for label, header in self._headers(source):
+            feed(f"header {label}", header.read_bytes())
         return digest.hexdigest()
 
-    def _headers(self, source: Path) -> list[Path]:
-        """Every header the source could include: the include dirs' and its own directory's."""
-        headers: set[Path] = set(source.resolve().parent.glob("*.h"))
-        for directory in self.include_dirs():
+    def _headers(self, source: Path) -> list[tuple[str, Path]]:
+        """Every header the source could include, the include dirs' and its own directory's,
+        each named where it is found from (`./x.h`, `I0/benchlab.h`), not by its absolute
+        path: the same sources in another checkout (`ab --rev`'s worktrees) are the same
+        build, one binary, so an A/A of two revisions compares identical bytes. Keyed by
+        absolute path, a suite with a header beside its sources (suites/sys's sysbench.h)
+        was built once per worktree, each binary with its own path inside, and such an A/A
+        flagged an unchanged row slower (bench/README.md, "Verdicts on a busy machine")."""
+        here = source.resolve().parent
+        headers = {f"./{path.name}": path for path in here.glob("*.h")}
+        for index, directory in enumerate(self.include_dirs()):
             if directory.is_dir():
-                headers.update(directory.rglob("*.h"))
-        return sorted(headers)
+                headers.update({f"I{index}/{path.relative_to(directory)}": path for path in directory.rglob("*.h")})
+        return sorted(headers.items())
 
     def output_path(self, source: Path, target: str, companions: tuple[Path, ...] = ()) -> Path:
         key = self.cache_key(source, target, companions)[:16]

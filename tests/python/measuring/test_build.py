@@ -47,6 +47,20 @@ def test_a_change_to_source_header_or_flags_rebuilds(project, source):
     assert len(builder.compiled) == 3 and len(other_flags.compiled) == 1
 
 
+def test_the_same_sources_in_another_directory_are_the_same_build(project, source):
+    # Two checkouts of a suite with a header beside its sources (ab --rev's worktrees): one
+    # build, one binary; a changed local header is another build.
+    for copy in ("a", "b"):
+        write(project / copy / "suite" / "small.c", SMALL_BENCH)
+        write(project / copy / "suite" / "local.h", "#define LOCAL 1\n")
+    builder = Builder(load_config())
+    first = builder.build(project / "a" / "suite" / "small.c", "native")
+    assert builder.build(project / "b" / "suite" / "small.c", "native") == first
+    assert builder.compiled == [first] and builder.reused == [first]
+    write(project / "b" / "suite" / "local.h", "#define LOCAL 2\n")
+    assert builder.build(project / "b" / "suite" / "small.c", "native") != first
+
+
 def test_a_project_without_the_header_builds_against_benchlabs_own(project, source):
     shutil.rmtree(project / "include")
     builder = Builder(load_config())
