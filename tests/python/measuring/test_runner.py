@@ -610,13 +610,19 @@ def test_a_workloads_code_is_its_command_and_its_programs_hash(lab):
 
 # -- issue 31: what a binary prints is bounded, and a parser's failure is one process's fault -----
 
+def run_script(lab, tmp_path, text: str, process=None, **options):
+    """`text` as an executable script out.sh, run as one process of its unit: (result, warnings)."""
+    write(tmp_path / "out.sh", text, executable=True)
+    runner, warned = make_runner(lab, **options)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    return runner.run_unit(unit, process=process), warned
+
+
 def test_a_binary_printing_endlessly_is_stopped_at_the_limit_and_what_it_printed_first_is_kept(
         lab, tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", 64 * 1024)
-    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nexec yes junk\n", executable=True)
-    runner, warned = make_runner(lab, timeout=600.0)  # never reached: the limit stops it
-    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
-    result = runner.run_unit(unit, process=0)
+    result, warned = run_script(lab, tmp_path, "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nexec yes junk\n",
+                                process=0, timeout=600.0)  # the timeout is never reached: the limit stops it
     assert [record.bench for record in result.records] == ["Read"]
     assert [fault.reason for fault in result.faults] == [
         "printed more than 64 KiB of output, stopped (the limit is MAX_OUTPUT_BYTES in benchlab/limits.py)"]
@@ -624,22 +630,15 @@ def test_a_binary_printing_endlessly_is_stopped_at_the_limit_and_what_it_printed
 
 def test_a_binary_that_ends_past_the_limit_before_it_is_looked_at_is_past_it_too(lab, tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_OUTPUT_BYTES", 1000)
-    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nhead -c 5000 /dev/zero\n",
-          executable=True)
-    runner, _ = make_runner(lab)
-    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
-    result = runner.run_unit(unit)
+    result, _ = run_script(lab, tmp_path, "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nhead -c 5000 /dev/zero\n")
     assert [record.bench for record in result.records] == ["Read"]
     assert [fault.reason.split(",")[0] for fault in result.faults] == ["printed more than 1000 bytes of output"]
 
 
 def test_a_line_over_the_line_limit_is_skipped_unread_and_the_lines_around_it_are_kept(lab, tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_OUTPUT_LINE_CHARS", 100)
-    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\nhead -c 100000 /dev/zero | tr '\\0' 9\n"
-          "printf '\\nWrite\\t1\\t100\\t250\\n'\n", executable=True)
-    runner, warned = make_runner(lab)
-    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
-    result = runner.run_unit(unit)
+    result, warned = run_script(lab, tmp_path, "#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n"
+                                "head -c 100000 /dev/zero | tr '\\0' 9\nprintf '\\nWrite\\t1\\t100\\t250\\n'\n")
     assert [(record.bench, record.samples) for record in result.records] == [("Read", [240.0]), ("Write", [250.0])]
     assert result.faults == []
     assert warned == ["out.sh: 1 lines longer than 100 bytes ignored"]
@@ -659,10 +658,7 @@ def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_
     def broken(lines, binary, max_records=None):
         raise ValueError("invalid literal for int() with base 10: '\\x1c1'")
     monkeypatch.setattr(runner_module, "parse_stream", broken)
-    write(tmp_path / "out.sh", "#!/bin/sh\nprintf 'num_threads=\\0341;'\n", executable=True)
-    runner, _ = make_runner(lab)
-    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
-    result = runner.run_unit(unit)
+    result, _ = run_script(lab, tmp_path, "#!/bin/sh\nprintf 'num_threads=\\0341;'\n")
     assert result.records == []
     assert [fault.stderr_tail for fault in result.faults] == [["num_threads=\x1c1;"]]  # one line, as printed
     assert [fault.reason for fault in result.faults] == [
@@ -672,11 +668,9 @@ def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_
 
 def test_a_binary_that_leaves_a_process_outside_its_group_is_warned_about(lab, tmp_path):
     # It reads from the daemon once it has left the group: the group's kill cannot come first.
-    write(tmp_path / "out.sh", f"#!/bin/sh\nmkfifo {tmp_path}/up\nsetsid sh -c 'echo up > {tmp_path}/up; exec sleep 600' &\n"
-          f"read x < {tmp_path}/up\nprintf 'Read\\t1\\t100\\t240\\n'\n", executable=True)
-    runner, warned = make_runner(lab)
-    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
-    result = runner.run_unit(unit)
+    result, warned = run_script(lab, tmp_path, f"#!/bin/sh\nmkfifo {tmp_path}/up\n"
+                                f"setsid sh -c 'echo up > {tmp_path}/up; exec sleep 600' &\n"
+                                f"read x < {tmp_path}/up\nprintf 'Read\\t1\\t100\\t240\\n'\n")
     assert [record.bench for record in result.records] == ["Read"] and result.faults == []
     assert warned == ["out.sh: 1 process(es) it started left its process group (setsid or setpgid) and outlived it: "
                       "benchlab killed them (a benchmark's helpers should end with it)"]
@@ -684,11 +678,8 @@ def test_a_binary_that_leaves_a_process_outside_its_group_is_warned_about(lab, t
 
 def test_a_binary_printing_more_results_than_the_limit_is_read_up_to_it(lab, tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_OUTPUT_RECORDS", 3)
-    write(tmp_path / "out.sh", "#!/bin/sh\nfor k in 1 2 3 4 5 6 7 8; do printf 'n%d\\t1\\t100\\t240\\n' $k; done\n",
-          executable=True)
-    runner, _ = make_runner(lab)
-    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
-    result = runner.run_unit(unit)
+    result, _ = run_script(lab, tmp_path,
+                           "#!/bin/sh\nfor k in 1 2 3 4 5 6 7 8; do printf 'n%d\\t1\\t100\\t240\\n' $k; done\n")
     assert [record.bench for record in result.records] == ["n1", "n2", "n3", "n4"]
     assert [fault.reason for fault in result.faults] == [
         "printed more than 3 results, the rest was not read (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"]
