@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from typing import Any, Callable, Iterator
 
 from benchlab.errors import StoreFailed, UserError
@@ -167,17 +168,39 @@ def _record_row(run_id: int, record: Record) -> dict[str, Any]:
         if record.overhead_samples else record.reported)
 
 
+#: How long a connection retries switching a store to WAL while another holds the lock.
+WAL_RETRY_S = 60.0
+
+
 def sqlite_pragmas(connection: sqlite3.Connection) -> None:
     """What every connection that writes an SQLite store sets first."""
     # WAL: `benchlab runs` can read while a run writes; a killed writer's
     # uncommitted frames are simply ignored on the next open.
-    connection.execute("PRAGMA journal_mode=WAL")
+    set_wal(connection)
     # In WAL mode NORMAL syncs at checkpoints, not at every commit: a run commits each
     # unit as it finishes, and an fsync each cost more than the unit's parsing. A crash
     # of the process loses nothing; only a power cut can lose the last units, never
     # corrupting the file (SQLite's documentation, "synchronous").
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute("PRAGMA foreign_keys=ON")
+
+
+def set_wal(connection, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+            patience_s: float = WAL_RETRY_S) -> None:
+    """PRAGMA journal_mode=WAL, retried while the file is locked. Switching a new file to WAL
+    takes an exclusive lock, and when two processes open a new store at once SQLite can say
+    "database is locked" at once rather than wait out the busy timeout (seen in
+    tests/python/storage/test_store_concurrency.py, 1 run in several). The pragma is the same
+    whoever wins, so the loser tries again."""
+    deadline = clock() + patience_s
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or clock() >= deadline:
+                raise
+            sleep(0.01)
 
 
 class SqliteStore(StoreWriter, SqliteReader):

@@ -137,3 +137,38 @@ def test_the_sqlite3_writer_keeps_what_makes_a_store_safe(tmp_path):
     assert [connection.execute(f"PRAGMA {name}").fetchone()[0] for name in
             ("journal_mode", "synchronous", "foreign_keys")] == ["wal", 1, 1]
     assert not connection.in_transaction  # every write committed, none left open to block another process
+
+
+def test_switching_to_wal_is_retried_while_another_process_holds_the_lock():
+    import sqlite3
+    from benchlab.storage.store_write import set_wal
+
+    class Locked:
+        """A connection whose first `failures` WAL pragmas find the file locked."""
+        def __init__(self, failures, message="database is locked"):
+            self.failures, self.message, self.calls = failures, message, 0
+
+        def execute(self, sql):
+            self.calls += 1
+            assert sql == "PRAGMA journal_mode=WAL"
+            if self.calls <= self.failures:
+                raise sqlite3.OperationalError(self.message)
+
+    now, slept = [0.0], []
+    clock = lambda: now[0]  # noqa: E731
+
+    def sleep(seconds):
+        slept.append(seconds)
+        now[0] += seconds
+
+    twice = Locked(2)
+    set_wal(twice, clock=clock, sleep=sleep, patience_s=1.0)
+    assert twice.calls == 3 and slept == [0.01, 0.01]
+    always = Locked(10 ** 6)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        set_wal(always, clock=clock, sleep=sleep, patience_s=1.0)
+    assert 99 <= always.calls <= 102  # 1 s of the injected clock, 0.01 s a try
+    other = Locked(1, "disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        set_wal(other, clock=clock, sleep=sleep)
+    assert other.calls == 1
