@@ -237,7 +237,7 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
 
     def advice(undecided: list[Comparison]) -> list[str]:
         again = [c for c in undecided if c.rounds is not None]
-        lines = remeasure_advice(remeasured.rounds, remeasured.seconds, remeasured.time_limit) if again else []
+        lines = remeasure_advice(remeasured.rounds, remeasured.seconds, time_limit) if again else []
         stored = [c for c in undecided if c.rounds is None]
         return lines + (stored_advice(stored) if stored else [])
 
@@ -253,7 +253,6 @@ class Remeasured:
     comparisons: list[Comparison]
     rounds: int
     seconds: float
-    time_limit: float
 
 
 def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
@@ -289,8 +288,7 @@ def _remeasure(config, comparisons: list[Comparison], plan: remeasure.Plan, thre
         c.floor = config.noise_floors.get(c.key[0], default_floor)
     attribute_causes(measured)
     again = {(c.key, c.platform) for c in measured}
-    return Remeasured(measured + [c for c in comparisons if (c.key, c.platform) not in again], rounds, seconds,
-                      time_limit)
+    return Remeasured(measured + [c for c in comparisons if (c.key, c.platform) not in again], rounds, seconds)
 
 
 def _benchmark_counts(store, run: str, plan: remeasure.Plan) -> list[int]:
