@@ -30,7 +30,7 @@ A benchmark, not a test: it prints figures and exits 0 whatever they are (non-ze
 only when a command fails or a store cannot be built).
 
     .venv/bin/python bench/scale.py --lock /work/bench.lock      # 100 / 1,000 / 10,000 runs, both engines
-    .venv/bin/python bench/scale.py --quick                       # 30 / 300 runs, SQLite, one process each
+    .venv/bin/python bench/scale.py --quick                       # 60 / 180 runs, SQLite, one process each
     .venv/bin/python bench/scale.py --sizes 100,1000 --engines sqlite
 
 --lock FILE takes an exclusive flock on FILE around each size's timings (not while the
@@ -41,10 +41,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
-import os
 import random
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -58,7 +58,7 @@ BENCHLAB = [sys.executable, "-m", "benchlab"]
 PG_TEST_SERVER = ROOT / "scripts" / "pg-test-server"
 
 SIZES = (100, 1_000, 10_000)
-QUICK_SIZES = (30, 300)
+QUICK_SIZES = (60, 180)
 REPEATS, QUICK_REPEATS = 3, 1
 #: The target: every command within this factor between the last two sizes.
 TARGET_RATIO = 2.0
@@ -289,12 +289,10 @@ def table(engine: str, sizes: list[int], found: dict[str, dict[int, tuple]]) -> 
     head = ["command"] + [f"{s:,} runs" for s in sizes] + [f"ratio {last:,}/{before:,}"]
     rows = [head]
     for command, by_size in found.items():
-        cpu = [by_size[s][0] for s in sizes]
         ratio = by_size[last][0] / by_size[before][0]
         mark = f" >{TARGET_RATIO:g}x" if ratio > TARGET_RATIO else ""
         rows.append([command] + [f"{by_size[s][0]:.2f} ({by_size[s][1]:.2f})" for s in sizes] +
                     [f"{ratio:.2f}{mark}"])
-        del cpu
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = [f"{engine}: CPU seconds of the benchlab process (wall seconds), median of its processes"]
     for index, row in enumerate(rows):
@@ -306,7 +304,7 @@ def table(engine: str, sizes: list[int], found: dict[str, dict[int, tuple]]) -> 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="30 and 300 runs on SQLite, one process per figure")
+    parser.add_argument("--quick", action="store_true", help="60 and 180 runs on SQLite, one process per figure")
     parser.add_argument("--sizes", help="store sizes in runs, comma-separated (default 100,1000,10000)")
     parser.add_argument("--engines", help="sqlite, postgresql or both (default: both; --quick: sqlite)")
     parser.add_argument("--repeats", type=int, help=f"processes per figure (default {REPEATS}; --quick {QUICK_REPEATS})")
@@ -318,6 +316,8 @@ def main() -> int:
     for engine in engines:
         if engine not in ("sqlite", "postgresql"):
             parser.error(f"--engines takes sqlite and postgresql (got {engine!r})")
+    # SIGTERM as an exit, so that the scratch store and the PostgreSQL server are removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     print(f"benchlab read commands against the store's size: {', '.join(f'{s:,}' for s in sizes)} runs "
           f"({len(SUITE) * len(PLATFORMS) * 2 * PROCESSES} records of {SAMPLES} samples each); "
           f"target: {TARGET_RATIO:g}x at most from {sizes[-2] if len(sizes) > 1 else sizes[-1]:,} to {sizes[-1]:,}")

@@ -130,35 +130,48 @@ def read_series(store, name: str, *, platform: str | None, counter: str, param: 
     shown, whatever the store holds."""
     page_size = last + LOOKBACK
     rows: list[dict[str, Any]] = []  # every run of NAME read, newest first
-    measured: list[tuple[dict[str, Any], Record]] = []
-    records_by_run: dict[int, list[Record]] = {}
-    before = None
+    read = _Read(store, name, counter, platform, param)
     while True:
-        page = store.bench_runs(name, counter, limit=page_size, before=before, platform=platform, param=param)
+        page = store.bench_runs(name, counter, limit=page_size, before=rows[-1]["id"] if rows else None,
+                                platform=platform, param=param)
         rows += page
         exhausted = len(page) < page_size
         if not rows:
             raise _not_stored(store, name, counter, platform, param)
         try:
-            machine, machine_notes = _pick_machine(rows, host, "" if exhausted else f" of the latest {len(rows)} "
-                                                   f"runs of {name}")
-            mine = [run for run in page if Fingerprint.of_run(run) == machine]
-            records = store.bench_records(name, counter, [run["id"] for run in mine], platform=platform, param=param)
-            for run in mine:
-                records_by_run[run["id"]] = records[run["id"]]
-                # Each run's figures: its processes combined, as `show` prints them.
-                measured += [(run, record) for record in figures(records[run["id"]])
-                             if record.supported and record.median is not None]
-            points, notes = select_series(name, measured, platform=platform, param=param)
+            scope = "" if exhausted else f" of the latest {len(rows)} runs of {name}"
+            machine, machine_notes = _pick_machine(rows, host, scope)
+            read.add([run for run in page if Fingerprint.of_run(run) == machine])
+            points, notes = select_series(name, read.measured, platform=platform, param=param)
         except _NotFoundYet:
             if exhausted:
                 raise
-            points = []
+            continue
         if exhausted or len(points) >= page_size:
-            break
-        before = page[-1]["id"]
-    first_shown = max(0, len(points) - last)
-    return Series(with_run_levels(points, records_by_run, first_shown), notes + machine_notes, first_shown > 0)
+            first_shown = max(0, len(points) - last)
+            return Series(with_run_levels(points, read.records, first_shown), notes + machine_notes, first_shown > 0)
+
+
+@dataclasses.dataclass
+class _Read:
+    """The records read of the runs of a series' machine (Store.bench_records), and their figures."""
+
+    store: Any
+    name: str
+    counter: str
+    platform: str | None
+    param: str | None
+    records: dict[int, list[Record]] = dataclasses.field(default_factory=dict)
+    #: Each run's figures (its processes combined, as `show` prints them): (run, figure).
+    measured: list[tuple[dict[str, Any], Record]] = dataclasses.field(default_factory=list)
+
+    def add(self, runs: list[dict[str, Any]]) -> None:
+        found = self.store.bench_records(self.name, self.counter, [run["id"] for run in runs], platform=self.platform,
+                                         param=self.param)
+        for run in runs:
+            self.records[run["id"]] = found[run["id"]]
+            self.measured += [(run, record) for record in figures(found[run["id"]])
+                              if record.supported and record.median is not None]
 
 
 def _not_stored(store, name: str, counter: str, platform: str | None, param: str | None) -> UserError:
@@ -181,8 +194,11 @@ def _not_stored(store, name: str, counter: str, platform: str | None, param: str
         shown = ", ".join(p or "(none)" for p in params)
         return UserError(f"benchmark {name!r} has no parameter value {param!r}", f"its values: {shown}")
     platforms = sorted({key["platform"] for key in keys if param is None or _text(key["param"]) == param})
-    return UserError(f"benchmark {name!r} has no {counter!r} figure on platform {platform!r}",
-                     "its platforms: " + ", ".join(platforms))
+    if platform is not None and platform not in platforms:
+        return UserError(f"benchmark {name!r} has no {counter!r} figure on platform {platform!r}",
+                         "its platforms: " + ", ".join(platforms))
+    return UserError(f"benchmark {name!r} has no {counter!r} figure in any stored run", "store a run in which it "
+                     "measures: benchlab run")  # the runs of a moment ago, deleted since
 
 
 def _close_names(name: str, names: list[str]) -> str:
