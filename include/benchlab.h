@@ -244,6 +244,17 @@ int bl__suspend_end(bl_state *state);
     BL__DEFINE(name, n, arg, 0, #arg, bl__params_##name,                                   \
                sizeof(bl__params_##name) / sizeof(bl__params_##name[0]))
 
+/* A benchmark also reported as its difference to another, its base, round by round:
+   `BL_DIFFERENCE(syscall_0, args_0)` reports syscall_0's cost less args_0's, with a 99%
+   interval from the per-round differences (paired: one sample of each in every round),
+   beside its figure and its ratio to the baseline. For a cost measured inside a harness
+   whose own cost another benchmark measures (a syscall through a VM call: libloong
+   subtracts its empty call). The base runs whenever its benchmark does (--filter), as
+   the baseline does. A base with parameters is paired by the same parameter value. */
+void bl__register_difference(const char *bench, const char *base, const char *file, int line);
+#define BL_DIFFERENCE(bench, base) \
+    BL__CONSTRUCTOR(bl__register_difference_##bench) { bl__register_difference(#bench, #base, __FILE__, __LINE__); }
+
 /* A block inside a body whose time does not count: `BL_SUSPEND { setup(); }`.
    The for-loop runs the block once, between two timer reads. Leaving the block
    with break, goto or return would skip the second read: don't. */
@@ -720,6 +731,7 @@ typedef struct bl__bench {
     const char *file;
     int line;
     size_t order;             /* registration order, to keep the sort stable */
+    const struct bl__bench *base; /* BL_DIFFERENCE's base, resolved by bl__resolve_differences */
 } bl__bench;
 
 typedef struct bl__registry {
@@ -750,6 +762,38 @@ BL__DEF void bl__register(const char *name, bl_body_fn body, int is_baseline,
     r->items[r->count].file = file;
     r->items[r->count].line = line;
     r->items[r->count].order = r->count;
+    r->items[r->count].base = NULL;
+    r->count++;
+}
+
+/* BL_DIFFERENCE's pairs, by name: resolved when the run starts, once every benchmark is
+   registered and sorted (bl__resolve_differences). */
+typedef struct bl__difference {
+    const char *bench, *base, *file;
+    int line;
+} bl__difference;
+
+typedef struct bl__difference_registry {
+    bl__difference *items;
+    size_t count, capacity;
+    int out_of_memory;
+} bl__difference_registry;
+
+BL__DEF bl__difference_registry bl__differences;
+
+BL__DEF void bl__register_difference(const char *bench, const char *base, const char *file, int line) {
+    bl__difference_registry *r = &bl__differences;
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? 2 * r->capacity : 8;
+        bl__difference *items = BL__CAST(bl__difference *, realloc(r->items, capacity * sizeof *items));
+        if (!items) { r->out_of_memory = 1; return; }
+        r->items = items;
+        r->capacity = capacity;
+    }
+    r->items[r->count].bench = bench;
+    r->items[r->count].base = base;
+    r->items[r->count].file = file;
+    r->items[r->count].line = line;
     r->count++;
 }
 
@@ -1165,6 +1209,7 @@ typedef struct bl__options {
 typedef struct bl__instance {
     const bl__bench *bench;
     size_t param_index;
+    size_t base;       /* BL_DIFFERENCE: index of the base's instance in the run, + 1; 0: none */
     char display[256]; /* name, or name/param_name=value */
 } bl__instance;
 
@@ -1225,6 +1270,10 @@ typedef struct bl__result {
     uint64_t *sample_iterations;
     double *samples;                     /* time: ns per iteration as measured, before subtraction */
     double *baseline_samples;            /* compared: the baseline's sample of the same round */
+    struct bl__result *base;             /* BL_DIFFERENCE's base, sampled in the same rounds, or NULL */
+    double *base_samples;                /* with a base: its sample of the same round, as measured */
+    const char *difference_to;           /* the base's name (its instance's display), once measured */
+    double difference, difference_low, difference_high; /* median per-round difference to the base, 99% */
     size_t count;
     /* figures */
     bl_stats raw;                        /* time: statistics of the samples as measured */
@@ -1270,6 +1319,7 @@ static int bl__reserve(bl__result *r, size_t capacity, int with_overhead, int pa
     if (!it || !flags || !bl__grow(&r->samples, capacity)) return 0;
     if (with_overhead && !bl__grow(&r->overhead_samples, capacity)) return 0;
     if (paired && !bl__grow(&r->baseline_samples, capacity)) return 0;
+    if (r->base && !bl__grow(&r->base_samples, capacity)) return 0;
     r->capacity = capacity;
     return 1;
 }
@@ -1278,12 +1328,14 @@ static void bl__free_result(bl__result *r) {
     free(r->samples);
     free(r->sample_iterations);
     free(r->baseline_samples);
+    free(r->base_samples);
     free(r->overhead_samples);
     free(r->sample_preempted);
     r->sample_preempted = NULL;
     r->samples = NULL;
     r->sample_iterations = NULL;
     r->baseline_samples = NULL;
+    r->base_samples = NULL;
     r->overhead_samples = NULL;
     r->capacity = r->count = 0;
 }
@@ -1488,6 +1540,7 @@ static int bl__wanted(const bl__rounds *g, size_t i) {
         if (other->stopped || other == r) continue;
         if (i == 0) return 1; /* the empty loop goes on while anything samples */
         if (r == g->baseline && bl__is_compared(g, other)) return 1;
+        if (other->base == r) return 1; /* a base goes on while its benchmark samples */
     }
     return 0;
 }
@@ -1608,6 +1661,7 @@ static void bl__leave_out_preempted(bl__result *r) {
         r->sample_preempted[kept] = 0;
         if (r->overhead_samples) r->overhead_samples[kept] = r->overhead_samples[i];
         if (r->baseline_samples) r->baseline_samples[kept] = r->baseline_samples[i];
+        if (r->base_samples) r->base_samples[kept] = r->base_samples[i];
         kept++;
     }
     r->left_out = r->count - kept;
@@ -1660,6 +1714,10 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
                 r->baseline_samples[r->count - 1] = g->baseline->samples[g->baseline->count - 1];
                 r->sample_preempted[r->count - 1] |= g->baseline->sample_preempted[g->baseline->count - 1];
             }
+            if (r->base) {
+                r->base_samples[r->count - 1] = r->base->samples[r->base->count - 1];
+                r->sample_preempted[r->count - 1] |= r->base->sample_preempted[r->base->count - 1];
+            }
             bl__update_stop(g, r, o);
         }
     }
@@ -1709,6 +1767,37 @@ static double bl__ratio_resolution(double cost_ns, uint64_t iterations, uint64_t
     return cost_ns / ((double)n * baseline_ns);
 }
 
+/* BL_DIFFERENCE: the per-round differences between this benchmark and its base, each
+   less its share of the same round's empty loop (the base's share from its own median, as
+   the baseline's is in bl__time_figures), and their median with its 99% interval: paired,
+   so a slow phase of the machine that slows both cancels, as it does in a ratio. */
+static void bl__difference_figures(bl__result *r) {
+    double *d = BL__CAST(double *, malloc((r->count ? r->count : 1) * sizeof(double)));
+    double base_share = 0;
+    bl_stats base, overhead, diff;
+    size_t i;
+    r->difference = r->difference_low = r->difference_high = bl__nan();
+    if (r->base) r->difference_to = r->base->instance->display;
+    if (!d || !r->base_samples || !r->count) {
+        free(d);
+        return;
+    }
+    if (r->subtracted) {
+        bl_compute_stats(r->base_samples, r->count, &base);
+        bl_compute_stats(r->overhead_samples, r->count, &overhead);
+        base_share = bl__loop_share(base.median, overhead.median);
+    }
+    for (i = 0; i < r->count; i++) {
+        double loop = r->subtracted ? r->overhead_samples[i] : 0;
+        d[i] = (r->samples[i] - r->loop_share * loop) - (r->base_samples[i] - base_share * loop);
+    }
+    bl_compute_stats(d, r->count, &diff);
+    r->difference = diff.median;
+    r->difference_low = diff.median_ci_low;
+    r->difference_high = diff.median_ci_high;
+    free(d);
+}
+
 /* The figures of a benchmark sampled in rounds: statistics as measured, the same after
    subtracting its share of the empty loop round by round, and the ratio to the baseline
    (less the baseline's own share), whose interval also allows for the comparison's
@@ -1743,6 +1832,7 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
         }
     }
     free(net);
+    bl__difference_figures(r);
 }
 
 /* ---- I11. Context of the run ----------------------------------------------------------------- */
@@ -2044,6 +2134,7 @@ static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r)
     fputc(']', f);
     bl__json_array(f, "samples", r->samples, r->count);
     if (r->baseline_samples) bl__json_array(f, "baseline_samples", r->baseline_samples, r->count);
+    if (r->base_samples) bl__json_array(f, "base_samples", r->base_samples, r->count);
     BL__STATISTICS(BL__JSON_STATISTIC)
     bl__json_pair(f, "median_ci", s->median_ci_low, s->median_ci_high);
     bl__json_field(f, "ci_level", BL__CI_LEVEL);
@@ -2071,6 +2162,12 @@ static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r)
         fprintf(f, ",\"significant\":%s", bl__significant(r) ? "true" : "false");
     } else {
         fputs(",\"ratio\":null,\"ratio_ci\":null,\"ratio_of_medians\":null,\"significant\":null", f);
+    }
+    if (r->difference_to && !c) {
+        fputs(",\"difference_to\":", f);
+        bl__json_string(f, r->difference_to);
+        bl__json_field(f, "difference", r->difference);
+        bl__json_pair(f, "difference_ci", r->difference_low, r->difference_high);
     }
     if (c) {
         /* Fields of counter records only. */
@@ -2119,6 +2216,20 @@ static void bl__table_ratio(char *out, size_t size, const bl__result *r) {
     else snprintf(out, size, "%.3fx [%.3f, %.3f]%s", r->ratio, r->ratio_low, r->ratio_high, bl__significant(r) ? " *" : "");
 }
 
+/* BL_DIFFERENCE's column: "-base: 12.30ns [11.90ns, 12.80ns]", the median per-round
+   difference and its 99% interval; empty without a base. */
+static void bl__table_difference(char *out, size_t size, const bl__result *r) {
+    char d[32], lo[32], hi[32];
+    out[0] = 0;
+    if (!r->difference_to || r->counter) return;
+    if (r->difference != r->difference) {
+        snprintf(out, size, "  -%s: no samples", r->difference_to);
+        return;
+    }
+    snprintf(out, size, "  -%s: %s [%s, %s]", r->difference_to, bl__human_time(d, sizeof d, r->difference),
+             bl__human_time(lo, sizeof lo, r->difference_low), bl__human_time(hi, sizeof hi, r->difference_high));
+}
+
 /* The "lowest" column: the lowest raw sample less the body's share of the empty loop's
    median, not the lowest of the round-by-round differences, which is a round whose empty
    loop ran slow (see bl__table_result). */
@@ -2151,11 +2262,12 @@ static const char *bl__table_contention(char *out, size_t size, const bl__result
 static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r) {
     const bl__instance *in = r->instance;
     const bl_stats *s = &r->stats;
-    char name[400], cmp[96], med[48], low[32], p75[32], p90[32], p99[32], lost[160];
+    char name[400], cmp[96], med[48], low[32], p75[32], p90[32], p99[32], lost[160], diff[400];
     double hw = s->median_ci_high - s->median > s->median - s->median_ci_low ? s->median_ci_high - s->median
                                                                                 : s->median - s->median_ci_low;
     (void)o;
     bl__table_ratio(cmp, sizeof cmp, r);
+    bl__table_difference(diff, sizeof diff, r);
     if (r->counter) {
         const char *u = r->counter->unit;
         char scaled[64] = "";
@@ -2179,9 +2291,9 @@ static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r)
        line says so): the lowest after round-by-round subtraction is the sample whose
        round's empty loop happened to run slowest, and read 0.00ns on every row of
        suites/calls. */
-    fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s%s\n", name, med,
+    fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s%s%s\n", name, med,
             bl__human_time(low, sizeof low, bl__lowest_less_loop(r)), bl__human_time(p75, sizeof p75, s->p75),
-            bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp,
+            bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp, diff,
             bl__table_contention(lost, sizeof lost, r));
 }
 
@@ -2939,6 +3051,61 @@ static int bl__compare_targets(const void *pa, const void *pb) {
 }
 
 /* Step: the program itself is sound (counters known, one baseline, unique names). */
+static bl__bench *bl__bench_named(const char *name) {
+    bl__registry *reg = &bl__benchmarks;
+    size_t i;
+    for (i = 0; i < reg->count; i++)
+        if (!strcmp(reg->items[i].name, name)) return &reg->items[i];
+    return NULL;
+}
+
+/* Does `base` have an instance for each of `b`'s (its parameter values, or one instance)? */
+static int bl__pairs_with(const bl__bench *b, const bl__bench *base, int64_t *missing) {
+    size_t i, j;
+    if (!base->params) return 1;
+    if (!b->params) return 0;
+    for (i = 0; i < b->param_count; i++) {
+        for (j = 0; j < base->param_count && base->params[j] != b->params[i]; j++) {}
+        if (j == base->param_count) {
+            *missing = b->params[i];
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* BL_DIFFERENCE's names, made pointers once every benchmark is registered; a pair that
+   cannot be measured is an error naming where it is written. */
+static int bl__resolve_differences(void) {
+    bl__difference_registry *d = &bl__differences;
+    size_t i;
+    if (d->out_of_memory) return bl__out_of_memory("registering BL_DIFFERENCE") + 1;
+    for (i = 0; i < d->count; i++) {
+        const bl__difference *x = &d->items[i];
+        bl__bench *b = bl__bench_named(x->bench);
+        const bl__bench *base = bl__bench_named(x->base);
+        int64_t missing = 0;
+        const char *problem = NULL;
+        char why[320];
+        if (!b || !base) snprintf(why, sizeof why, "no benchmark named \"%s\"", b ? x->base : x->bench), problem = why;
+        else if (b == base) problem = "a benchmark cannot be its own base";
+        else if (b->base) snprintf(why, sizeof why, "%s already has a base (%s): give it one", b->name, b->base->name), problem = why;
+        else if (!bl__pairs_with(b, base, &missing)) {
+            if (b->params) snprintf(why, sizeof why, "%s has no instance with %s=%lld to pair with %s's", base->name,
+                                    base->param_name, (long long)missing, b->name);
+            else snprintf(why, sizeof why, "%s has parameters and %s none: a base needs one instance per instance of "
+                                           "its benchmark", base->name, b->name);
+            problem = why;
+        }
+        if (problem) {
+            fprintf(stderr, "benchlab: BL_DIFFERENCE(%s, %s) at %s:%d: %s\n", x->bench, x->base, x->file, x->line, problem);
+            return 2;
+        }
+        b->base = base;
+    }
+    return 0;
+}
+
 static int bl__check_program(bl__run *run) {
     bl__registry *reg = &bl__benchmarks;
     bl__target_registry *treg = &bl__targets;
@@ -2975,7 +3142,7 @@ static int bl__check_program(bl__run *run) {
             return 2;
         }
     }
-    return 0;
+    return bl__resolve_differences();
 }
 
 static int bl__matches(const bl__options *o, const char *display) {
@@ -2993,8 +3160,40 @@ static void bl__set_instance(bl__instance *in, const bl__bench *b, size_t param_
     else snprintf(in->display, sizeof in->display, "%s", b->name);
 }
 
+/* Is instance j of `b` the base of an instance --filter selects? Then it runs too, as the
+   reference of that one (as the baseline always runs). */
+static int bl__base_of_match(const bl__run *run, const bl__bench *b, size_t j) {
+    const bl__registry *reg = &bl__benchmarks;
+    size_t i, k;
+    for (i = 0; i < reg->count; i++) {
+        const bl__bench *d = &reg->items[i];
+        if (d->base != b) continue;
+        for (k = 0; k < (d->params ? d->param_count : 1); k++) {
+            bl__instance in;
+            bl__set_instance(&in, d, k);
+            if (bl__matches(&run->o, in.display) && (!b->params || d->params[k] == b->params[j])) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Each selected instance's base (BL_DIFFERENCE), by its place in the run: the base's
+   instance of the same parameter value, or its one instance. */
+static void bl__link_bases(bl__run *run) {
+    size_t i, j;
+    for (i = 0; i < run->instance_count; i++) {
+        bl__instance *in = &run->instances[i];
+        const bl__bench *base = in->bench->base;
+        if (!base) continue;
+        for (j = 0; j < run->instance_count; j++)
+            if (run->instances[j].bench == base && (!base->params || bl__param(&run->instances[j]) == bl__param(in)))
+                in->base = j + 1;
+    }
+}
+
 /* Step: the instances and targets --filter selects. The baseline comes first, and
-   always when a compared benchmark is selected: it is their reference. */
+   always when a compared benchmark is selected: it is their reference; so
+   does the base of a selected BL_DIFFERENCE. */
 static int bl__select(bl__run *run) {
     bl__registry *reg = &bl__benchmarks;
     bl__target_registry *treg = &bl__targets;
@@ -3011,13 +3210,14 @@ static int bl__select(bl__run *run) {
         for (j = 0; j < (b->params ? b->param_count : 1); j++) {
             bl__instance *in = b->is_baseline ? &run->instances[0] : &run->instances[run->instance_count];
             bl__set_instance(in, b, j);
-            if (!bl__matches(&run->o, in->display)) continue;
+            if (!bl__matches(&run->o, in->display) && !bl__base_of_match(run, b, j)) continue;
             if (b->is_baseline) baseline_selected = 1;
             else run->instance_count++;
         }
     }
     if (run->baseline && !baseline_selected && run->instance_count == 1) run->instance_count = 0;
     if (run->baseline) bl__set_instance(&run->instances[0], run->baseline, 0);
+    bl__link_bases(run);
     for (i = 0; i < treg->count; i++)
         if (bl__matches(&run->o, treg->items[i]->name)) run->targets[run->target_count++] = treg->items[i];
     if (run->o.filter_count && run->instance_count == 0 && run->target_count == 0) {
@@ -3123,7 +3323,7 @@ static int bl__sample_group(bl__run *run, bl__rounds *g) {
    instance, with an empty loop and a baseline of its own. */
 static int bl__measure_time(bl__run *run) {
     size_t n = run->instance_count, i;
-    bl__result empty, base, *series[3], **all;
+    bl__result empty, base, own_base, *series[4], **all;
     bl__rounds g;
     int ok = 1;
     g.max_samples = run->o.samples;
@@ -3137,6 +3337,8 @@ static int bl__measure_time(bl__run *run) {
             bl__init_series(&run->results[i], &run->instances[i]);
             all[i + 1] = &run->results[i];
         }
+        for (i = 0; i < n; i++)
+            if (run->instances[i].base) run->results[i].base = &run->results[run->instances[i].base - 1];
         g.series = all;
         g.count = n + 1;
         g.baseline = run->baseline ? &run->results[0] : NULL;
@@ -3153,13 +3355,22 @@ static int bl__measure_time(bl__run *run) {
         base.support = 1;
         series[0] = &empty;
         series[1] = &run->results[i];
-        series[2] = &base;
+        g.count = 2;
+        if (compared) series[g.count++] = &base;
+        memset(&own_base, 0, sizeof own_base);
+        if (run->instances[i].base) { /* BL_DIFFERENCE: its base beside it, as a reference only */
+            bl__init_series(&own_base, &run->instances[run->instances[i].base - 1]);
+            own_base.support = 1;
+            run->results[i].base = &own_base;
+            series[g.count++] = &own_base;
+        }
         g.series = series;
-        g.count = compared ? 3 : 2;
         g.baseline = compared ? &base : NULL;
         ok = bl__sample_group(run, &g);
+        run->results[i].base = NULL; /* own_base is freed here; difference_to names the base */
         bl__free_result(&empty);
         bl__free_result(&base);
+        bl__free_result(&own_base);
     }
     return ok ? 0 : bl__out_of_memory("measuring");
 }

@@ -145,6 +145,13 @@ def description_lines(table: Table) -> list[str]:
             if isinstance(described.get(binary), str)]
 
 
+def difference_lines(table: Table) -> list[str]:
+    """BL_DIFFERENCE's figures of the table's cells (each benchmark less its base), under it."""
+    from benchlab.output import differences
+    return differences.lines([cell.record for row in table.rows for cell in row.cells.values()
+                              if cell.record is not None])
+
+
 def failure_lines(table: Table) -> list[str]:
     """Each failure with its reason and the end of its stderr; the same failure of several
     processes of one binary once, with how many processes it hit."""

@@ -10,7 +10,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from benchlab.formats.exporters.columns import (
-    cells, description_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines,
+    cells, description_lines, difference_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines,
     scaling_tables)
 from benchlab.output.table import Table
 
@@ -32,6 +32,7 @@ def build(table: Table, main: bool = True) -> list:
         # The title as its own line: a table title would wrap to the (narrow) table's width.
         parts.extend([Text(""), Text(title, style="bold"), scaling])
     parts.extend(Text(line) for line in description_lines(table))
+    parts.extend(Text(line) for line in difference_lines(table))
     parts.extend(Text(line, style="dim") for line in [*footnote_lines(table), *legend_lines(table)])
     failures = failure_lines(table)
     if failures:
