@@ -127,6 +127,7 @@
                  would drop a jemalloc that nothing else calls.
    BL_CFLAGS     a string with the flags the program was built with, reported in the
                  context record (e.g. -DBL_CFLAGS='"-O2 -march=native"').
+   BL_FLAGS      the short flags' dialect: csb (default), b63 or libloong (section 9).
    BL_DEFAULT_FORMAT  the format without --format and without a terminal (else jsonl),
                  e.g. "lind" for the Lind runner, which starts a test with no arguments
                  and reads its stdout through a pipe. BL_FORMAT overrides it.
@@ -149,11 +150,12 @@
    ----------------------------
    --list  --filter=SUBSTRING (repeatable)  --precision=PCT  --samples=N
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
-   --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  -h/--help.
-   Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
-   --size= --opK=), --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. CSB's
-   spellings (-t= ...) make csb the default format, as CSB's runner expects; the long
-   ones keep table/jsonl. Formats: docs/formats.md.
+   --format=table|csv|jsonl|lind|b63|b63-interactive|csb  --out=FILE  --counters=LIST
+   -h/--help. Threaded targets: --threads= --nops= --duration= --size= --opK=,
+   --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. Short flags come in
+   dialects chosen at compile time (BL_FLAGS, section 9): CSB's by default (-t=T -n=N
+   -d=D -s=S -opK=F, which make csb the default format, as CSB's runner expects), B63's
+   (-i -c -e -t -s -d) or libloong's (-s N, -b PATH). Formats: docs/formats.md.
 
    PORTABILITY
    -----------
@@ -402,7 +404,7 @@ static inline void bl_nops(uint64_t n) {
                -d DELIM (the plain lines' delimiter); B63's plain lines are the default format
      libloong  libloong's: -s N (--samples), -b PATH (--binary: bl_binary() returns it), -h
    A short flag of another dialect is an error that names the dialect it belongs to, never
-   a silent other meaning. docs/cli.md, "Flag dialects". */
+   a silent other meaning. docs/suites.md, "Flag dialects". */
 int bl_main_as(int argc, char **argv, const char *dialect);
 
 /* -b PATH / --binary PATH of the libloong dialect once bl_main has read the flags (call it
