@@ -33,6 +33,13 @@ class Result:
     stderr: str
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """Tables laid out whole, as for a pipe, whatever COLUMNS the shell running the tests exports
+    (output/fitting.py); a test of the width sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
     """An empty project directory with the repository's include/, as the cwd."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,12 +12,17 @@ from benchlab.formats import registry as formats
 from benchlab.config import Config, load_config
 from benchlab.errors import UserError
 from benchlab.formats.exporters import EXPORTERS, FORMAT_BY_SUFFIX
+from benchlab.output.fitting import terminal_width
 from benchlab.paths import check_output_file, check_path_length, shown_path, write_regular_file
 
 if TYPE_CHECKING:
     from benchlab.storage.store import Store
     from benchlab.storage.store_read import StoreReader
     from benchlab.storage.store_write import StoreWriter
+
+#: The format for people, which fits the terminal's width.
+TABLE = "table"
+
 
 class FormatChoice(click.Choice):
     """--format: the names of one use of benchlab.formats.registry (formats.SHOW, EXPORT, IMPORT).
@@ -100,13 +106,13 @@ def open_reader(config: Config, db_url: str | None) -> "StoreReader":
 def output_formats(output_format: str | None, out_path: str | None) -> tuple[str, str | None]:
     """(what to print on stdout, what to write to --out)."""
     if out_path is None:
-        return output_format or "table", None
+        return output_format or TABLE, None
     file_format = output_format or FORMAT_BY_SUFFIX.get(Path(out_path).suffix.lower())
     if file_format is None:
         raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
                         f"add --format {formats.choices_text(formats.SHOW)}, "
                         f"or name the file {formats.suffixes_text(formats.SHOW)}")
-    return "table", file_format
+    return TABLE, file_format
 
 
 def check_out(output_format: str | None, out_path: str | None) -> None:
@@ -128,6 +134,15 @@ def check_outputs(config: Config, output_format: str | None, out_path: str | Non
 
 def write_output(report, output_format: str | None, out_path: str | None) -> None:
     stdout_format, file_format = output_formats(output_format, out_path)
-    click.echo(EXPORTERS[stdout_format](report), nl=False)
+    click.echo(stdout_text(report, stdout_format), nl=False)
     if out_path is not None:
         write_regular_file("--out", Path(out_path), EXPORTERS[file_format](report))
+
+
+def stdout_text(report, stdout_format: str) -> str:
+    """`report` as stdout shows it: the table within the terminal's width (output/fitting.py),
+    every other format whole (they are data, as --out's file is)."""
+    if stdout_format == TABLE:
+        from benchlab.formats.exporters.table import render
+        return render(report, width=terminal_width(sys.stdout))
+    return EXPORTERS[stdout_format](report)
