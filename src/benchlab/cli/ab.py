@@ -25,6 +25,7 @@ from benchlab.measuring.remeasure import decider
 from benchlab.cli.common import FiniteFloatRange, config_of
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.comparisons import render
+from benchlab.output.fitting import terminal_width
 from benchlab.percent import Percent
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.measuring.runner import RunOptions, Runner, Unit
@@ -153,7 +154,8 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
         raise UserError("a process of A or B failed", "fix it, then run ab again")
     for c in result.comparisons:
         c.threshold = threshold
-    click.echo(render(result.comparisons, f"A: {labels[0]}", f"B: {labels[1]}", output_format), nl=False)
+    click.echo(render(result.comparisons, f"A: {labels[0]}", f"B: {labels[1]}", output_format,
+                      width=terminal_width(sys.stdout)), nl=False)
     click.echo(f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}",
                err=True)
     if threshold is None:

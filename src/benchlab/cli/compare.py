@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_sto
 from benchlab.statistics.compare import Comparison, attribute_causes, compare
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.comparisons import render
+from benchlab.output.fitting import terminal_width
 from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
@@ -114,7 +116,8 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     interval is below), or inconclusive."""
     comparisons, side_a, side_b, _ = run_comparison(context, a, b, db_url, floor)
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
-    text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b))
+    text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
+                  width=terminal_width(sys.stdout))
     if output_format == "json":
         click.echo(document_text({**json.loads(text), "buckets": moves}, indent=1), nl=False)
         return ExitCode.OK
@@ -232,8 +235,8 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
         click.echo("stored figures only (--no-remeasure)", err=True)
     for c in comparisons:
         c.threshold = threshold_of(c.key[0])  # a benchmark's own [gate.max_regression] wins over the flag's
-    click.echo(render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b)),
-               nl=False)
+    click.echo(render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
+                      width=terminal_width(sys.stdout)), nl=False)
 
     def advice(undecided: list[Comparison]) -> list[str]:
         again = [c for c in undecided if c.rounds is not None]

@@ -169,6 +169,9 @@ def wrapped(lines: list[str], width: int | None, indent: str = "") -> list[str]:
         return lines
     result = []
     for line in lines:
+        if cell_len(line) <= width:
+            result.append(line)
+            continue
         lead = line[:len(line) - len(line.lstrip())]
         result.extend(textwrap.wrap(line, width, subsequent_indent=lead + indent, break_on_hyphens=False,
                                     break_long_words=True) or [""])

@@ -142,3 +142,48 @@ def test_prose_wraps_under_its_own_indent():
     assert wrapped(["  samples       240: minimum 1.2, maximum 3.4 ns"], 30, "    ") == [
         "  samples       240: minimum", "      1.2, maximum 3.4 ns"]
     assert wrapped(["x" * 50], None) == ["x" * 50]
+
+
+def comparisons(platforms=("native", "wasm")):
+    """A gate's rows as the re-measuring gate prints them: two platforms, a cause, a speed-up."""
+    from benchlab.statistics.compare import CODE_CHANGED, Comparison
+    rows = []
+    for platform in platforms:
+        for index, (bench, param) in enumerate(FIGURES):
+            ratio = 1 + 0.03 * (index - 3)
+            rows.append(Comparison(key=(bench, param, "time", None), platform=platform, unit="ns", a=9561.0,
+                                   b=9561.0 * ratio, ratio=ratio, low=ratio - 0.004, high=ratio + 0.004, floor=0.01,
+                                   scope="paired rounds", processes=(40, 40), threshold=0.02,
+                                   cause=CODE_CHANGED if index == 7 else None))
+    return rows
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_no_line_of_a_comparison_is_longer_than_the_width_and_the_verdicts_stay(width):
+    from benchlab.output.comparisons import render
+    rows = comparisons()
+    text = render(rows, "baseline main", "run 12", "table", width=width)
+    assert max(cell_len(line) for line in lines_of(text)) <= width
+    heading = lines_of(text)[0].split()
+    assert heading[0] == "TEST" and {"B/A", "VERDICT"} <= set(heading)
+    assert sum(" slower" in line for line in lines_of(text)[1:1 + len(rows)]) == len(rows)
+
+
+def test_a_comparison_at_80_columns_names_a_and_b_in_its_note_and_keeps_the_verdicts_causes_at_120():
+    from benchlab.output.comparisons import render
+    rows = comparisons()
+    whole = render(rows, "baseline main", "run 12", "table")
+    assert lines_of(whole)[0].split()[:6] == ["TEST", "PLATFORM", "A", "(baseline", "main)", "B"]
+    at_80 = render(rows, "baseline main", "run 12", "table", width=80)
+    assert lines_of(at_80)[0].split() == ["TEST", "PLATFORM", "B/A", "99%", "interval", "VERDICT"]
+    assert note(at_80) == ("(at 80 columns: A is baseline main, B is run 12, A and B hidden; widen the terminal or "
+                           "use --format json)")
+    assert "slower: code changed" in at_80
+    at_60 = render(rows[:8], "baseline main", "run 12", "table", width=60)  # one platform
+    assert lines_of(at_60)[0].split() == ["TEST", "B/A", "99%", "interval", "VERDICT"]
+    assert lines_of(at_60)[8].split()[-1] == "slower"  # its cause, "code changed", left out
+    assert "PLATFORM hidden (all native), verdicts' notes left out, TEST cut;" in note(at_60)
+    at_120 = render(rows, "baseline main", "run 12", "table", width=120)
+    assert lines_of(at_120)[0].split()[:4] == ["TEST", "PLATFORM", "A", "B"]
+    assert "slower: code changed" in at_120
+    assert render(rows, "baseline main", "run 12", "table", width=200) == whole
