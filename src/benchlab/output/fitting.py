@@ -94,12 +94,13 @@ class Fitted:
         return [line([c.heading for c in self.columns]), *(["─" * self.total] if rule else []),
                 *(line(values) for values in rows)]
 
-    def note_lines(self, fix: str = WIDEN) -> list[str]:
+    def note_lines(self, fix: str = WIDEN, indent: int = 0) -> list[str]:
         """`(at 80 columns: ITERATIONS hidden, cv left out; widen the terminal or use --format json)`,
-        wrapped to the width; nothing when the whole table fits."""
+        wrapped to the width; nothing when the whole table fits. `indent`: the columns left of
+        the table, whose width is the terminal's less them."""
         if not self.left_out:
             return []
-        note = f"(at {self.width} columns: {', '.join(self.left_out)}; {fix})"
+        note = f"(at {self.width + indent} columns: {', '.join(self.left_out)}; {fix})"
         return textwrap.wrap(note, self.width, break_on_hyphens=False) if self.width else [note]
 
 
@@ -109,27 +110,37 @@ def table_width(columns: list[Column], gap: int = GAP) -> int:
 
 def fit(columns: list[Column], narrower: list[Narrower], width: int | None, gap: int = GAP) -> Fitted:
     """`columns` within `width`: closer together, then each of `narrower` in turn until they
-    fit, then the cut column cut; all of them, `gap` apart, when `width` is None."""
+    fit, the cut column cut from CUT on (or at the end) by as much as is still over; all of
+    them, `gap` apart, when `width` is None."""
     if width is None:
         return Fitted(list(columns), [], None, gap)
     close = min(gap, MIN_GAP)
     shown: dict[int, Column] = dict(enumerate(columns))
     said: list[str] = []
+    cut_at = None  # where in `said` the cut is named, once CUT is reached
+
+    def current() -> list[Column]:
+        whole = list(shown.values())
+        return whole if cut_at is None else _cut(whole, width, close)
+
     for step in [*narrower, CUT]:
-        if table_width(list(shown.values()), close) <= width:
+        if table_width(current(), close) <= width:
             break
-        before = dict(shown)
         if step is CUT:
-            shown = dict(zip(shown, _cut(list(shown.values()), width, close)))
-            step = Narrower(f"{cut_names(list(before.values()), list(shown.values()))} cut", {})
+            cut_at = len(said) if cut_at is None else cut_at
+            continue
+        before = dict(shown)
         for index, column in step.changes.items():
             if column is None:
                 shown.pop(index, None)
             elif index in shown:
                 shown[index] = column
-        if shown != before and step.said not in said:
+        if shown != before:
             said.append(step.said)
-    kept = list(shown.values())
+    kept = current()
+    names = cut_names(list(shown.values()), kept)
+    if names:
+        said.insert(cut_at, f"{names} cut")
     return Fitted(kept, said, width, gap if table_width(kept, gap) <= width else close)
 
 
@@ -142,7 +153,7 @@ def _cut(columns: list[Column], width: int, gap: int) -> list[Column]:
     excess = table_width(columns, gap) - width
     result = list(columns)
     for index, column in enumerate(columns):
-        if column.cut and column.width > MIN_CUT:
+        if column.cut and column.width > MIN_CUT and excess > 0:
             keep = max(MIN_CUT, column.width - excess)
             result[index] = dataclasses.replace(column, heading=_shortened(column.heading, keep),
                                                 cells=[_shortened(cell, keep) for cell in column.cells])
