@@ -50,6 +50,20 @@ format_option = click.option("--format", "output_format", type=FormatChoice(form
 out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
                           help="Also write the results to FILE (format from --format or the suffix).")
 
+#: -q/--quiet of every command that shows progress or notes while it works (run, ab, gate,
+#: calibrate): only the result (the table, the verdict) and errors.
+quiet_option = click.option("--quiet", "-q", is_flag=True,
+                            help="No progress and no notes on stderr: only the results and errors.")
+
+
+def note(line: str) -> None:
+    """A line of the command's own on stderr: what it does, what it found on the way. The
+    running command's --quiet (click's current context) silences it; errors and verdicts do
+    not pass here, they always print."""
+    context = click.get_current_context(silent=True)
+    if context is None or not context.params.get("quiet"):
+        click.echo(line, err=True)
+
 
 class FiniteFloatRange(click.FloatRange):
     """click's FloatRange for finite numbers only: nan compares false with both bounds and
@@ -146,3 +160,17 @@ def stdout_text(report, stdout_format: str) -> str:
         from benchlab.formats.exporters.table import render
         return render(report, width=terminal_width(sys.stdout))
     return EXPORTERS[stdout_format](report)
+
+
+def rounds_progress(time_limit: float, max_rounds: int | None, quiet: bool):
+    """The progress display of `ab` and the gate's re-measurement on stderr (output/progress.py):
+    rounds until decided, `time_limit` seconds at most (the time left is "at most")."""
+    import time
+
+    from rich.console import Console
+
+    from benchlab.cli import unfiltered
+    from benchlab.output.progress import Progress, TimeBudget
+    # Its bar's codes reach the terminal; its lines are escaped where they are built.
+    return Progress(Console(file=unfiltered(sys.stderr), highlight=False), quiet=quiet,
+                    estimate=TimeBudget(time_limit, time.monotonic(), rounds=max_rounds))
