@@ -100,7 +100,8 @@ def text_table(heads: tuple[str, ...], rows: list[tuple[str, ...]], comparisons:
     platform when every row has the same; then the verdicts' causes and "(1 process)" (the
     lines under the table explain them); the name is cut last."""
     columns = [Column(head, [row[index] for row in rows], cut=index == 0) for index, head in enumerate(heads)]
-    steps = [Narrower(f"A is {labels[0]}, B is {labels[1]}",
+    named = [label if label.startswith(f"{side}: ") else f"{side} is {label}" for side, label in zip("AB", labels)]
+    steps = [Narrower(", ".join(named),
                       {2: dataclasses.replace(columns[2], heading="A"), 3: dataclasses.replace(columns[3], heading="B")}),
              Narrower("A and B hidden", {2: None, 3: None})]
     platforms = {c.platform for c in comparisons}
