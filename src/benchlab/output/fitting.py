@@ -10,6 +10,7 @@ gets the whole table: there the table is data for whoever reads it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import textwrap
 from typing import TextIO
@@ -51,8 +52,8 @@ class Column:
     #: The column the last resort cuts (to MIN_CUT at least) when leaving out is not enough.
     cut: bool = False
 
-    @property
-    def width(self) -> int:
+    @functools.cached_property
+    def width(self) -> int:  # asked at every step of fit(): measured once (a column is not changed)
         return max([cell_len(self.heading), *(cell_len(cell) for cell in self.cells)])
 
 
