@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from typing import Any
 
 import click
@@ -26,6 +27,7 @@ from benchlab.errors import UserError
 from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record, printable
 from benchlab.output.figures import figures, format_value, half_width_text
+from benchlab.output.fitting import terminal_width
 
 FORMATS = ("table", "json", "markdown")
 
@@ -284,7 +286,9 @@ def _table(points: list[Point], found: list[changepoints.ChangePoint]) -> str:
         table.columns[column].justify = "right"
     for row in _rows(points, found):
         table.add_row(*row)
-    console = Console(highlight=False, width=200, file=None, record=True, force_terminal=False)
+    # A terminal's width (COLUMNS, else the terminal's: output/fitting.py); 200 for a pipe.
+    console = Console(highlight=False, width=terminal_width(sys.stdout) or 200, file=None, record=True,
+                      force_terminal=False)
     with console.capture() as captured:
         console.print(table)
     return _title(points) + "\n" + captured.get() + _summary(points, found)
