@@ -26,7 +26,7 @@ def test_report_prints_the_path_of_index_html(stored, project, benchlab):
     result = benchlab("report", "--out", "out")
     assert (result.exit_code, result.stdout, result.stderr) == (0, f"{project / 'out' / 'index.html'}\n", "")
     assert sorted(p.name for p in (project / "out").iterdir()) == [
-        ".benchlab-report", "index.html", "plotly.min.js", "report.js"]
+        ".benchlab-report", "index.html", "plotly.min.js", "report.js", "run-1-1-sys.html", "run-1.html", "runs.html"]
 
 
 def test_an_earlier_report_is_replaced_whole(stored, project, benchlab):
