@@ -392,3 +392,15 @@ def test_a_program_of_many_benchmarks_is_cut_into_pages_named_safely(store, tmp_
     assert sorted(charts_per_page) == [5, CHARTS_PER_PAGE]
     assert "(1 of 2)" in (index.parent / pages[1]).read_text()
     assert all(p.parent == index.parent for p in index.parent.rglob("*.html"))
+
+
+def test_a_profile_named_as_the_run_or_the_baseline_is_no_comparison_and_no_error(store, tmp_path):
+    from report_data import profiles_last
+    profiles_last(store)  # runs 2, 4 and 7 are profiles
+    store.save_baseline("profiled", 4)
+    html = write_report(store, tmp_path, baseline="profiled").read_text()
+    assert "<h2>Run 6 against baseline profiled (run 4)</h2>" in html
+    assert "No benchmark in common: nothing to judge" in html and 'class="tile' not in html
+    html = write_report(store, tmp_path, "7").read_text()
+    assert "<h1>benchlab report: run 7</h1>" in html and "No benchmark in common" in html
+    assert "run 4 \u2192 run 7" in html  # the profile itself: its move from the one before

@@ -7,13 +7,14 @@ that --out is either the new report whole or what it was before.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import shlex
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from benchlab import __version__
 from benchlab.errors import UserError
@@ -48,9 +49,11 @@ def check_out(out: Path) -> None:
 
 
 def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floors: dict[str, float],
-          default_floor: float, history_limit: int = DEFAULT_HISTORY_RUNS) -> Path:
+          default_floor: float, history_limit: int = DEFAULT_HISTORY_RUNS,
+          threshold_of: Callable[[str], float] | None = None) -> Path:
     """Write the report of `run_texts` (as `show` names runs; none: the latest run with
-    measurements) into `out`; the path of index.html."""
+    measurements) into `out`; the path of index.html. `threshold_of` gives a benchmark's
+    --max-regression (a fraction) to judge at, as the gate; None: the noise floor, as compare."""
     check_not_empty(store)
     notes: list[str] = []
     if run_texts:
@@ -66,7 +69,8 @@ def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floor
     latest = max(subjects, key=lambda s: s.id)
     # The history up to the anchor: a profile stored after the run shown is still in Profiles.
     history = history_runs(store, anchor, history_limit)
-    pages, found_summary = _pages(subjects, reference, latest, history, floors, default_floor, store.load_profile)
+    judged = Judged(floors, default_floor, threshold_of)
+    pages, found_summary = _pages(subjects, reference, latest, history, judged, store.load_profile)
     found_summary.notes[:0] = notes
     context = {
         "title": _title(subjects, reference), "version": __version__, "summary": found_summary, "pages": pages,
@@ -76,14 +80,30 @@ def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floor
     return _write_whole(out, context)
 
 
+@dataclasses.dataclass
+class Judged:
+    """How comparisons are judged: the noise floors, and the gate's thresholds if given."""
+
+    floors: dict[str, float]
+    default_floor: float
+    threshold_of: Callable[[str], float] | None = None
+
+    def compare(self, before: StoredRun, after: StoredRun) -> list:
+        found = sections.comparisons(before, after, self.floors, self.default_floor)
+        if self.threshold_of is not None:
+            for c in found:
+                c.threshold = self.threshold_of(c.key[0])
+        return found
+
+
 def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, latest: StoredRun,
-           history: list[StoredRun], floors: dict[str, float], default_floor: float,
-           load_profile) -> tuple[list[pages.Page], summary.Summary]:
+           history: list[StoredRun], judged: Judged, load_profile) -> tuple[list[pages.Page], summary.Summary]:
     """The detail pages in the order of the navigation, and the summary that links to them."""
     new_id = sections.ChartIds()
     left_out: list[str] = []
     found: list[pages.Page] = []
-    pairs = [(label, before, after, sections.comparisons(before, after, floors, default_floor))
+    default_floor = judged.default_floor
+    pairs = [(label, before, after, judged.compare(before, after))
              for label, before, after in _comparisons(subjects, reference, history)]
     if not pairs:
         left_out.append("changes (nothing to compare with: give --baseline NAME or two runs, or store another run)")

@@ -418,11 +418,12 @@ def change_axis(comparisons: list, floor: float) -> ChangeAxis:
     band = 100 * floor
     changes = [100 * (c.ratio - 1) for c in comparisons]
     typical = max(band, float(np.median(np.abs(changes)))) if changes else band
-    limit = max(CHANGE_AXIS_MIN_FLOORS * band, CHANGE_AXIS_CLIP * typical)
-    ends = [*changes, *(100 * (end - 1) for c in comparisons if not c.uninformative for end in (c.low, c.high))]
-    # Only values within the limit set the range: one beyond it is an arrow at the edge.
-    high = max([CHANGE_AXIS_MIN_FLOORS * band, *(e for e in ends if e <= limit)])
-    low = min([-CHANGE_AXIS_MIN_FLOORS * band, *(e for e in ends if e >= -limit)])
+    reach = max(CHANGE_AXIS_MIN_FLOORS * band, CHANGE_AXIS_CLIP * typical)
+    ends = [*changes, *(100 * (end - 1) for c in comparisons if not c.uninformative for end in (c.low, c.high)),
+            *(100 * (c.limit - 1) for c in comparisons)]  # the gate's limit, when judged at one
+    # Only values within reach set the range: one beyond it is an arrow at the edge.
+    high = max([CHANGE_AXIS_MIN_FLOORS * band, *(e for e in ends if e <= reach)])
+    low = min([-CHANGE_AXIS_MIN_FLOORS * band, *(e for e in ends if e >= -reach)])
     if high - low <= 0:  # a floor of 0 (exact counters) and no change at all
         low, high = -1.0, 1.0
     pad = CHANGE_AXIS_PAD * (high - low)
@@ -463,13 +464,19 @@ def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart
             "customdata": [customdata[i] for i in clipped], "hovertemplate": hover})
     band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
             "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}, "layer": "below"}
+    shapes = [band]
+    # Judged at a --max-regression above the floor (as the gate): its line, where "slower" starts.
+    limit = max((100 * (c.limit - 1) for c in comparisons), default=0.0)
+    if limit > 100 * floor:
+        shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": limit, "x1": limit,
+                       "line": {"color": VERDICT_COLOURS["slower"], "width": 1, "dash": "dash"}})
     clip_note = f"; {len(clipped)} beyond the axis drawn at its edge" if clipped else ""
     layout = base_layout(height=max(CHART_HEIGHT_PX, 80 + ROW_HEIGHT_PX * len(comparisons)),
                          xaxis={"title": {"text": f"change (%), 99% interval; grey: noise floor "
                                                   f"±{100 * floor:g}%{clip_note}"},
                                 "zeroline": True, "range": [axis.low, axis.high], "ticksuffix": "%"},
                          yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-                         shapes=[band], showlegend=False, margin={"l": 20, "r": 20, "t": 30, "b": 50})
+                         shapes=shapes, showlegend=False, margin={"l": 20, "r": 20, "t": 30, "b": 50})
     caption = ("Red: slower; orange: inconclusive; grey: not slower; green: faster. An interval that reaches an "
                "edge goes on beyond it (the table has its ends).")
     if clipped:

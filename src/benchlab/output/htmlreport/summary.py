@@ -145,6 +145,8 @@ def verdicts(label: str, stored: StoredRun, found: list[comparing.Comparison], l
 def _rule(found: list[comparing.Comparison]) -> str:
     """The rule the verdicts follow, with the limit the rows were judged against."""
     limits = sorted({round(100 * (c.limit - 1), 6) for c in found})
+    if not limits:
+        return ""
     limit = f"+{limits[0]:g}%" if len(limits) == 1 else f"+{limits[0]:g}% to +{limits[-1]:g}% (per benchmark)"
     judged = ("--max-regression (never below the noise floor), as benchlab gate judges" if any(c.threshold for c in found)
               else "the noise floor, as benchlab compare judges (the gate: at its --max-regression)")
