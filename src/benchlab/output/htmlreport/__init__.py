@@ -1,9 +1,11 @@
-"""`benchlab report`: stored runs as one HTML page with charts, opened from disk.
+"""`benchlab report`: stored runs as a summary page and the pages it links to, opened from disk.
 
-The flow: check --out (before anything is read), load the runs, build the sections
-(sections.py, one function each, charts.py for their plotly specs), write the page and its
-scripts into a temporary directory beside --out (page.py), and rename it into place, so
-that --out is either the new report whole or what it was before.
+The flow: check --out (before anything is read), load the runs (by default the latest with
+measurements), compare them once, build the sections (sections.py, one function each,
+charts.py for their plotly specs), lay them out as pages (pages.py), summarize them on the
+first screen (summary.py), write every page and its scripts into a temporary directory
+beside --out (page.py), and rename it into place, so that --out is either the new report
+whole or what it was before.
 """
 from __future__ import annotations
 

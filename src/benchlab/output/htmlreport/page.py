@@ -1,6 +1,8 @@
-"""The page: index.html from a Jinja2 template (autoescaped), plotly.js and report.js beside it.
+"""The pages: index.html (the summary) and each page it links to, from Jinja2 templates
+(autoescaped) that share one layout and navigation (base.html.j2), plotly.js and report.js
+beside them; each page holds the JSON of its own charts only.
 
-Nothing in it reaches the network: plotly.js is a copy kept in this package, the scripts
+Nothing in them reaches the network: plotly.js is a copy kept in this package, the scripts
 are files beside the page, and a Content-Security-Policy forbids any connection, so a page
 opened from disk or mailed as a folder shows the same.
 
