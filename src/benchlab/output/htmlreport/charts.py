@@ -430,60 +430,93 @@ def change_axis(comparisons: list, floor: float) -> ChangeAxis:
     return ChangeAxis(low - pad, high + pad)
 
 
+#: A change chart's hover: the row, its change and verdict, both figures.
+CHANGE_HOVER = ("%{y}: %{customdata[4]} (%{customdata[0]})<br>%{customdata[1]:.4g} -> %{customdata[2]:.4g} "
+                "%{customdata[3]}<extra></extra>")
+
+
 def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart:
     """Each benchmark's change in percent (B/A - 1) with its 99% interval, coloured by verdict;
     the noise floor is the grey band around 0. Rows beyond the axis (change_axis) are arrows
     at its edge, labelled with their change."""
     axis = change_axis(comparisons, floor)
-    names = [text(f"{name_of(c.key)} · {c.platform}") for c in comparisons]
+    names = [text(f"{name_of(c.key)} \u00b7 {c.platform}") for c in comparisons]
     colours = [VERDICT_COLOURS["faster" if c.faster else c.verdict] for c in comparisons]
     changes_pc = [100 * (c.ratio - 1) for c in comparisons]
     # The axis's range is set (change_axis), so a wide interval runs off its edge rather than
-    # stretching it; a row drawn at the edge has its interval in the hover only.
-    hidden = [axis.clipped(x) or not (math.isfinite(c.low) and math.isfinite(c.high))
+    # stretching it; a row drawn at the edge has its interval in the hover only, and an
+    # uninformative one is drawn faint (uninformative_intervals), under the others.
+    hidden = [axis.clipped(x) or c.uninformative or not (math.isfinite(c.low) and math.isfinite(c.high))
               for c, x in zip(comparisons, changes_pc)]
-    customdata = [[verdict_words(c), c.a, c.b, text(c.unit), f"{100 * (c.ratio - 1):+,.2f}%"] for c in comparisons]
-    hover = "%{y}: %{customdata[4]} (%{customdata[0]})<br>%{customdata[1]:.4g} -> %{customdata[2]:.4g} " \
-            "%{customdata[3]}<extra></extra>"
-    data = [{
+    customdata = [[verdict_words(c), c.a, c.b, text(c.unit), f"{x:+,.2f}%"] for c, x in zip(comparisons, changes_pc)]
+    data = _uninformative_intervals(comparisons, names, changes_pc, axis) + [{
         "type": "scatter", "mode": "markers", "orientation": "h", "name": "change", "y": names, "x": changes_pc,
         "error_x": {"type": "data", "symmetric": False,
                     "array": [0 if hide else 100 * (c.high - c.ratio) for c, hide in zip(comparisons, hidden)],
                     "arrayminus": [0 if hide else 100 * (c.ratio - c.low) for c, hide in zip(comparisons, hidden)],
                     "color": "#444"},
-        "marker": {"size": 9, "color": colours}, "customdata": customdata, "hovertemplate": hover}]
+        "marker": {"size": 9, "color": colours}, "customdata": customdata, "hovertemplate": CHANGE_HOVER}]
     clipped = [i for i, x in enumerate(changes_pc) if axis.clipped(x)]
     if clipped:
-        data.append({
-            "type": "scatter", "mode": "markers+text", "name": "beyond the axis", "y": [names[i] for i in clipped],
-            "x": [axis.edge(changes_pc[i]) for i in clipped],
-            "text": [customdata[i][4] for i in clipped],
-            "textposition": ["middle left" if changes_pc[i] > 0 else "middle right" for i in clipped],
-            "marker": {"size": 12, "color": [colours[i] for i in clipped],
-                       "symbol": ["triangle-right" if changes_pc[i] > 0 else "triangle-left" for i in clipped]},
-            "customdata": [customdata[i] for i in clipped], "hovertemplate": hover})
-    band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
-            "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}, "layer": "below"}
-    shapes = [band]
-    # Judged at a --max-regression above the floor (as the gate): its line, where "slower" starts.
-    limit = max((100 * (c.limit - 1) for c in comparisons), default=0.0)
-    if limit > 100 * floor:
-        shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": limit, "x1": limit,
-                       "line": {"color": VERDICT_COLOURS["slower"], "width": 1, "dash": "dash"}})
+        data.append(_beyond_axis([names[i] for i in clipped], [changes_pc[i] for i in clipped],
+                                 [colours[i] for i in clipped], [customdata[i] for i in clipped], axis))
     clip_note = f"; {len(clipped)} beyond the axis drawn at its edge" if clipped else ""
     layout = base_layout(height=max(CHART_HEIGHT_PX, 80 + ROW_HEIGHT_PX * len(comparisons)),
                          xaxis={"title": {"text": f"change (%), 99% interval; grey: noise floor "
-                                                  f"±{100 * floor:g}%{clip_note}"},
+                                                  f"\u00b1{100 * floor:g}%{clip_note}"},
                                 "zeroline": True, "range": [axis.low, axis.high], "ticksuffix": "%"},
-                         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-                         shapes=shapes, showlegend=False, margin={"l": 20, "r": 20, "t": 30, "b": 50})
+                         # The rows in compare's order, whichever trace names them first.
+                         yaxis={"type": "category", "autorange": "reversed", "automargin": True,
+                                "categoryorder": "array", "categoryarray": names},
+                         shapes=_change_shapes(comparisons, floor), showlegend=False,
+                         margin={"l": 20, "r": 20, "t": 30, "b": 50})
     caption = ("Red: slower; orange: inconclusive; grey: not slower; green: faster. An interval that reaches an "
-               "edge goes on beyond it (the table has its ends).")
+               "edge goes on beyond it (the table has its ends); a faint one is uninformative, as wide as its "
+               "figure or wider.")
     if clipped:
         caption += (" Beyond the axis (drawn as arrows at its edge, so that the noise band and the other intervals "
                     "stay readable): " + ", ".join(f"{names_plain(comparisons[i])} {changes_pc[i]:+,.1f}%"
                                                    for i in clipped) + ".")
     return Chart(chart_id, title, data, layout, caption)
+
+
+def _uninformative_intervals(comparisons: list, names: list[str], changes_pc: list[float],
+                             axis: ChangeAxis) -> list[dict[str, Any]]:
+    """Intervals as wide as their figure, faint: they say "nothing is known" without drawing the
+    eye away from the intervals that decide a verdict."""
+    rows = [i for i, c in enumerate(comparisons) if c.uninformative and not axis.clipped(changes_pc[i])
+            and math.isfinite(c.low) and math.isfinite(c.high)]
+    if not rows:
+        return []
+    return [{"type": "scatter", "mode": "markers", "name": "uninformative interval", "hoverinfo": "skip",
+             "y": [names[i] for i in rows], "x": [changes_pc[i] for i in rows], "marker": {"size": 1, "opacity": 0},
+             "error_x": {"type": "data", "symmetric": False, "color": "#d0d0d0", "thickness": 1,
+                         "array": [100 * (comparisons[i].high - comparisons[i].ratio) for i in rows],
+                         "arrayminus": [100 * (comparisons[i].ratio - comparisons[i].low) for i in rows]}}]
+
+
+def _beyond_axis(names: list[str], changes_pc: list[float], colours: list[str], customdata: list,
+                 axis: ChangeAxis) -> dict[str, Any]:
+    """The rows beyond the axis: arrows just inside the edge they pass, labelled with their change."""
+    return {"type": "scatter", "mode": "markers+text", "name": "beyond the axis", "y": names,
+            "x": [axis.edge(x) for x in changes_pc], "text": [row[4] for row in customdata],
+            "textposition": ["middle left" if x > 0 else "middle right" for x in changes_pc],
+            "marker": {"size": 12, "color": colours,
+                       "symbol": ["triangle-right" if x > 0 else "triangle-left" for x in changes_pc]},
+            "customdata": customdata, "hovertemplate": CHANGE_HOVER}
+
+
+def _change_shapes(comparisons: list, floor: float) -> list[dict[str, Any]]:
+    """The noise floor's grey band; judged at a --max-regression above it (as the gate), a
+    dashed line where "slower" starts."""
+    shapes = [{"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
+               "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}, "layer": "below"}]
+    judged = [c for c in comparisons if c.threshold and c.threshold > c.floor]
+    if judged:
+        limit = 100 * max(c.threshold for c in judged)
+        shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": limit, "x1": limit,
+                       "line": {"color": VERDICT_COLOURS["slower"], "width": 1, "dash": "dash"}})
+    return shapes
 
 
 def verdict_words(c) -> str:
