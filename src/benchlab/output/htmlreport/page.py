@@ -119,5 +119,6 @@ def _groups(pages) -> dict[str, list]:
 
 def _render(environment, template: str, path: Path, context: dict[str, Any], charts: list) -> None:
     specs = {chart.id: chart.spec() for chart in charts}
-    html = environment.get_template(template).render(**context, charts_json=script_json(specs))
+    html = environment.get_template(template).render(**context, charts_json=script_json(specs),
+                                                     has_charts=bool(specs))
     path.write_text(html, encoding="utf-8")
