@@ -29,6 +29,8 @@ class StoredRun:
     #: The spread between whole runs before this one on its machine (noise.run_levels), which
     #: `show` and `compare` add to this run's intervals: the page adds it too.
     levels: dict[tuple, Any] = dataclasses.field(default_factory=dict)
+    _table: Table | None = dataclasses.field(default=None, repr=False, compare=False)
+    _figures: list | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def id(self) -> int:
@@ -62,15 +64,20 @@ class StoredRun:
         return f"run {self.id}"
 
     def report(self) -> Table:
-        """The table of `benchlab show` for this run."""
-        return Table(platforms=self.platforms, records=self.records, faults=self.faults,
-                      run={"id": self.id, "status": self.run.get("status"), "started_at": self.run.get("started_at"),
-                           "context": self.context, "missing": self.run.get("missing")}, history=self.levels)
+        """The table of `benchlab show` for this run (made once: the summary and several pages read it)."""
+        if self._table is None:
+            self._table = Table(platforms=self.platforms, records=self.records, faults=self.faults,
+                                run={"id": self.id, "status": self.run.get("status"),
+                                     "started_at": self.run.get("started_at"), "context": self.context,
+                                     "missing": self.run.get("missing")}, history=self.levels)
+        return self._table
 
     def figures(self) -> list[tuple[Record, list[Record]]]:
         """Each figure of the run (as figures.figures gives it) with the per-process records it
-        combines, so that a chart can show the processes and the figure side by side."""
-        return figures_with_processes(self.records, self.levels)
+        combines, so that a chart can show the processes and the figure side by side (made once)."""
+        if self._figures is None:
+            self._figures = figures_with_processes(self.records, self.levels)
+        return self._figures
 
 
 def figures_with_processes(records: list[Record], levels: dict | None = None) -> list[tuple[Record, list[Record]]]:
