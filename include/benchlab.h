@@ -127,6 +127,7 @@
                  would drop a jemalloc that nothing else calls.
    BL_CFLAGS     a string with the flags the program was built with, reported in the
                  context record (e.g. -DBL_CFLAGS='"-O2 -march=native"').
+   BL_FLAGS      the short flags' dialect: csb (default), b63 or libloong (section 9).
    BL_DEFAULT_FORMAT  the format without --format and without a terminal (else jsonl),
                  e.g. "lind" for the Lind runner, which starts a test with no arguments
                  and reads its stdout through a pipe. BL_FORMAT overrides it.
@@ -149,11 +150,12 @@
    ----------------------------
    --list  --filter=SUBSTRING (repeatable)  --precision=PCT  --samples=N
    --time-limit=SECONDS  --schedule=rounds|sequential  --no-subtract  --seed=N
-   --format=table|csv|jsonl|lind|csb  --out=FILE  --counters=LIST  -h/--help.
-   Threaded targets: -t=T -n=N -d=D -s=S -opK=F (or --threads= --nops= --duration=
-   --size= --opK=), --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. CSB's
-   spellings (-t= ...) make csb the default format, as CSB's runner expects; the long
-   ones keep table/jsonl. Formats: docs/formats.md.
+   --format=table|csv|jsonl|lind|b63|b63-interactive|csb  --out=FILE  --counters=LIST
+   -h/--help. Threaded targets: --threads= --nops= --duration= --size= --opK=,
+   --random-nops, --latency-every=K|batch, --csb-unit=ticks|ns. Short flags come in
+   dialects chosen at compile time (BL_FLAGS, section 9): CSB's by default (-t=T -n=N
+   -d=D -s=S -opK=F, which make csb the default format, as CSB's runner expects), B63's
+   (-i -c -e -t -s -d) or libloong's (-s N, -b PATH). Formats: docs/formats.md.
 
    PORTABILITY
    -----------
@@ -243,6 +245,17 @@ int bl__suspend_end(bl_state *state);
     static const int64_t bl__params_##name[] = {__VA_ARGS__};                              \
     BL__DEFINE(name, n, arg, 0, #arg, bl__params_##name,                                   \
                sizeof(bl__params_##name) / sizeof(bl__params_##name[0]))
+
+/* A benchmark also reported as its difference to another, its base, round by round:
+   `BL_DIFFERENCE(syscall_0, args_0)` reports syscall_0's cost less args_0's, with a 99%
+   interval from the per-round differences (paired: one sample of each in every round),
+   beside its figure and its ratio to the baseline. For a cost measured inside a harness
+   whose own cost another benchmark measures (a syscall through a VM call: libloong
+   subtracts its empty call). The base runs whenever its benchmark does (--filter), as
+   the baseline does. A base with parameters is paired by the same parameter value. */
+void bl__register_difference(const char *bench, const char *base, const char *file, int line);
+#define BL_DIFFERENCE(bench, base) \
+    BL__CONSTRUCTOR(bl__register_difference_##bench) { bl__register_difference(#bench, #base, __FILE__, __LINE__); }
 
 /* A block inside a body whose time does not count: `BL_SUSPEND { setup(); }`.
    The for-loop runs the block once, between two timer reads. Leaving the block
@@ -378,8 +391,52 @@ static inline void bl_nops(uint64_t n) {
 
 /* ---- 9. Command line -------------------------------------------------------------------
    Runs the registered benchmarks as the flags say; returns the exit status
-   (0 ok, 2 bad flags or a program that defines two baselines). */
-int bl_main(int argc, char **argv);
+   (0 ok, 2 bad flags or a program that defines two baselines).
+
+   Long flags (--samples=N, --format=F, ...) are benchlab's in every program. Short flags
+   come in dialects, so that a benchmark ported from another harness keeps its users'
+   command lines. A program takes one dialect, chosen at compile time: define BL_FLAGS
+   before the include (`#define BL_FLAGS b63`, or -DBL_FLAGS=b63), or write
+   BL_MAIN_AS(b63) for main:
+     csb       (default) CSB's: -t=T -n=N -d=D -s=S -opK=F, for threaded targets
+     b63       B63's, getopt style (-e 10, -e10, -ie 10): -i (B63's interactive lines),
+               -c LIST (counters), -e N (epochs: samples), -t S (time limit), -s SEED,
+               -d DELIM (the plain lines' delimiter); B63's plain lines are the default format
+     libloong  libloong's: -s N (--samples), -b PATH (--binary: bl_binary() returns it), -h
+   A short flag of another dialect is an error that names the dialect it belongs to, never
+   a silent other meaning. docs/suites.md, "Flag dialects". */
+int bl_main_as(int argc, char **argv, const char *dialect);
+
+/* -b PATH / --binary PATH of the libloong dialect once bl_main has read the flags (call it
+   from a benchmark, e.g. to load a guest program in BL_SUSPEND), else `fallback`. */
+const char *bl_binary(const char *fallback);
+
+#ifndef BL_FLAGS
+#define BL_FLAGS csb
+#endif
+/* The dialects, so that a misspelt BL_FLAGS fails to compile, naming this line. */
+#define BL__DIALECT_csb 1
+#define BL__DIALECT_b63 1
+#define BL__DIALECT_libloong 1
+#define BL__PASTE2(a, b) a##b
+#define BL__PASTE(a, b) BL__PASTE2(a, b)
+#define BL__QUOTE2(x) #x
+#define BL__QUOTE(x) BL__QUOTE2(x)
+typedef char bl__BL_FLAGS_must_be_csb_b63_or_libloong[BL__PASTE(BL__DIALECT_, BL_FLAGS)];
+
+/* bl_main reads the command line in the dialect of BL_FLAGS as defined where it is called
+   (static inline: each translation unit has its own, so no other file's choice applies). */
+static inline int bl_main(int argc, char **argv) {
+    return bl_main_as(argc, argv, BL__QUOTE(BL_FLAGS));
+}
+
+/* main() in a named dialect: BL_MAIN_AS(b63). */
+#define BL_MAIN_AS(dialect)                                                   \
+    int main(int argc, char **argv) {                                         \
+        typedef char bl__dialect_is_csb_b63_or_libloong[BL__DIALECT_##dialect]; \
+        (void)sizeof(bl__dialect_is_csb_b63_or_libloong);                      \
+        return bl_main_as(argc, argv, #dialect);                              \
+    }
 
 #ifdef __cplusplus
 }
@@ -676,6 +733,7 @@ typedef struct bl__bench {
     const char *file;
     int line;
     size_t order;             /* registration order, to keep the sort stable */
+    const struct bl__bench *base; /* BL_DIFFERENCE's base, resolved by bl__resolve_differences */
 } bl__bench;
 
 typedef struct bl__registry {
@@ -706,6 +764,38 @@ BL__DEF void bl__register(const char *name, bl_body_fn body, int is_baseline,
     r->items[r->count].file = file;
     r->items[r->count].line = line;
     r->items[r->count].order = r->count;
+    r->items[r->count].base = NULL;
+    r->count++;
+}
+
+/* BL_DIFFERENCE's pairs, by name: resolved when the run starts, once every benchmark is
+   registered and sorted (bl__resolve_differences). */
+typedef struct bl__difference {
+    const char *bench, *base, *file;
+    int line;
+} bl__difference;
+
+typedef struct bl__difference_registry {
+    bl__difference *items;
+    size_t count, capacity;
+    int out_of_memory;
+} bl__difference_registry;
+
+BL__DEF bl__difference_registry bl__differences;
+
+BL__DEF void bl__register_difference(const char *bench, const char *base, const char *file, int line) {
+    bl__difference_registry *r = &bl__differences;
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? 2 * r->capacity : 8;
+        bl__difference *items = BL__CAST(bl__difference *, realloc(r->items, capacity * sizeof *items));
+        if (!items) { r->out_of_memory = 1; return; }
+        r->items = items;
+        r->capacity = capacity;
+    }
+    r->items[r->count].bench = bench;
+    r->items[r->count].base = base;
+    r->items[r->count].file = file;
+    r->items[r->count].line = line;
     r->count++;
 }
 
@@ -1082,6 +1172,9 @@ static int bl__floor_at_zero(bl_stats *s) {
 enum bl__schedule { BL__ROUNDS, BL__SEQUENTIAL };
 static const char *const bl__schedule_names[] = {"rounds", "sequential"};
 
+/* The dialects of short flags (section 9; their rows are in bl__flags, section I13). */
+enum bl__dialect { BL__CSB, BL__B63, BL__LIBLOONG, BL__DIALECTS };
+
 typedef struct bl__options {
     int list;
     const char **filters;
@@ -1097,6 +1190,9 @@ typedef struct bl__options {
     size_t format;                 /* index into bl__writers */
     int format_given;              /* --format was on the command line */
     int csb_flags;                 /* a CSB spelling (-t= -n= -d= -s= -opK=) was */
+    int dialect;                   /* the short flags' dialect (enum bl__dialect) */
+    char delimiter;                /* B63's plain lines: -d DELIM (default ',') */
+    const char *binary;            /* libloong's -b PATH / --binary PATH, or NULL */
     const char *out_path;
     const char *counters;          /* --counters; without it bl_set_counters()'s, else time */
     /* threaded mode */
@@ -1115,6 +1211,7 @@ typedef struct bl__options {
 typedef struct bl__instance {
     const bl__bench *bench;
     size_t param_index;
+    size_t base;       /* BL_DIFFERENCE: index of the base's instance in the run, + 1; 0: none */
     char display[256]; /* name, or name/param_name=value */
 } bl__instance;
 
@@ -1175,6 +1272,10 @@ typedef struct bl__result {
     uint64_t *sample_iterations;
     double *samples;                     /* time: ns per iteration as measured, before subtraction */
     double *baseline_samples;            /* compared: the baseline's sample of the same round */
+    struct bl__result *base;             /* BL_DIFFERENCE's base, sampled in the same rounds, or NULL */
+    double *base_samples;                /* with a base: its sample of the same round, as measured */
+    const char *difference_to;           /* the base's name (its instance's display), once measured */
+    double difference, difference_low, difference_high; /* median per-round difference to the base, 99% */
     size_t count;
     /* figures */
     bl_stats raw;                        /* time: statistics of the samples as measured */
@@ -1220,6 +1321,7 @@ static int bl__reserve(bl__result *r, size_t capacity, int with_overhead, int pa
     if (!it || !flags || !bl__grow(&r->samples, capacity)) return 0;
     if (with_overhead && !bl__grow(&r->overhead_samples, capacity)) return 0;
     if (paired && !bl__grow(&r->baseline_samples, capacity)) return 0;
+    if (r->base && !bl__grow(&r->base_samples, capacity)) return 0;
     r->capacity = capacity;
     return 1;
 }
@@ -1228,12 +1330,14 @@ static void bl__free_result(bl__result *r) {
     free(r->samples);
     free(r->sample_iterations);
     free(r->baseline_samples);
+    free(r->base_samples);
     free(r->overhead_samples);
     free(r->sample_preempted);
     r->sample_preempted = NULL;
     r->samples = NULL;
     r->sample_iterations = NULL;
     r->baseline_samples = NULL;
+    r->base_samples = NULL;
     r->overhead_samples = NULL;
     r->capacity = r->count = 0;
 }
@@ -1438,6 +1542,7 @@ static int bl__wanted(const bl__rounds *g, size_t i) {
         if (other->stopped || other == r) continue;
         if (i == 0) return 1; /* the empty loop goes on while anything samples */
         if (r == g->baseline && bl__is_compared(g, other)) return 1;
+        if (other->base == r) return 1; /* a base goes on while its benchmark samples */
     }
     return 0;
 }
@@ -1558,6 +1663,7 @@ static void bl__leave_out_preempted(bl__result *r) {
         r->sample_preempted[kept] = 0;
         if (r->overhead_samples) r->overhead_samples[kept] = r->overhead_samples[i];
         if (r->baseline_samples) r->baseline_samples[kept] = r->baseline_samples[i];
+        if (r->base_samples) r->base_samples[kept] = r->base_samples[i];
         kept++;
     }
     r->left_out = r->count - kept;
@@ -1610,6 +1716,10 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
                 r->baseline_samples[r->count - 1] = g->baseline->samples[g->baseline->count - 1];
                 r->sample_preempted[r->count - 1] |= g->baseline->sample_preempted[g->baseline->count - 1];
             }
+            if (r->base) {
+                r->base_samples[r->count - 1] = r->base->samples[r->base->count - 1];
+                r->sample_preempted[r->count - 1] |= r->base->sample_preempted[r->base->count - 1];
+            }
             bl__update_stop(g, r, o);
         }
     }
@@ -1659,6 +1769,37 @@ static double bl__ratio_resolution(double cost_ns, uint64_t iterations, uint64_t
     return cost_ns / ((double)n * baseline_ns);
 }
 
+/* BL_DIFFERENCE: the per-round differences between this benchmark and its base, each
+   less its share of the same round's empty loop (the base's share from its own median, as
+   the baseline's is in bl__time_figures), and their median with its 99% interval: paired,
+   so a slow phase of the machine that slows both cancels, as it does in a ratio. */
+static void bl__difference_figures(bl__result *r) {
+    double *d = BL__CAST(double *, malloc((r->count ? r->count : 1) * sizeof(double)));
+    double base_share = 0;
+    bl_stats base, overhead, diff;
+    size_t i;
+    r->difference = r->difference_low = r->difference_high = bl__nan();
+    if (r->base) r->difference_to = r->base->instance->display;
+    if (!d || !r->base_samples || !r->count) {
+        free(d);
+        return;
+    }
+    if (r->subtracted) {
+        bl_compute_stats(r->base_samples, r->count, &base);
+        bl_compute_stats(r->overhead_samples, r->count, &overhead);
+        base_share = bl__loop_share(base.median, overhead.median);
+    }
+    for (i = 0; i < r->count; i++) {
+        double loop = r->subtracted ? r->overhead_samples[i] : 0;
+        d[i] = (r->samples[i] - r->loop_share * loop) - (r->base_samples[i] - base_share * loop);
+    }
+    bl_compute_stats(d, r->count, &diff);
+    r->difference = diff.median;
+    r->difference_low = diff.median_ci_low;
+    r->difference_high = diff.median_ci_high;
+    free(d);
+}
+
 /* The figures of a benchmark sampled in rounds: statistics as measured, the same after
    subtracting its share of the empty loop round by round, and the ratio to the baseline
    (less the baseline's own share), whose interval also allows for the comparison's
@@ -1693,6 +1834,7 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
         }
     }
     free(net);
+    bl__difference_figures(r);
 }
 
 /* ---- I11. Context of the run ----------------------------------------------------------------- */
@@ -1706,6 +1848,7 @@ typedef struct bl__context {
 } bl__context;
 
 BL__DEF size_t bl__stack_offset_used;
+BL__DEF const char *bl__binary_flag; /* -b / --binary of the libloong dialect (bl_binary) */
 BL__DEF int bl__start_cpu = -1;
 
 BL__UNUSED static void bl__trim(char *s) {
@@ -1993,6 +2136,7 @@ static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r)
     fputc(']', f);
     bl__json_array(f, "samples", r->samples, r->count);
     if (r->baseline_samples) bl__json_array(f, "baseline_samples", r->baseline_samples, r->count);
+    if (r->base_samples) bl__json_array(f, "base_samples", r->base_samples, r->count);
     BL__STATISTICS(BL__JSON_STATISTIC)
     bl__json_pair(f, "median_ci", s->median_ci_low, s->median_ci_high);
     bl__json_field(f, "ci_level", BL__CI_LEVEL);
@@ -2020,6 +2164,12 @@ static void bl__jsonl_result(FILE *f, const bl__options *o, const bl__result *r)
         fprintf(f, ",\"significant\":%s", bl__significant(r) ? "true" : "false");
     } else {
         fputs(",\"ratio\":null,\"ratio_ci\":null,\"ratio_of_medians\":null,\"significant\":null", f);
+    }
+    if (r->difference_to && !c) {
+        fputs(",\"difference_to\":", f);
+        bl__json_string(f, r->difference_to);
+        bl__json_field(f, "difference", r->difference);
+        bl__json_pair(f, "difference_ci", r->difference_low, r->difference_high);
     }
     if (c) {
         /* Fields of counter records only. */
@@ -2068,6 +2218,20 @@ static void bl__table_ratio(char *out, size_t size, const bl__result *r) {
     else snprintf(out, size, "%.3fx [%.3f, %.3f]%s", r->ratio, r->ratio_low, r->ratio_high, bl__significant(r) ? " *" : "");
 }
 
+/* BL_DIFFERENCE's column: "-base: 12.30ns [11.90ns, 12.80ns]", the median per-round
+   difference and its 99% interval; empty without a base. */
+static void bl__table_difference(char *out, size_t size, const bl__result *r) {
+    char d[32], lo[32], hi[32];
+    out[0] = 0;
+    if (!r->difference_to || r->counter) return;
+    if (r->difference != r->difference) {
+        snprintf(out, size, "  -%s: no samples", r->difference_to);
+        return;
+    }
+    snprintf(out, size, "  -%s: %s [%s, %s]", r->difference_to, bl__human_time(d, sizeof d, r->difference),
+             bl__human_time(lo, sizeof lo, r->difference_low), bl__human_time(hi, sizeof hi, r->difference_high));
+}
+
 /* The "lowest" column: the lowest raw sample less the body's share of the empty loop's
    median, not the lowest of the round-by-round differences, which is a round whose empty
    loop ran slow (see bl__table_result). */
@@ -2100,11 +2264,12 @@ static const char *bl__table_contention(char *out, size_t size, const bl__result
 static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r) {
     const bl__instance *in = r->instance;
     const bl_stats *s = &r->stats;
-    char name[400], cmp[96], med[48], low[32], p75[32], p90[32], p99[32], lost[160];
+    char name[400], cmp[96], med[48], low[32], p75[32], p90[32], p99[32], lost[160], diff[400];
     double hw = s->median_ci_high - s->median > s->median - s->median_ci_low ? s->median_ci_high - s->median
                                                                                 : s->median - s->median_ci_low;
     (void)o;
     bl__table_ratio(cmp, sizeof cmp, r);
+    bl__table_difference(diff, sizeof diff, r);
     if (r->counter) {
         const char *u = r->counter->unit;
         char scaled[64] = "";
@@ -2128,9 +2293,9 @@ static void bl__table_result(FILE *f, const bl__options *o, const bl__result *r)
        line says so): the lowest after round-by-round subtraction is the sample whose
        round's empty loop happened to run slowest, and read 0.00ns on every row of
        suites/calls. */
-    fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s%s\n", name, med,
+    fprintf(f, "%-32s median: %-17s lowest: %-9s [p75: %-9s p90: %-9s p99: %-9s]  %s%s%s\n", name, med,
             bl__human_time(low, sizeof low, bl__lowest_less_loop(r)), bl__human_time(p75, sizeof p75, s->p75),
-            bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp,
+            bl__human_time(p90, sizeof p90, s->p90), bl__human_time(p99, sizeof p99, s->p99), cmp, diff,
             bl__table_contention(lost, sizeof lost, r));
 }
 
@@ -2176,8 +2341,53 @@ static void bl__lind_result(FILE *f, const bl__options *o, const bl__result *r) 
     (void)o;
     if (r->counter) return; /* lind has one figure per test: the time */
     for (i = 0; i < r->count; i++) loops += (unsigned long long)r->sample_iterations[i];
-    fprintf(f, "%s\t%lld\t%llu\t%lld\n", r->instance->bench->name, (long long)bl__param(r->instance), loops,
-            (long long)(m + 0.5)); /* m >= 0: never printed below zero */
+    fprintf(f, "%s\t", r->instance->bench->name);
+    if (r->instance->bench->params) fprintf(f, "%lld", (long long)bl__param(r->instance));
+    else fputc('-', f); /* as Lind's tests print a test without a parameter */
+    fprintf(f, "\t%llu\t%lld\n", loops, (long long)(m + 0.5)); /* m >= 0: never printed below zero */
+}
+
+/* -- b63: B63's plain lines, name,counter,iterations,events,per-iteration ---------------------
+   One line per sample, as B63 prints one per epoch: the events the sample counted in all
+   (whole ns for time, as measured: B63 subtracts nothing) over its iterations, and their
+   quotient with B63's %lf. -d DELIM (B63's dialect) changes the delimiter. A level (max
+   RSS) is not a count over iterations, which is all a B63 line can say: it is left out,
+   and said so on stderr. */
+
+static void bl__b63_result(FILE *f, const bl__options *o, const bl__result *r) {
+    const char *counter = r->counter ? r->counter->name : "time";
+    char d = o->delimiter ? o->delimiter : ',';
+    size_t i;
+    if (r->counter && r->counter->level) {
+        fprintf(stderr, "benchlab: %s [%s]: a level, which B63's lines (a count over iterations) cannot hold: left "
+                        "out (--format=jsonl keeps it)\n", r->instance->display, counter);
+        return;
+    }
+    for (i = 0; i < r->count; i++) {
+        long long events = (long long)(r->samples[i] * (double)r->sample_iterations[i] + 0.5);
+        long long iterations = (long long)r->sample_iterations[i];
+        fprintf(f, "%s%c%s%c%lld%c%lld%c%lf\n", r->instance->display, d, counter, d, iterations, d, events, d,
+                (double)events / (double)iterations);
+    }
+}
+
+/* -- b63-interactive: B63's -i lines, NAME COUNTER: VALUE [(+PCT% *)] ---------------------------
+   One line per benchmark and counter: the figure per iteration (our median, where B63
+   prints the mean of its epochs), and beside a benchmark compared with the baseline the
+   difference in percent, '*' when its interval excludes 0, as B63 marks it. Colours only
+   on a terminal. */
+
+static void bl__b63_interactive_result(FILE *f, const bl__options *o, const bl__result *r) {
+    const char *counter = r->counter ? r->counter->name : "time";
+    int colour = f == stdout && isatty(STDOUT_FILENO) && r->compared_to && r->ratio == r->ratio && bl__significant(r);
+    (void)o;
+    fprintf(f, "%-30s%-20s: ", r->instance->display, counter);
+    if (!r->compared_to || r->ratio != r->ratio) {
+        fprintf(f, "%6.3lf\n", r->stats.median);
+        return;
+    }
+    fprintf(f, "%s%6.3lf (%+6.3lf%% %c)%s\n", colour ? (r->ratio > 1 ? "\033[0;31m" : "\033[0;32m") : "",
+            r->stats.median, 100 * (r->ratio - 1), bl__significant(r) ? '*' : ' ', colour ? "\033[0m" : "");
 }
 
 /* The threaded mode's writers (section I17). */
@@ -2210,6 +2420,8 @@ static const bl__writer bl__writers[] = {
     {"csv", "", bl__csv_context, bl__csv_result, NULL, NULL},
     {"jsonl", " (default otherwise)", bl__jsonl_context, bl__jsonl_result, bl__jsonl_unsupported, bl__jsonl_throughput},
     {"lind", "", NULL, bl__lind_result, NULL, NULL},
+    {"b63", "", NULL, bl__b63_result, NULL, NULL},
+    {"b63-interactive", "", NULL, bl__b63_interactive_result, NULL, NULL},
     {"csb", " for threaded targets (the default when a CSB flag -t= -n= -d=\n-s= -opK= is given, as CSB's runner reads it)",
      NULL, NULL, NULL, bl__csb_throughput},
 };
@@ -2274,12 +2486,12 @@ static const char *const bl__usage_after_formats =
     "  --out=FILE             write the results to FILE instead of standard output\n"
     "  --counters=LIST        counters besides time, e.g. time,instructions,allocs (docs/counters.md)\n"
     "threaded targets (docs/threads.md):\n"
-    "  -t=T, --threads=T      threads (default 1)\n"
-    "  -n=N, --nops=N         N nops between operations, as CSB (default 0)\n"
+    "  --threads=T            threads (default 1)\n"
+    "  --nops=N               N nops between operations, as CSB (default 0)\n"
     "  --random-nops          0..N nops at random instead, a different number each time\n"
-    "  -d=D, --duration=D     seconds to run (default: --time-limit)\n"
-    "  -s=S, --size=S         initial size passed to the target's init (default 0)\n"
-    "  -opK=F, --opK=F        operation K runs F times in " BL__STR(BL__OP_SLOTS) " (all given must sum to " BL__STR(BL__OP_SLOTS) ";\n"
+    "  --duration=D           seconds to run (default: --time-limit)\n"
+    "  --size=S               initial size passed to the target's init (default 0)\n"
+    "  --opK=F                operation K runs F times in " BL__STR(BL__OP_SLOTS) " (all given must sum to " BL__STR(BL__OP_SLOTS) ";\n"
     "                         default: an equal share each)\n"
     "  --latency-every=K      time one operation in K (1: all; 0: none; batch: the first of each\n"
     "                         batch of about " BL__STR(BL__OP_BATCH_NS) " ns, cheap for cheap operations); default 1 for\n"
@@ -2292,7 +2504,10 @@ static const char *const bl__usage_after_formats =
 
 /* --help: the benchmark formats on --format's line, then each format for threaded targets
    only on lines of its own. */
-static void bl__print_help(const char *program) {
+/* --help's last lines: the short flags of the program's dialect (after bl__flags). */
+static void bl__print_dialect(int dialect);
+
+static void bl__print_help(const char *program, int dialect) {
     size_t i;
     const char *sep = "", *c;
     printf(bl__usage, program);
@@ -2312,6 +2527,7 @@ static void bl__print_help(const char *program) {
         putchar('\n');
     }
     fputs(bl__usage_after_formats, stdout);
+    bl__print_dialect(dialect);
 }
 
 static int bl__flag_error(const char *flag, const char *rule, const char *value) {
@@ -2415,23 +2631,29 @@ static int bl__set_format(bl__options *o, const char *flag, const char *value) {
 }
 
 /* The format when --format is not given: $BL_FORMAT, else, with no terminal, the program's
-   BL_DEFAULT_FORMAT (a string literal defined before the include), else table on a
-   terminal and jsonl otherwise. For runners that start a program with no arguments and
-   read its stdout through a pipe: the Lind runner reads test<TAB>param<TAB>loops<TAB>avg_ns,
-   so `#define BL_DEFAULT_FORMAT "lind"` (or BL_FORMAT=lind) makes a benchlab program one
-   of its tests. A name that is not a format is an error naming where it came from. */
+   BL_DEFAULT_FORMAT (a string literal defined before the include), else B63's plain lines
+   in B63's dialect (as B63 prints them, terminal or not), else table on a terminal and
+   jsonl otherwise. For runners that start a program with no arguments and read its stdout
+   through a pipe: the Lind runner reads test<TAB>param<TAB>loops<TAB>avg_ns, so
+   `#define BL_DEFAULT_FORMAT "lind"` (or BL_FORMAT=lind) makes a benchlab program one of
+   its tests. A name that is not a format is an error naming where it came from. */
 static int bl__default_format(bl__options *o) {
     const char *name = getenv("BL_FORMAT"), *from = "BL_FORMAT";
     int status;
     if (!name || !*name) {
+        name = NULL;
 #ifdef BL_DEFAULT_FORMAT
-        if (isatty(STDOUT_FILENO)) return 0;
-        name = BL_DEFAULT_FORMAT;
-        from = "BL_DEFAULT_FORMAT";
-#else
-        return 0;
+        if (!isatty(STDOUT_FILENO)) {
+            name = BL_DEFAULT_FORMAT;
+            from = "BL_DEFAULT_FORMAT";
+        }
 #endif
     }
+    if (!name && o->dialect == BL__B63) {
+        name = "b63";
+        from = "BL_FLAGS b63";
+    }
+    if (!name) return 0;
     status = bl__set_format(o, from, name);
     o->format_given = 0; /* a default: CSB's flags still choose csb */
     return status;
@@ -2491,35 +2713,232 @@ static int bl__set_thread_value(bl__options *o, const char *flag, const char *va
     return 0;
 }
 
+/* -b PATH / --binary PATH (libloong's dialect): what bl_binary() returns. */
+static int bl__set_binary(bl__options *o, const char *flag, const char *value) {
+    if (!*value) return bl__flag_error(flag, "needs the path of a file", value);
+    o->binary = value;
+    return 0;
+}
+
+/* -i (B63's dialect): B63's interactive lines, unless --format says otherwise. */
+static int bl__set_interactive(bl__options *o, const char *flag, const char *value) {
+    (void)flag;
+    (void)value;
+    o->format = bl__format_named("b63-interactive");
+    o->format_given = 1;
+    return 0;
+}
+
+/* -d DELIM (B63's dialect): the plain lines' delimiter, the value's first character as
+   in B63. */
+static int bl__set_delimiter(bl__options *o, const char *flag, const char *value) {
+    if (!*value) return bl__flag_error(flag, "needs a delimiter character", value);
+    o->delimiter = value[0];
+    return 0;
+}
+
+/* -s SEED (B63's dialect): B63 reads a signed 64-bit seed; a negative one is taken
+   modulo 2^64, so each of its seeds is one of ours. */
+static int bl__set_signed_seed(bl__options *o, const char *flag, const char *value) {
+    uint64_t v;
+    if (value[0] == '-' && bl__parse_u64(value + 1, &v) && v <= (uint64_t)INT64_MAX + 1) {
+        o->seed = (uint64_t)0 - v;
+        o->seed_given = 1;
+        return 0;
+    }
+    return bl__set_seed(o, flag, value);
+}
+
+static const char *const bl__dialect_names[BL__DIALECTS] = {"csb", "b63", "libloong"};
+static const char *const bl__dialect_owners[BL__DIALECTS] = {"CSB's", "B63's", "libloong's"};
+/* How each dialect writes a short flag's value, for messages. */
+static const char *const bl__dialect_forms[BL__DIALECTS] = {
+    "flag=value, e.g. -t=4", "as getopt reads it: -t 5, -t5, or after flags without a value (-it 5)",
+    "flag, space, value: -s 500"};
+#define BL__ALL_DIALECTS (-1)
+
 typedef struct bl__flag {
     const char *name;
     int takes_value;
     int (*set)(bl__options *o, const char *flag, const char *value);
+    int dialect;         /* BL__ALL_DIALECTS for benchlab's own long flags */
+    const char *meaning; /* short flags: what the flag means in its dialect (--help, messages) */
 } bl__flag;
 
+#define BL__LONG(name, takes_value, set) {name, takes_value, set, BL__ALL_DIALECTS, NULL}
 static const bl__flag bl__flags[] = {
-    {"--list", 0, bl__set_list},           {"--filter", 1, bl__set_filter},
-    {"--samples", 1, bl__set_samples},     {"--time-limit", 1, bl__set_time_limit},
-    {"--precision", 1, bl__set_precision}, {"--schedule", 1, bl__set_schedule},
-    {"--no-subtract", 0, bl__set_no_subtract}, {"--seed", 1, bl__set_seed},
-    {"--format", 1, bl__set_format},       {"--out", 1, bl__set_out},
-    {"--counters", 1, bl__set_counters},   {"--threads", 1, bl__set_thread_value},
-    {"--nops", 1, bl__set_thread_value},   {"--duration", 1, bl__set_thread_value},
-    {"--size", 1, bl__set_thread_value},   {"--latency-every", 1, bl__set_thread_value},
-    {"--random-nops", 0, bl__set_thread_value}, {"--csb-unit", 1, bl__set_thread_value},
-    /* CSB's spellings: always flag=value */
-    {"-t", 1, bl__set_thread_value}, {"-n", 1, bl__set_thread_value}, {"-d", 1, bl__set_thread_value},
-    {"-s", 1, bl__set_thread_value},
+    BL__LONG("--list", 0, bl__set_list),           BL__LONG("--filter", 1, bl__set_filter),
+    BL__LONG("--samples", 1, bl__set_samples),     BL__LONG("--time-limit", 1, bl__set_time_limit),
+    BL__LONG("--precision", 1, bl__set_precision), BL__LONG("--schedule", 1, bl__set_schedule),
+    BL__LONG("--no-subtract", 0, bl__set_no_subtract), BL__LONG("--seed", 1, bl__set_seed),
+    BL__LONG("--format", 1, bl__set_format),       BL__LONG("--out", 1, bl__set_out),
+    BL__LONG("--counters", 1, bl__set_counters),   BL__LONG("--threads", 1, bl__set_thread_value),
+    BL__LONG("--nops", 1, bl__set_thread_value),   BL__LONG("--duration", 1, bl__set_thread_value),
+    BL__LONG("--size", 1, bl__set_thread_value),   BL__LONG("--latency-every", 1, bl__set_thread_value),
+    BL__LONG("--random-nops", 0, bl__set_thread_value), BL__LONG("--csb-unit", 1, bl__set_thread_value),
+    BL__LONG("--opK", 1, bl__set_thread_value),
+    /* The dialects' own flags (section 9). */
+    {"--binary", 1, bl__set_binary, BL__LIBLOONG, "the guest program's path (bl_binary())"},
+    {"-t", 1, bl__set_thread_value, BL__CSB, "threads (--threads)"},
+    {"-n", 1, bl__set_thread_value, BL__CSB, "nops between operations (--nops)"},
+    {"-d", 1, bl__set_thread_value, BL__CSB, "seconds to run (--duration)"},
+    {"-s", 1, bl__set_thread_value, BL__CSB, "the target's initial size (--size)"},
+    {"-opK", 1, bl__set_thread_value, BL__CSB, "operation K's share of " BL__STR(BL__OP_SLOTS) " (--opK)"},
+    {"-i", 0, bl__set_interactive, BL__B63, "B63's interactive lines (--format=b63-interactive)"},
+    {"-c", 1, bl__set_counters, BL__B63, "counters (--counters)"},
+    {"-e", 1, bl__set_samples, BL__B63, "epochs: samples per benchmark (--samples)"},
+    {"-t", 1, bl__set_time_limit, BL__B63, "seconds per benchmark (--time-limit)"},
+    {"-s", 1, bl__set_signed_seed, BL__B63, "the seed (--seed)"},
+    {"-d", 1, bl__set_delimiter, BL__B63, "the plain lines' delimiter"},
+    {"-s", 1, bl__set_samples, BL__LIBLOONG, "samples per benchmark (--samples)"},
+    {"-b", 1, bl__set_binary, BL__LIBLOONG, "the guest program's path (--binary)"},
 };
+#define BL__FLAG_ROWS (sizeof bl__flags / sizeof bl__flags[0])
 
-/* The row of `flag` ("--opK" and "-opK" share the threaded row), or NULL. */
-static const bl__flag *bl__find_flag(const char *flag) {
-    static const bl__flag op = {"-opK", 1, bl__set_thread_value};
-    const char *digits = !strncmp(flag, "--op", 4) ? flag + 4 : !strncmp(flag, "-op", 3) ? flag + 3 : NULL;
+/* The short flags of the program's dialect, made from bl__flags as the parser reads them. */
+static void bl__print_dialect(int dialect) {
     size_t i;
-    for (i = 0; i < sizeof bl__flags / sizeof bl__flags[0]; i++)
-        if (!strcmp(flag, bl__flags[i].name)) return &bl__flags[i];
-    return digits && *digits ? &op : NULL; /* the row checks K */
+    printf("short flags (%s, BL_FLAGS %s; values written %s):\n", bl__dialect_owners[dialect],
+           bl__dialect_names[dialect], bl__dialect_forms[dialect]);
+    for (i = 0; i < BL__FLAG_ROWS; i++)
+        if (bl__flags[i].dialect == dialect) printf("  %-21s%s\n", bl__flags[i].name, bl__flags[i].meaning);
+}
+
+/* Does `flag` (no value) spell row `f`? "-opK" stands for -op0 .. -op63, "--opK" too;
+   the row checks K. */
+static int bl__spells(const bl__flag *f, const char *flag) {
+    size_t len = strlen(f->name);
+    if (len > 3 && !strcmp(f->name + len - 3, "opK"))
+        return !strncmp(flag, f->name, len - 1) && flag[len - 1];
+    return !strcmp(flag, f->name);
+}
+
+/* The row of `flag` in `dialect` (benchlab's long flags are in every one), or NULL. */
+static const bl__flag *bl__find_flag(const char *flag, int dialect) {
+    size_t i;
+    for (i = 0; i < BL__FLAG_ROWS; i++) {
+        const bl__flag *f = &bl__flags[i];
+        if ((f->dialect == BL__ALL_DIALECTS || f->dialect == dialect) && bl__spells(f, flag)) return f;
+    }
+    return NULL;
+}
+
+/* Says on stderr what `flag` means in the dialects other than `dialect` ("-s means the
+   seed (--seed) in B63's dialect; samples ... in libloong's"), after `lead`; 0 when it is
+   in none of them. */
+static int bl__other_meanings(const char *lead, const char *flag, int dialect) {
+    size_t i;
+    int found = 0;
+    for (i = 0; i < BL__FLAG_ROWS; i++) {
+        const bl__flag *f = &bl__flags[i];
+        if (f->dialect == BL__ALL_DIALECTS || f->dialect == dialect || !bl__spells(f, flag)) continue;
+        if (found) fprintf(stderr, "; %s in %s", f->meaning, bl__dialect_owners[f->dialect]);
+        else fprintf(stderr, "%s%s means %s in %s dialect", lead, flag, f->meaning, bl__dialect_owners[f->dialect]);
+        found = 1;
+    }
+    return found;
+}
+
+/* A flag this program's dialect does not have: name the dialects that do, and how to
+   choose one, so that `-e 10` in a CSB program is never read as something else. */
+static int bl__other_dialects_flag(const char *flag, int dialect) {
+    if (!bl__other_meanings("benchlab: ", flag, dialect)) {
+        fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", flag);
+        return 2;
+    }
+    fprintf(stderr, ", not in this program's: it reads %s short flags (BL_FLAGS %s). Build it with #define "
+                    "BL_FLAGS <dialect> before including benchlab.h (or BL_MAIN_AS(<dialect>)) to take another "
+                    "dialect's; see --help\n",
+            bl__dialect_owners[dialect], bl__dialect_names[dialect]);
+    return 2;
+}
+
+/* A short flag written in another dialect's form (CSB's -s=500 in a B63 program, B63's
+   -s 42 in a CSB one): say which form this program reads, and what the flag means in the
+   other dialects, whose form the user may have had in mind. */
+static int bl__wrong_form(const char *arg, const char *flag, int dialect) {
+    fprintf(stderr, "benchlab: \"%s\": this program reads %s short flags, whose values are written %s", arg,
+            bl__dialect_owners[dialect], bl__dialect_forms[dialect]);
+    if (bl__other_meanings(" (", flag, dialect)) fputs(": BL_FLAGS chooses the dialect)", stderr);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static int bl__apply(bl__options *o, const bl__flag *row, const char *flag, const char *value) {
+    int status = row->set(o, flag, value);
+    if (!status && row->dialect == BL__CSB) o->csb_flags = 1;
+    return status;
+}
+
+/* --flag=value or --flag value. */
+static int bl__parse_long(bl__options *o, int argc, char **argv, int *i) {
+    const char *arg = argv[*i], *eq = strchr(arg, '='), *value = eq ? eq + 1 : NULL;
+    char flag[64];
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    const bl__flag *row;
+    if (len >= sizeof flag) len = sizeof flag - 1;
+    memcpy(flag, arg, len);
+    flag[len] = 0;
+    if (!(row = bl__find_flag(flag, o->dialect))) return bl__other_dialects_flag(flag, o->dialect);
+    if (!row->takes_value && eq) return bl__flag_error(flag, "takes no value", value);
+    if (row->takes_value && !value) {
+        if (*i + 1 >= argc) return bl__flag_error(flag, "needs a value", NULL);
+        value = argv[++*i];
+    }
+    return bl__apply(o, row, flag, value);
+}
+
+/* CSB's short flags: -t=4, the value always after '='. */
+static int bl__parse_csb_short(bl__options *o, const char *arg) {
+    const char *eq = strchr(arg, '=');
+    char flag[64];
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    const bl__flag *row;
+    if (len >= sizeof flag) len = sizeof flag - 1;
+    memcpy(flag, arg, len);
+    flag[len] = 0;
+    if (!(row = bl__find_flag(flag, BL__CSB))) return bl__other_dialects_flag(flag, BL__CSB);
+    if (row->takes_value && !eq) return bl__wrong_form(arg, flag, BL__CSB);
+    return bl__apply(o, row, flag, eq ? eq + 1 : NULL);
+}
+
+/* libloong's: -s 500, the value the next argument. */
+static int bl__parse_libloong_short(bl__options *o, int argc, char **argv, int *i) {
+    const char *arg = argv[*i];
+    const bl__flag *row = bl__find_flag(arg, BL__LIBLOONG);
+    char flag[3] = {'-', arg[1], 0};
+    if (!row) {
+        if (strlen(arg) > 2 && bl__find_flag(flag, BL__LIBLOONG)) return bl__wrong_form(arg, flag, BL__LIBLOONG);
+        return bl__other_dialects_flag(strchr(arg, '=') ? flag : arg, BL__LIBLOONG);
+    }
+    if (*i + 1 >= argc) return bl__flag_error(arg, "needs a value", NULL);
+    return bl__apply(o, row, arg, argv[++*i]);
+}
+
+/* B63's, as getopt("it:e:c:d:s:") reads them: flags without a value may share one
+   argument (-i), and a value follows its letter (-e10) or is the next argument (-e 10). */
+static int bl__parse_b63_short(bl__options *o, int argc, char **argv, int *i) {
+    const char *arg = argv[*i];
+    size_t j;
+    for (j = 1; arg[j]; j++) {
+        char flag[3] = {'-', arg[j], 0};
+        const bl__flag *row = bl__find_flag(flag, BL__B63);
+        const char *value;
+        if (!row) return bl__other_dialects_flag(j == 1 && strncmp(arg, "-op", 3) == 0 ? arg : flag, BL__B63);
+        if (!row->takes_value) {
+            int status = bl__apply(o, row, flag, NULL);
+            if (status) return status;
+            continue;
+        }
+        value = arg[j + 1] ? arg + j + 1 : NULL;
+        if (value && value[0] == '=') return bl__wrong_form(arg, flag, BL__B63);
+        if (!value) {
+            if (*i + 1 >= argc) return bl__flag_error(flag, "needs a value", NULL);
+            value = argv[++*i];
+        }
+        return bl__apply(o, row, flag, value);
+    }
+    return 0;
 }
 
 static void bl__default_options(bl__options *o) {
@@ -2531,52 +2950,53 @@ static void bl__default_options(bl__options *o) {
     o->subtract = 1;
     o->threads = 1;
     o->latency_every = BL__LATENCY_PER_BATCH;
+    o->delimiter = ',';
     o->format = bl__format_named(isatty(STDOUT_FILENO) ? "table" : "jsonl");
 }
 
+/* The dialect called `name`, or -1. */
+static int bl__dialect_named(const char *name) {
+    int d;
+    for (d = 0; name && d < BL__DIALECTS; d++)
+        if (!strcmp(name, bl__dialect_names[d])) return d;
+    return -1;
+}
+
 /* Returns 0 to go on, or the exit status to stop with (--help gives 0 through -1). */
-static int bl__parse_options(int argc, char **argv, bl__options *o) {
-    int i, status;
+static int bl__parse_options(int argc, char **argv, const char *dialect, bl__options *o) {
+    int i, status = 0;
     bl__default_options(o);
+    if ((o->dialect = bl__dialect_named(dialect)) < 0) {
+        fprintf(stderr, "benchlab: bl_main_as: no flag dialect \"%s\" (csb, b63 or libloong)\n", dialect ? dialect : "");
+        return 2;
+    }
     o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
     if (!o->filters) return bl__flag_error("benchlab:", "out of memory", NULL);
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i], *eq = strchr(arg, '='), *value;
-        char flag[64];
-        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        const bl__flag *row;
-        int short_flag = arg[0] == '-' && arg[1] && arg[1] != '-';
-        if (arg[0] != '-') {
-            fprintf(stderr, "benchlab: unexpected argument \"%s\" (flags start with --; see --help)\n", arg);
-            return 2;
-        }
-        if (len >= sizeof flag) len = sizeof flag - 1;
-        memcpy(flag, arg, len);
-        flag[len] = 0;
-        if (strcmp(flag, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            bl__print_help(argc > 0 ? argv[0] : "benchmark");
+    for (i = 1; i < argc && !status; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            bl__print_help(argc > 0 ? argv[0] : "benchmark", o->dialect);
             return -1;
         }
-        if (!(row = bl__find_flag(flag))) {
-            fprintf(stderr, "benchlab: unknown flag \"%s\" (see --help)\n", flag);
+        if (arg[0] != '-' || !arg[1]) {
+            fprintf(stderr, "benchlab: unexpected argument \"%s\" (flags start with - or --; see --help)\n", arg);
             return 2;
         }
-        if (!row->takes_value && eq) return bl__flag_error(flag, "takes no value", eq + 1);
-        /* --flag=value and --flag value; CSB's short flags only as -t=4. */
-        value = eq ? eq + 1 : NULL;
-        if (row->takes_value && !value && short_flag)
-            return bl__flag_error(flag, "needs a value, written as flag=value (e.g. -t=4)", NULL);
-        if (row->takes_value && !value) {
-            if (i + 1 >= argc) return bl__flag_error(flag, "needs a value", NULL);
-            value = argv[++i];
-        }
-        if ((status = row->set(o, flag, value))) return status;
-        if (short_flag && row->set == bl__set_thread_value) o->csb_flags = 1;
+        if (arg[1] == '-') status = bl__parse_long(o, argc, argv, &i);
+        else if (o->dialect == BL__CSB) status = bl__parse_csb_short(o, arg);
+        else if (o->dialect == BL__B63) status = bl__parse_b63_short(o, argc, argv, &i);
+        else status = bl__parse_libloong_short(o, argc, argv, &i);
     }
+    if (status) return status;
     if (!o->format_given && (status = bl__default_format(o))) return status;
     /* --samples=N asks for N samples: --precision stops earlier only when also given. */
     if (o->precision_pct < 0) o->precision_pct = o->samples_given ? 0 : BL__DEFAULT_PRECISION_PCT;
+    bl__binary_flag = o->binary;
     return 0;
+}
+
+BL__DEF const char *bl_binary(const char *fallback) {
+    return bl__binary_flag ? bl__binary_flag : fallback;
 }
 
 /* ---- I14. bl_main: the outline of a run ---------------------------------------------------------
@@ -2633,6 +3053,61 @@ static int bl__compare_targets(const void *pa, const void *pb) {
 }
 
 /* Step: the program itself is sound (counters known, one baseline, unique names). */
+static bl__bench *bl__bench_named(const char *name) {
+    bl__registry *reg = &bl__benchmarks;
+    size_t i;
+    for (i = 0; i < reg->count; i++)
+        if (!strcmp(reg->items[i].name, name)) return &reg->items[i];
+    return NULL;
+}
+
+/* Does `base` have an instance for each of `b`'s (its parameter values, or one instance)? */
+static int bl__pairs_with(const bl__bench *b, const bl__bench *base, int64_t *missing) {
+    size_t i, j;
+    if (!base->params) return 1;
+    if (!b->params) return 0;
+    for (i = 0; i < b->param_count; i++) {
+        for (j = 0; j < base->param_count && base->params[j] != b->params[i]; j++) {}
+        if (j == base->param_count) {
+            *missing = b->params[i];
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* BL_DIFFERENCE's names, made pointers once every benchmark is registered; a pair that
+   cannot be measured is an error naming where it is written. */
+static int bl__resolve_differences(void) {
+    bl__difference_registry *d = &bl__differences;
+    size_t i;
+    if (d->out_of_memory) return bl__out_of_memory("registering BL_DIFFERENCE") + 1;
+    for (i = 0; i < d->count; i++) {
+        const bl__difference *x = &d->items[i];
+        bl__bench *b = bl__bench_named(x->bench);
+        const bl__bench *base = bl__bench_named(x->base);
+        int64_t missing = 0;
+        const char *problem = NULL;
+        char why[320];
+        if (!b || !base) snprintf(why, sizeof why, "no benchmark named \"%s\"", b ? x->base : x->bench), problem = why;
+        else if (b == base) problem = "a benchmark cannot be its own base";
+        else if (b->base) snprintf(why, sizeof why, "%s already has a base (%s): give it one", b->name, b->base->name), problem = why;
+        else if (!bl__pairs_with(b, base, &missing)) {
+            if (b->params) snprintf(why, sizeof why, "%s has no instance with %s=%lld to pair with %s's", base->name,
+                                    base->param_name, (long long)missing, b->name);
+            else snprintf(why, sizeof why, "%s has parameters and %s none: a base needs one instance per instance of "
+                                           "its benchmark", base->name, b->name);
+            problem = why;
+        }
+        if (problem) {
+            fprintf(stderr, "benchlab: BL_DIFFERENCE(%s, %s) at %s:%d: %s\n", x->bench, x->base, x->file, x->line, problem);
+            return 2;
+        }
+        b->base = base;
+    }
+    return 0;
+}
+
 static int bl__check_program(bl__run *run) {
     bl__registry *reg = &bl__benchmarks;
     bl__target_registry *treg = &bl__targets;
@@ -2669,7 +3144,7 @@ static int bl__check_program(bl__run *run) {
             return 2;
         }
     }
-    return 0;
+    return bl__resolve_differences();
 }
 
 static int bl__matches(const bl__options *o, const char *display) {
@@ -2687,8 +3162,40 @@ static void bl__set_instance(bl__instance *in, const bl__bench *b, size_t param_
     else snprintf(in->display, sizeof in->display, "%s", b->name);
 }
 
+/* Is instance j of `b` the base of an instance --filter selects? Then it runs too, as the
+   reference of that one (as the baseline always runs). */
+static int bl__base_of_match(const bl__run *run, const bl__bench *b, size_t j) {
+    const bl__registry *reg = &bl__benchmarks;
+    size_t i, k;
+    for (i = 0; i < reg->count; i++) {
+        const bl__bench *d = &reg->items[i];
+        if (d->base != b) continue;
+        for (k = 0; k < (d->params ? d->param_count : 1); k++) {
+            bl__instance in;
+            bl__set_instance(&in, d, k);
+            if (bl__matches(&run->o, in.display) && (!b->params || d->params[k] == b->params[j])) return 1;
+        }
+    }
+    return 0;
+}
+
+/* Each selected instance's base (BL_DIFFERENCE), by its place in the run: the base's
+   instance of the same parameter value, or its one instance. */
+static void bl__link_bases(bl__run *run) {
+    size_t i, j;
+    for (i = 0; i < run->instance_count; i++) {
+        bl__instance *in = &run->instances[i];
+        const bl__bench *base = in->bench->base;
+        if (!base) continue;
+        for (j = 0; j < run->instance_count; j++)
+            if (run->instances[j].bench == base && (!base->params || bl__param(&run->instances[j]) == bl__param(in)))
+                in->base = j + 1;
+    }
+}
+
 /* Step: the instances and targets --filter selects. The baseline comes first, and
-   always when a compared benchmark is selected: it is their reference. */
+   always when a compared benchmark is selected: it is their reference; so
+   does the base of a selected BL_DIFFERENCE. */
 static int bl__select(bl__run *run) {
     bl__registry *reg = &bl__benchmarks;
     bl__target_registry *treg = &bl__targets;
@@ -2705,13 +3212,14 @@ static int bl__select(bl__run *run) {
         for (j = 0; j < (b->params ? b->param_count : 1); j++) {
             bl__instance *in = b->is_baseline ? &run->instances[0] : &run->instances[run->instance_count];
             bl__set_instance(in, b, j);
-            if (!bl__matches(&run->o, in->display)) continue;
+            if (!bl__matches(&run->o, in->display) && !bl__base_of_match(run, b, j)) continue;
             if (b->is_baseline) baseline_selected = 1;
             else run->instance_count++;
         }
     }
     if (run->baseline && !baseline_selected && run->instance_count == 1) run->instance_count = 0;
     if (run->baseline) bl__set_instance(&run->instances[0], run->baseline, 0);
+    bl__link_bases(run);
     for (i = 0; i < treg->count; i++)
         if (bl__matches(&run->o, treg->items[i]->name)) run->targets[run->target_count++] = treg->items[i];
     if (run->o.filter_count && run->instance_count == 0 && run->target_count == 0) {
@@ -2817,7 +3325,7 @@ static int bl__sample_group(bl__run *run, bl__rounds *g) {
    instance, with an empty loop and a baseline of its own. */
 static int bl__measure_time(bl__run *run) {
     size_t n = run->instance_count, i;
-    bl__result empty, base, *series[3], **all;
+    bl__result empty, base, own_base, *series[4], **all;
     bl__rounds g;
     int ok = 1;
     g.max_samples = run->o.samples;
@@ -2831,6 +3339,8 @@ static int bl__measure_time(bl__run *run) {
             bl__init_series(&run->results[i], &run->instances[i]);
             all[i + 1] = &run->results[i];
         }
+        for (i = 0; i < n; i++)
+            if (run->instances[i].base) run->results[i].base = &run->results[run->instances[i].base - 1];
         g.series = all;
         g.count = n + 1;
         g.baseline = run->baseline ? &run->results[0] : NULL;
@@ -2847,13 +3357,22 @@ static int bl__measure_time(bl__run *run) {
         base.support = 1;
         series[0] = &empty;
         series[1] = &run->results[i];
-        series[2] = &base;
+        g.count = 2;
+        if (compared) series[g.count++] = &base;
+        memset(&own_base, 0, sizeof own_base);
+        if (run->instances[i].base) { /* BL_DIFFERENCE: its base beside it, as a reference only */
+            bl__init_series(&own_base, &run->instances[run->instances[i].base - 1]);
+            own_base.support = 1;
+            run->results[i].base = &own_base;
+            series[g.count++] = &own_base;
+        }
         g.series = series;
-        g.count = compared ? 3 : 2;
         g.baseline = compared ? &base : NULL;
         ok = bl__sample_group(run, &g);
+        run->results[i].base = NULL; /* own_base is freed here; difference_to names the base */
         bl__free_result(&empty);
         bl__free_result(&base);
+        bl__free_result(&own_base);
     }
     return ok ? 0 : bl__out_of_memory("measuring");
 }
@@ -2888,12 +3407,12 @@ static int bl__finish(bl__run *run, int status) {
     return status < 0 ? 0 : status;
 }
 
-static int bl__main(int argc, char **argv) __attribute__((noinline));
-static int bl__main(int argc, char **argv) {
+static int bl__main(int argc, char **argv, const char *dialect) __attribute__((noinline));
+static int bl__main(int argc, char **argv, const char *dialect) {
     bl__run run;
     int status;
     memset(&run, 0, sizeof run);
-    status = bl__parse_options(argc, argv, &run.o);
+    status = bl__parse_options(argc, argv, dialect, &run.o);
     if (!status) status = bl__check_program(&run);
     if (!status) status = bl__select(&run);
     if (!status) status = bl__check_selection(&run);
@@ -2947,13 +3466,13 @@ static void bl__release_cpus(void) {
 #endif
 }
 
-BL__DEF int bl_main(int argc, char **argv) {
+BL__DEF int bl_main_as(int argc, char **argv, const char *dialect) {
     size_t offset = bl__stack_offset();
     volatile char *pad = BL__CAST(volatile char *, __builtin_alloca(offset + 1));
     pad[0] = 0; /* the pad is used, so it is kept */
     bl__stack_offset_used = offset;
     bl__release_cpus();
-    return bl__main(argc, argv);
+    return bl__main(argc, argv, dialect);
 }
 
 /* ======================================================================================

@@ -7,21 +7,25 @@ data model, the parsers and the statistics listed in __all__.
 import re as _re
 from pathlib import Path as _Path
 
+from benchlab.bundled import HEADER as _HEADER
+
 #: The header is the one place the version is written (BENCHLAB_VERSION): the command,
 #: the package's metadata (pyproject.toml reads this attribute) and the report say what
 #: the C library says, so a run's context names one version for both halves.
-_HEADER = _Path(__file__).resolve().parents[2] / "include" / "benchlab.h"
+#: (benchlab/bundled.py: where a checkout and a wheel keep the header.)
 _VERSION_LINE = _re.compile(rb'^#define BENCHLAB_VERSION "([^"]+)"', _re.MULTILINE)
 
 
 def _header_version(path: _Path = _HEADER) -> str:
-    """BENCHLAB_VERSION of the header beside this package (it is near the top: a few KB are read)."""
+    """BENCHLAB_VERSION of the header this package was installed with (it is near the top:
+    a few KB are read)."""
     try:
         with path.open("rb") as header:
             found = _VERSION_LINE.search(header.read(16384))
     except OSError as exc:
-        raise ImportError(f"benchlab needs the include/benchlab.h it was installed with ({path}: "
-                          f"{exc.strerror})") from None
+        raise ImportError(f"benchlab needs the benchlab.h it was installed with ({path}: {exc.strerror}); "
+                          f"reinstall benchlab (a wheel carries benchlab/include/benchlab.h), or in a "
+                          f"checkout restore include/benchlab.h") from None
     if found is None:
         raise ImportError(f"{path} defines no BENCHLAB_VERSION in its first 16 KB")
     return found.group(1).decode()

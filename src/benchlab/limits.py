@@ -12,10 +12,8 @@ import functools
 import re
 from pathlib import Path
 
+from benchlab.bundled import HEADER
 from benchlab.errors import UserError
-
-#: The header this package ships with: the checkout's include/benchlab.h.
-HEADER = Path(__file__).resolve().parents[2] / "include" / "benchlab.h"
 
 _DEFINE = re.compile(r"^#define BL__([A-Z0-9_]+) (-?[0-9]+(?:\.[0-9]+)?)\s*$", re.MULTILINE)
 

@@ -29,9 +29,9 @@ expect_error 'benchlab: --samples must be a whole number from 3 to 1000000 (got 
 expect_error 'benchlab: --time-limit must be a number of seconds > 0 and <= 1000000 (got "0")' --time-limit=0
 expect_error 'benchlab: --time-limit must be a number of seconds > 0 and <= 1000000 (got "1s")' --time-limit=1s
 expect_error 'benchlab: --seed must be a whole number from 0 to 18446744073709551615 (got "18446744073709551616")' --seed=18446744073709551616
-expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, csb (got "xml")' --format=xml
+expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, b63, b63-interactive, csb (got "xml")' --format=xml
 expect_error 'benchlab: unknown flag "--sample" (see --help)' --sample=3
-expect_error 'benchlab: unexpected argument "fast" (flags start with --; see --help)' fast
+expect_error 'benchlab: unexpected argument "fast" (flags start with - or --; see --help)' fast
 expect_error 'benchlab: --filter needs a non-empty substring (got "")' --filter=
 expect_error 'benchlab: --samples needs a value' --samples
 expect_error 'benchlab: no benchmark matches --filter=nothing_like_this (see --list)' --filter=nothing_like_this
@@ -42,7 +42,7 @@ expect_error 'benchlab: --precision must be a percentage from 0 (off) to 100 (go
 expect_error 'benchlab: --schedule must be rounds or sequential (got "other")' --schedule=other
 expect_error 'benchlab: --no-subtract takes no value (got "1")' --no-subtract=1
 # A bad flag after good ones still stops before anything runs.
-expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, csb (got "")' --samples=5 --format=
+expect_error 'benchlab: --format must be one of table, csv, jsonl, lind, b63, b63-interactive, csb (got "")' --samples=5 --format=
 
 run() { "$prog" --time-limit=0.05 --samples=5 "$@"; }
 
@@ -59,11 +59,14 @@ n_one=$(run --format=lind --filter="$(echo "$list" | grep '/' | head -1)" | wc -
 [ "$n_one" -eq 2 ] || fail "--filter on one instance gave $n_one lind lines, want 2 (it and the baseline)"
 [ "$n_all" -eq "$(echo "$list" | wc -l)" ] || fail "lind gave $n_all lines for $(echo "$list" | wc -l) benchmarks"
 
-# lind: exactly test<TAB>param<TAB>loops<TAB>avg_ns, integers.
+# lind: exactly test<TAB>param<TAB>loops<TAB>avg_ns, integers; a test without a parameter
+# has '-' for it, as Lind's own tests print.
 checks=$((checks + 1))
 run --format=lind >"$work/lind" || fail "--format=lind failed"
-bad=$(grep -Ev "^[A-Za-z0-9_]+	-?[0-9]+	[0-9]+	-?[0-9]+$" "$work/lind")
+bad=$(grep -Ev "^[A-Za-z0-9_]+	(-?[0-9]+|-)	[0-9]+	-?[0-9]+$" "$work/lind")
 [ -z "$bad" ] || fail "lind lines not test<TAB>param<TAB>loops<TAB>avg_ns: $bad"
+[ "$(grep -c "	-	" "$work/lind")" -eq "$(echo "$list" | grep -vc '/')" ] ||
+    fail "lind: not every benchmark without a parameter has '-': $(cat "$work/lind")"
 
 # csv: header, then name,param,counter,iterations,value per sample (5 samples each).
 checks=$((checks + 1))
@@ -145,7 +148,7 @@ cmp -s "$work/help-h" "$work/help--help" || fail "-h and --help print different 
 # The --format lines, made from the header's table of formats: the benchmark formats on the
 # flag's line, the threaded mode's own below, as they read when typed by hand.
 checks=$((checks + 1))
-printf '%s\n' '  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind;' \
+printf '%s\n' '  --format=FORMAT        table (default on a terminal), csv, jsonl (default otherwise), lind, b63, b63-interactive;' \
     '                         csb for threaded targets (the default when a CSB flag -t= -n= -d=' \
     '                         -s= -opK= is given, as CSB'"'"'s runner reads it)' \
     '  --out=FILE             write the results to FILE instead of standard output' >"$work/formats_help"

@@ -27,7 +27,7 @@ expect_error() { expect_error_of "$prog" "$@"; }
 
 expect_error 'benchlab: -t must be a whole number of threads from 1 to 1024 (got "0")' -t=0
 expect_error 'benchlab: --threads must be a whole number of threads from 1 to 1024 (got "two")' --threads=two
-expect_error 'benchlab: -t needs a value, written as flag=value (e.g. -t=4)' -t
+expect_error 'benchlab: "-t": this program reads CSB'"'"'s short flags, whose values are written flag=value, e.g. -t=4 (-t means seconds per benchmark (--time-limit) in B63'"'"'s dialect: BL_FLAGS chooses the dialect)' -t
 expect_error 'benchlab: -n must be a whole number of nops from 0 to 1000000 (got "-1")' -n=-1
 expect_error 'benchlab: -d must be a number of seconds > 0 and <= 1000000 (got "0")' -d=0
 expect_error 'benchlab: --duration must be a number of seconds > 0 and <= 1000000 (got "1s")' --duration=1s
@@ -43,7 +43,7 @@ expect_error 'benchlab: unknown flag "-x" (see --help)' -x=1
 expect_error 'benchlab: --counters has no counter "bogus" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)' --counters=time,bogus
 expect_error 'benchlab: --counters needs at least one counter name (got "")' --counters=
 expect_error 'benchlab: --counters has no counter "instructions:x" (perf event names, r<hex>, time, cycles, allocs, alloc-bytes, jemalloc-allocated, rusage[-...] or a BL_COUNTER; see docs/counters.md)' --counters=instructions:x
-expect_error_of "$plain" 'benchlab: --format=csb is the threaded mode'"'"'s format and no threaded target is selected (use table, csv, jsonl or lind)' --format=csb
+expect_error_of "$plain" 'benchlab: --format=csb is the threaded mode'"'"'s format and no threaded target is selected (use table, csv, jsonl, lind, b63 or b63-interactive)' --format=csb
 
 # Accepted: CSB's spellings, the long forms, frequencies that sum to 1024.
 checks=$((checks + 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -33,6 +34,13 @@ class Result:
     stderr: str
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """Tables laid out whole, as for a pipe, whatever COLUMNS the shell running the tests exports
+    (output/fitting.py); a test of the width sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
     """An empty project directory with the repository's include/, as the cwd."""
@@ -47,14 +55,21 @@ def project(tmp_path, monkeypatch) -> Path:
     return root
 
 
+#: The estimate of the time left at the end of a progress line ("[2/5] small on native (~3 s
+#: left)"): it depends on how long the processes took, so the CLI tests see the lines without
+#: it (tests/python/output/test_progress.py tests the estimates with a clock of their own).
+ESTIMATE = re.compile(r" \((?:~|at most )[^()]* left\)$", re.MULTILINE)
+
+
 @pytest.fixture
 def benchlab(capsys):
-    """Run `benchlab ARGS...` in-process; returns exit code, stdout and stderr."""
+    """Run `benchlab ARGS...` in-process; returns exit code, stdout and stderr (without the
+    progress lines' estimates of the time left, see ESTIMATE)."""
     def run(*args: str) -> Result:
         capsys.readouterr()
         code = main(list(args))
         out, err = capsys.readouterr()
-        return Result(int(code), out, err)
+        return Result(int(code), out, ESTIMATE.sub("", err))
     return run
 
 

@@ -2,6 +2,7 @@
 and a test knows what each chart must hold."""
 from __future__ import annotations
 
+import datetime
 import random
 
 from benchlab.records import Record
@@ -86,12 +87,52 @@ def history(store: Store, runs: int = 8, shift_at: int = 5) -> list[int]:
     ids = []
     for index in range(runs):
         if index in (1, 2):
-            profile_run(store, PROFILES[index - 1], f"2026-11-{10 + index:02d}T08:00:00Z")
+            profile_run(store, PROFILES[index - 1], day(index, "08:00:00"))
         level = 100.0 * (1.10 if index >= shift_at else 1.0)
         records = suite_run(level, seed=index)
         if index == runs - 1:
             records += sweep_records()
         records += workload_records(1.0 + 0.02 * index)
-        ids.append(store_run(store, records, ["native", "wasm"], f"{index:02d}" + "ab" * 19,
-                             f"2026-11-{10 + index:02d}T09:00:00Z"))
+        ids.append(store_run(store, records, ["native", "wasm"], f"{index:02d}" + "ab" * 19, day(index, "09:00:00")))
+    return ids
+
+
+def day(index: int, time: str) -> str:
+    """The date of history's run `index`: one a day from 2026-11-10."""
+    return f"{datetime.date(2026, 11, 10) + datetime.timedelta(days=index)}T{time}Z"
+
+
+# -- the four stores whose first screen the browser tests photograph ---------------------------
+
+def regression_records(level: float = 100.0, *, changed: bool = False, seed: int = 0) -> list[Record]:
+    """A suite of five benchmarks on native and wasm. Changed: sys_close 20% slower, fs_read 20%
+    faster, tiny_call 19x slower (a benchmark whose body changed), and ipc_pipe's processes 30%
+    apart (its interval straddles any limit: inconclusive); the others as they were."""
+    factors = {"sys_close": 1.20, "fs_read": 0.80, "tiny_call": 19.0} if changed else {}
+    records = []
+    for index, name in enumerate(("sys_close", "fs_read", "tiny_call", "sys_geteuid", "ipc_pipe")):
+        for platform, factor in (("native", 1.0), ("wasm", 3.0)):
+            base = level * factor * (index + 1) * factors.get(name, 1.0)
+            found = time_records(name, platform, base, seed=seed, binary=name if name != "tiny_call" else "calls")
+            if name == "ipc_pipe":
+                for record in found:  # processes 30% apart: a wide interval
+                    spread = 1 + 0.3 * (record.reported["process"] - 1)
+                    record.samples = [v * spread for v in record.samples]
+            records += found
+    return records
+
+
+def baseline_and_regression(store: Store) -> tuple[int, int]:
+    """Run 1 saved as baseline `main`, run 2 with regression_records' changes."""
+    first = store_run(store, regression_records(), ["native", "wasm"], "a1" * 20, "2026-11-20T09:00:00Z")
+    store.save_baseline("main", first)
+    second = store_run(store, regression_records(changed=True, seed=1), ["native", "wasm"], "b2" * 20,
+                       "2026-11-21T09:00:00Z")
+    return first, second
+
+
+def profiles_last(store: Store) -> list[int]:
+    """history(), then a third profile as the latest run: the default report must not be about it."""
+    ids = history(store, runs=4, shift_at=9)
+    ids.append(profile_run(store, {"deflate": 45.0, HOSTILE_NAMES[0]: 25.0, "other": 30.0}, "2026-11-30T08:00:00Z"))
     return ids

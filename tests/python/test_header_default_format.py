@@ -49,8 +49,8 @@ def test_the_environment_variable_chooses_for_any_program_and_a_bad_name_is_one_
     assert run(binary, *FAST, BL_FORMAT="csv").stdout.startswith("name,param,counter,iterations,value\n")
     bad = run(binary, *FAST, BL_FORMAT="xml")
     assert (bad.returncode, bad.stdout) == (2, "")
-    assert bad.stderr == 'benchlab: BL_FORMAT must be one of table, csv, jsonl, lind, csb (got "xml")\n'
+    assert bad.stderr == 'benchlab: BL_FORMAT must be one of table, csv, jsonl, lind, b63, b63-interactive, csb (got "xml")\n'
     macro = program(tmp_path, '#define BL_DEFAULT_FORMAT "tsv"')
     bad = run(macro, *FAST)
     assert bad.returncode == 2
-    assert bad.stderr == 'benchlab: BL_DEFAULT_FORMAT must be one of table, csv, jsonl, lind, csb (got "tsv")\n'
+    assert bad.stderr == 'benchlab: BL_DEFAULT_FORMAT must be one of table, csv, jsonl, lind, b63, b63-interactive, csb (got "tsv")\n'

@@ -71,8 +71,18 @@ class LazyGroup(click.Group):
             formatter.write_dl([(name, short_help) for name, (_, _, short_help) in SUBCOMMANDS.items()])
 
 
+def _print_include_dir(context: click.Context, _option: click.Parameter, given: bool) -> None:
+    # For a user's own build: cc -I"$(benchlab --include-dir)" (docs/cli.md, "Installing").
+    if given:
+        from benchlab.bundled import INCLUDE_DIR
+        click.echo(INCLUDE_DIR)
+        context.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="benchlab")
+@click.option("--include-dir", is_flag=True, expose_value=False, is_eager=True, callback=_print_include_dir,
+              help="Print the directory of the benchlab.h this benchlab was installed with (for -I) and exit.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), envvar="BENCHLAB_CONFIG",
               help="benchlab.toml to use (default: the nearest one from the current directory up).")
 @click.pass_context

@@ -22,9 +22,10 @@ from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
 from benchlab.measuring.remeasure import decider
-from benchlab.cli.common import FiniteFloatRange, config_of
+from benchlab.cli.common import FiniteFloatRange, config_of, note, quiet_option, rounds_progress
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.comparisons import render
+from benchlab.output.fitting import terminal_width
 from benchlab.percent import Percent
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.measuring.runner import RunOptions, Runner, Unit
@@ -94,11 +95,12 @@ def _single(argument: str, config) -> Target:
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), metavar="N", help="Seed of the round order.")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
+@quiet_option
 @click.pass_context
 def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, ...], platform_name: str,
             precision: float, time_limit: float | None, max_rounds: int, duet: bool, max_regression: float | None,
             inconclusive: str, floor: float | None, output_format: str, seed: int | None,
-            extra_args: tuple[str, ...]) -> int:
+            extra_args: tuple[str, ...], quiet: bool) -> int:
     """Run A and B in alternating processes, in a random order each round, and report per
     benchmark the ratio B/A with a 99% interval from the paired rounds, and a verdict:
     slower, not slower, or inconclusive."""
@@ -116,7 +118,7 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
     own_limit = any(arg.startswith("--time-limit") for arg in extra_args)
     options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args,
                          time_limit=None if own_limit else PROCESS_TIME_LIMIT_S)
-    runner = Runner(config, [platform], options, Builder(config), lambda m: click.echo(f"warning: {m}", err=True))
+    runner = Runner(config, [platform], options, Builder(config), lambda m: note(f"warning: {m}"))
     with contextlib.ExitStack() as stack:
         if revs:
             tree_a, tree_b = stack.enter_context(worktrees(config.root, (revs[0], revs[1])))
@@ -142,20 +144,21 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
         check_time_limit(time_limit, [0] * len(pairs))
         floor_fraction = (floor / 100) if floor is not None else config.noise_floor
         threshold = max_regression / 100 if max_regression is not None else None
-        click.echo(f"{len(pairs)} program(s), A and B interleaved: at most {time_limit:g} s (--time-limit)", err=True)
-        result = ABRun(runner, pairs, seed=seed, precision=precision / 100, time_limit=time_limit,
-                       max_rounds=max_rounds, duet=duet, floor=floor_fraction,
-                       decided=decider(lambda _: threshold, floor_fraction) if threshold is not None else None,
-                       progress=lambda m: click.echo(m, err=True) if not sys.stderr.isatty() else None).run()
+        note(f"{len(pairs)} program(s), A and B interleaved: at most {time_limit:g} s (--time-limit)")
+        with rounds_progress(time_limit, max_rounds, quiet) as progress:
+            result = ABRun(runner, pairs, seed=seed, precision=precision / 100, time_limit=time_limit,
+                           max_rounds=max_rounds, duet=duet, floor=floor_fraction,
+                           decided=decider(lambda _: threshold, floor_fraction) if threshold is not None else None,
+                           progress=progress.line, on_round=progress.round_done).run()
     if result.faults:
         for fault in result.faults:
             click.echo(f"{fault.binary}: {fault.reason}", err=True)
         raise UserError("a process of A or B failed", "fix it, then run ab again")
     for c in result.comparisons:
         c.threshold = threshold
-    click.echo(render(result.comparisons, f"A: {labels[0]}", f"B: {labels[1]}", output_format), nl=False)
-    click.echo(f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}",
-               err=True)
+    click.echo(render(result.comparisons, f"A: {labels[0]}", f"B: {labels[1]}", output_format,
+                      width=terminal_width(sys.stdout)), nl=False)
+    note(f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}")
     if threshold is None:
         return ExitCode.OK
     judgment = judge(result.comparisons, command="ab", inconclusive=inconclusive,

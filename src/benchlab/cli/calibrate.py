@@ -10,7 +10,7 @@ import click
 from benchlab.measuring import calibration
 from benchlab.statistics import noise
 from benchlab.measuring import context as run_context
-from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option
 from benchlab.output.figures import percent_text
 
 
@@ -24,9 +24,10 @@ from benchlab.output.figures import percent_text
                    "states last seconds.")
 @click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), metavar="N", help="Seed of the layouts.")
 @db_option
+@quiet_option
 @click.pass_context
 def command(context: click.Context, runs: int | None, processes: int | None, span: float | None, seed: int | None,
-            db_url: str | None) -> int:
+            db_url: str | None, quiet: bool) -> int:
     """Run benchlab's reference kernels (a loop-bound copy, a latency-bound chain, a system
     call) as an A/A of RUNS separate runs and store, per kind, how much whole runs and single
     processes differ on this machine. `run`, `show`, `compare` and `gate` use it for figures
@@ -46,14 +47,13 @@ def run_and_store(config, store, *, runs: int | None = None, processes: int | No
     context = run_context.machine()
     load = calibration.load_average()
     if calibration.loaded(load):
-        click.echo(f"warning: the machine is loaded (1-minute load average {load:.2f} on {_cpus()} CPUs): the prior "
-                   "will hold that load's noise too; calibrate again when it is idle", err=True)
-    click.echo(f"calibrating {noise.Machine.of(context).label()}: {runs} runs of {processes} processes of "
-               "benchlab's reference kernels", err=True)
-    progress = (lambda m: None) if sys.stderr.isatty() else (lambda m: click.echo(m, err=True))
+        note(f"warning: the machine is loaded (1-minute load average {load:.2f} on {_cpus()} CPUs): the prior "
+             "will hold that load's noise too; calibrate again when it is idle")
+    note(f"calibrating {noise.Machine.of(context).label()}: {runs} runs of {processes} processes of "
+         "benchlab's reference kernels")
+    progress = (lambda m: None) if sys.stderr.isatty() else note
     result = calibration.calibrate(config, context, runs=runs, processes=processes, span=span, seed=seed,
-                                   progress=progress,
-                                   warn=lambda m: click.echo(f"warning: {m}", err=True))
+                                   progress=progress, warn=lambda m: note(f"warning: {m}"))
     store.save_machine_priors(result.machine, result.rows())
     return result
 

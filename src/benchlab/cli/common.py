@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,12 +12,17 @@ from benchlab.formats import registry as formats
 from benchlab.config import Config, load_config
 from benchlab.errors import UserError
 from benchlab.formats.exporters import EXPORTERS, FORMAT_BY_SUFFIX
+from benchlab.output.fitting import terminal_width
 from benchlab.paths import check_output_file, check_path_length, shown_path, write_regular_file
 
 if TYPE_CHECKING:
     from benchlab.storage.store import Store
     from benchlab.storage.store_read import StoreReader
     from benchlab.storage.store_write import StoreWriter
+
+#: The format for people, which fits the terminal's width.
+TABLE = "table"
+
 
 class FormatChoice(click.Choice):
     """--format: the names of one use of benchlab.formats.registry (formats.SHOW, EXPORT, IMPORT).
@@ -43,6 +49,20 @@ format_option = click.option("--format", "output_format", type=FormatChoice(form
                                               formats.SHOW))
 out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
                           help="Also write the results to FILE (format from --format or the suffix).")
+
+#: -q/--quiet of every command that shows progress or notes while it works (run, ab, gate,
+#: calibrate): only the result (the table, the verdict) and errors.
+quiet_option = click.option("--quiet", "-q", is_flag=True,
+                            help="No progress and no notes on stderr: only the results and errors.")
+
+
+def note(line: str) -> None:
+    """A line of the command's own on stderr: what it does, what it found on the way. The
+    running command's --quiet (click's current context) silences it; errors and verdicts do
+    not pass here, they always print."""
+    context = click.get_current_context(silent=True)
+    if context is None or not context.params.get("quiet"):
+        click.echo(line, err=True)
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -100,13 +120,13 @@ def open_reader(config: Config, db_url: str | None) -> "StoreReader":
 def output_formats(output_format: str | None, out_path: str | None) -> tuple[str, str | None]:
     """(what to print on stdout, what to write to --out)."""
     if out_path is None:
-        return output_format or "table", None
+        return output_format or TABLE, None
     file_format = output_format or FORMAT_BY_SUFFIX.get(Path(out_path).suffix.lower())
     if file_format is None:
         raise UserError(f"cannot tell the format of --out {shown_path(out_path)} from its suffix",
                         f"add --format {formats.choices_text(formats.SHOW)}, "
                         f"or name the file {formats.suffixes_text(formats.SHOW)}")
-    return "table", file_format
+    return TABLE, file_format
 
 
 def check_out(output_format: str | None, out_path: str | None) -> None:
@@ -128,6 +148,29 @@ def check_outputs(config: Config, output_format: str | None, out_path: str | Non
 
 def write_output(report, output_format: str | None, out_path: str | None) -> None:
     stdout_format, file_format = output_formats(output_format, out_path)
-    click.echo(EXPORTERS[stdout_format](report), nl=False)
+    click.echo(stdout_text(report, stdout_format), nl=False)
     if out_path is not None:
         write_regular_file("--out", Path(out_path), EXPORTERS[file_format](report))
+
+
+def stdout_text(report, stdout_format: str) -> str:
+    """`report` as stdout shows it: the table within the terminal's width (output/fitting.py),
+    every other format whole (they are data, as --out's file is)."""
+    if stdout_format == TABLE:
+        from benchlab.formats.exporters.table import render
+        return render(report, width=terminal_width(sys.stdout))
+    return EXPORTERS[stdout_format](report)
+
+
+def rounds_progress(time_limit: float, max_rounds: int | None, quiet: bool):
+    """The progress display of `ab` and the gate's re-measurement on stderr (output/progress.py):
+    rounds until decided, `time_limit` seconds at most (the time left is "at most")."""
+    import time
+
+    from rich.console import Console
+
+    from benchlab.cli import unfiltered
+    from benchlab.output.progress import Progress, TimeBudget
+    # Its bar's codes reach the terminal; its lines are escaped where they are built.
+    return Progress(Console(file=unfiltered(sys.stderr), highlight=False), quiet=quiet,
+                    estimate=TimeBudget(time_limit, time.monotonic(), rounds=max_rounds))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,11 @@ from benchlab.measuring import remeasure
 from benchlab.measuring.ab import check_time_limit, default_time_limit
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice, stored_advice
 from benchlab.statistics import noise
-from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option, rounds_progress
 from benchlab.statistics.compare import Comparison, attribute_causes, compare
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.comparisons import render
+from benchlab.output.fitting import terminal_width
 from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
@@ -114,7 +116,8 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     interval is below), or inconclusive."""
     comparisons, side_a, side_b, _ = run_comparison(context, a, b, db_url, floor)
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
-    text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b))
+    text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
+                  width=terminal_width(sys.stdout))
     if output_format == "json":
         click.echo(document_text({**json.loads(text), "buckets": moves}, indent=1), nl=False)
         return ExitCode.OK
@@ -151,11 +154,12 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
               help="What a row whose interval reaches both sides of the threshold does: fail (exit 4) or pass (exit 0).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @db_option
+@quiet_option
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
                  margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
                  trust_stored: bool, time_limit: float | None, inconclusive: str,
-                 output_format: str, db_url: str | None) -> int:
+                 output_format: str, db_url: str | None, quiet: bool) -> int:
     """Exit 0 when every row of RUN is not slower than the baseline beyond --max-regression
     with 99% confidence, 3 when one is slower (listed), 4 when none is slower for sure but
     some row is inconclusive (listed, with what would decide it; --inconclusive=pass makes
@@ -169,7 +173,7 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
         return ExitCode.REGRESSION if bucket_failed else ExitCode.OK
     answer = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
                               remeasure_on=not no_remeasure, time_limit=time_limit, inconclusive=inconclusive,
-                              trust_stored=trust_stored)
+                              trust_stored=trust_stored, quiet=quiet)
     return ExitCode.REGRESSION if bucket_failed else answer
 
 
@@ -205,7 +209,7 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
 def _regression_gate(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
                      output_format: str, db_url: str | None, remeasure_on: bool = True,
                      time_limit: float | None = None, inconclusive: str = "fail",
-                     trust_stored: bool = False) -> ExitCode:
+                     trust_stored: bool = False, quiet: bool = False) -> ExitCode:
     """Print the comparison of RUN with the baseline, re-measured where it can be (remeasure.py),
     on stored figures elsewhere, each row naming its method; the answer (judgment.py)."""
     config = config_of(context)
@@ -223,17 +227,17 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
             _calibrate_first_time(config, store, run)
         comparisons, side_a, side_b, config = run_comparison(context, baseline, run, db_url, floor, store)
         if plan is not None and plan.pairs:
-            remeasured = _remeasure(config, comparisons, plan, threshold_of, floor, time_limit)
+            remeasured = _remeasure(config, comparisons, plan, threshold_of, floor, time_limit, quiet)
             comparisons = remeasured.comparisons
     if plan is not None:
         for label, why in sorted(plan.fallbacks.items()):
-            click.echo(f"stored figures for {label}: {why}", err=True)
+            note(f"stored figures for {label}: {why}")
     elif not remeasure_on:
-        click.echo("stored figures only (--no-remeasure)", err=True)
+        note("stored figures only (--no-remeasure)")
     for c in comparisons:
         c.threshold = threshold_of(c.key[0])  # a benchmark's own [gate.max_regression] wins over the flag's
-    click.echo(render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b)),
-               nl=False)
+    click.echo(render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
+                      width=terminal_width(sys.stdout)), nl=False)
 
     def advice(undecided: list[Comparison]) -> list[str]:
         again = [c for c in undecided if c.rounds is not None]
@@ -261,12 +265,12 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
     then only stored figures exist, and the note says so."""
     names = {row["name"] for row in store.list_baselines(baseline)} if not Path(baseline).is_file() else set()
     if baseline not in names:
-        click.echo(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
-                   "its binaries for the gate to run again)", err=True)
+        note(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
+             "its binaries for the gate to run again)")
         return None
     if Path(run).is_file():
-        click.echo(f"stored figures only: {run} is a result file (a stored run of `benchlab run` records "
-                   "the binaries the gate runs again)", err=True)
+        note(f"stored figures only: {run} is a result file (a stored run of `benchlab run` records "
+             "the binaries the gate runs again)")
         return None
     base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")
     candidate_context = store.run_row(store.resolve_run_id(run)).get("context")
@@ -275,14 +279,16 @@ def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
 
 
 def _remeasure(config, comparisons: list[Comparison], plan: remeasure.Plan, threshold_of, floor: float | None,
-               time_limit: float) -> Remeasured:
+               time_limit: float, quiet: bool = False) -> Remeasured:
     """The stored comparisons with every row the pairs measure replaced by its re-measured one."""
     default_floor = floor / 100 if floor is not None else config.noise_floor
     labels = ", ".join(pair.name for pair in plan.pairs)
-    click.echo(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
-               f"(--time-limit), less once every row is decided", err=True)
-    measured, failed, rounds, seconds = remeasure.run(config, plan.pairs, threshold_of=threshold_of,
-                                                      floor=default_floor, time_limit=time_limit)
+    note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
+         f"(--time-limit), less once every row is decided")
+    with rounds_progress(time_limit, None, quiet) as progress:
+        measured, failed, rounds, seconds = remeasure.run(config, plan.pairs, threshold_of=threshold_of,
+                                                          floor=default_floor, time_limit=time_limit,
+                                                          progress=progress.line, on_round=progress.round_done)
     plan.fallbacks.update(failed)
     for c in measured:
         c.floor = config.noise_floors.get(c.key[0], default_floor)
@@ -311,6 +317,6 @@ def _calibrate_first_time(config, store, run: str) -> None:
     candidate = store.run_row(store.resolve_run_id(run))
     if noise.Machine.of(candidate.get("context"), candidate.get("host")) != here or store.machine_priors(here):
         return
-    click.echo("first gate on this machine: measuring its run-to-run noise (benchlab calibrate)", err=True)
+    note("first gate on this machine: measuring its run-to-run noise (benchlab calibrate)")
     from benchlab.cli.calibrate import run_and_store
     run_and_store(config, store)

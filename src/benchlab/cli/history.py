@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import sys
 from typing import Any
 
 import click
@@ -26,6 +27,7 @@ from benchlab.errors import UserError
 from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record, printable
 from benchlab.output.figures import figures, format_value, half_width_text
+from benchlab.output.fitting import terminal_width
 
 FORMATS = ("table", "json", "markdown")
 #: Runs of a series shown without --last: a screenful of history, and the length the change
@@ -467,7 +469,9 @@ def _table(series: Series, shifts: list[Shift]) -> str:
         table.columns[column].justify = "right"
     for row in _rows(points, shifts):
         table.add_row(*row)
-    console = Console(highlight=False, width=200, file=None, record=True, force_terminal=False)
+    # A terminal's width (COLUMNS, else the terminal's: output/fitting.py); 200 for a pipe.
+    console = Console(highlight=False, width=terminal_width(sys.stdout) or 200, file=None, record=True,
+                      force_terminal=False)
     with console.capture() as captured:
         console.print(table)
     return _title(points) + "\n" + captured.get() + _summary(points, shifts)

@@ -13,14 +13,15 @@ from benchlab.measuring import context as run_context
 from benchlab.measuring.build import Builder
 from benchlab.measuring.buildable import not_built
 from benchlab.cli.common import (
-    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_run_store, out_option, write_output)
+    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_run_store, out_option, quiet_option,
+    write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
 from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.platforms import resolve_platforms
+from benchlab.output.progress import PlannedWork, Progress, TimeBudget
 from benchlab.output.table import Table
-from benchlab.records import printable, printable_text
 from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.measuring.recording import Recorder, RunStorage
 from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
@@ -75,6 +76,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
 @db_option
 @click.option("--no-store", is_flag=True, help="Do not keep this run in the database.")
+@quiet_option
 @click.pass_context
 def command(context: click.Context, **given) -> int:
     """Build and run TARGETs (suite directories, C files, executables, workload names or
@@ -88,7 +90,8 @@ def command(context: click.Context, **given) -> int:
     platforms = _platforms(flags.platform_names, config)
     resolved = resolve_targets(list(flags.targets), config)
     check_outputs(config, flags.output_format, flags.out_path)  # a bad --out is an error before, not after, the run
-    progress = _Progress(Console(file=unfiltered(sys.stderr), highlight=False))  # its bar's codes reach the terminal
+    # Its bar's codes reach the terminal; its lines are escaped where they are built.
+    progress = Progress(Console(file=unfiltered(sys.stderr), highlight=False), quiet=flags.quiet)
     builder = Builder(config)
     runner, units = _plan(config, platforms, options, builder, resolved, progress.warn)
     _warn_ignored_for_workloads(resolved, flags.benchmark_flags(), progress.warn)
@@ -98,13 +101,13 @@ def command(context: click.Context, **given) -> int:
         info["descriptions"] = described  # shown under the table, by `show` too
     session = Session(runner, units, options.seed, budget, started=started)
     storage = None if flags.no_store else RunStorage(open_run_store(config, flags.db_url), progress.warn)
-    progress.total = len(session.planned()) if budget.fixed else None
+    progress.total, progress.estimate = _estimate(session, budget, started)
     columns = [p.name for p in platforms]  # the platforms, as the table and the store name them
     with progress:
         outcome = Recorder(runner, info, storage, progress).run(session, argv, columns)
-    _say(progress.console, stop_note(budget, outcome))
-    _say(progress.console, busy_note(outcome.records))
-    _say(progress.console, short_samples_note(outcome.records))
+    progress.note(stop_note(budget, outcome))
+    progress.note(busy_note(outcome.records))
+    progress.note(short_samples_note(outcome.records))
     if flags.filters and outcome.filtered_out == len(info["plan"]):
         raise _no_match(flags.filters, storage)
     failed = any(not not_built(fault) for fault in outcome.faults)  # a platform a source cannot build is no failure
@@ -121,9 +124,9 @@ def command(context: click.Context, **given) -> int:
                           f"{problem.fix}; the results are printed above" + (f" and in {flags.out_path}" if flags.out_path else ""))
     if storage:
         if history is not None and _without_history(outcome.records, history) and storage.without_prior(info):
-            _say(progress.console, NO_PRIOR_NOTE)
-        _say(progress.console, f"saved as run {run_id} (benchlab show {run_id}); "
-                               f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache")
+            progress.note(NO_PRIOR_NOTE)
+        progress.note(f"saved as run {run_id} (benchlab show {run_id}); "
+                      f"{len(builder.compiled)} compiled, {len(builder.reused)} from the build cache")
     return exit_code
 
 
@@ -155,6 +158,7 @@ class Flags:
     extra_args: tuple[str, ...]
     db_url: str | None
     no_store: bool
+    quiet: bool
 
     def benchmark_flags(self) -> dict:
         """Flags that only benchmark binaries take (a workload is timed from outside)."""
@@ -209,11 +213,6 @@ def _no_match(filters: tuple[str, ...], storage: RunStorage | None) -> UserError
                      "list a binary's benchmarks with its --list; a filter is a substring of NAME or NAME/PARAM=V")
 
 
-def _say(console: Console, line: str | None) -> None:
-    if line:
-        console.print(printable_text(line), highlight=False, soft_wrap=True, markup=False)
-
-
 def _without_history(records, history: dict) -> bool:
     """Whether a timing figure has neither identical-code history nor a machine prior."""
     from benchlab.statistics.combine import history_key
@@ -221,56 +220,13 @@ def _without_history(records, history: dict) -> bool:
     return any(r.counter == "time" and r.median and history_key(r) not in history for r in records)
 
 
-class _Progress:
-    """The run's progress on stderr: rich's bar on a terminal; elsewhere (a pipe, a CI log),
-    where the bar is off, one line as each process starts, so a long run is never silent.
-    Warnings go through it, each once (a binary says the same in each of its processes)."""
-
-    def __init__(self, console: Console):
-        self.console = console
-        self.total: int | None = None  # None: a budget, open-ended
-        self.done = 0
-        self.bar = _bar(console) if sys.stderr.isatty() else None
-        self.task = None
-        self.warned: set[str] = set()
-
-    def __enter__(self):
-        if self.bar is not None:
-            self.bar.__enter__()
-            self.task = self.bar.add_task("running", total=self.total)
-        return self
-
-    def __exit__(self, *exc) -> bool:
-        return self.bar.__exit__(*exc) if self.bar is not None else False
-
-    def warn(self, message: str) -> None:
-        if message not in self.warned:
-            self.warned.add(message)
-            self.console.print(printable_text(f"warning: {message}"), markup=False, highlight=False, soft_wrap=True)
-
-    def start(self, label: str) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, description=printable(label))
-            return
-        self.done += 1
-        counted = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
-        self.console.print(f"[{counted}] {printable(label)}", markup=False, highlight=False, soft_wrap=True)
-
-    def finished(self) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.task)
-
-    def skipped(self) -> None:
-        self.done += 1
-        self.finished()
-
-
-def _bar(stderr: Console):
-    """rich's progress bar, for a terminal. Imported here: 12 ms of start-up that a run
-    whose stderr is a pipe or a file (which gets lines) does not need."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=stderr, transient=True)
+def _estimate(session: Session, budget: Budget, started: float) -> tuple[int | None, PlannedWork | TimeBudget]:
+    """The processes planned (None: as many as the budget allows) and what the time left is
+    estimated from: the planned processes at their programs' pace, or the time budget."""
+    if budget.fixed:
+        labels = [unit.label for unit, _ in session.planned()]
+        return len(labels), PlannedWork(labels)
+    return None, TimeBudget(budget.limit_s, started)
 
 
 def _warn_ignored_for_workloads(targets, flags: dict, warn) -> None:

@@ -4,14 +4,12 @@ from __future__ import annotations
 import sys
 
 import click
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from benchlab.cli import unfiltered
 from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.output.fitting import CUT, Column, Narrower, fit, terminal_width
 from benchlab.records import printable
+
+HEADINGS = ("ID", "DATE", "STATUS", "PLATFORMS", "RECORDS", "FAILURES", "COMMIT", "COMMAND")
 
 
 @click.command("runs")
@@ -23,15 +21,34 @@ from benchlab.records import printable
 def command(context: click.Context, db_url: str | None, limit: int) -> int:
     """List stored runs, newest first."""
     store = open_store(config_of(context), db_url)
-    table = Table("ID", "DATE", "STATUS", "PLATFORMS", "RECORDS", "FAILURES", "COMMIT", "COMMAND",
-                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    rows = []
     for run in store.list_runs(limit):
         git = (run.get("context") or {}).get("git") or {}
         commit = (git.get("commit") or "")[:10] + ("+" if git.get("dirty") else "")
         values = [str(run["id"]), run["started_at"], run["status"], ",".join(run["platforms"] or []),
                   str(run["records"]), str(run["faults"]), commit, " ".join(run["argv"] or [])]
-        # Text, not markup: a command line's "[bold]" is shown as typed, its controls escaped.
-        table.add_row(*(Text(printable(value)) for value in values))
-    # Its own codes (a bold head on a terminal) bypass TerminalSafe: its cells are escaped above.
-    Console(file=unfiltered(sys.stdout), highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
+        # Escaped: a command line's controls cannot drive the terminal.
+        rows.append([printable(value or "") for value in values])
+    click.echo("\n".join(runs_table(rows, terminal_width(sys.stdout))))
     return 0
+
+
+def runs_table(rows: list[list[str]], width: int | None) -> list[str]:
+    """The runs within `width` (output/fitting.py): RECORDS goes first, the date loses its year
+    and seconds, FAILURES goes (STATUS says failed), the command is cut, then COMMIT and PLATFORMS
+    go; ID, DATE, STATUS and the command stay."""
+    columns = [Column(head, [row[index] for row in rows], right=head in ("ID", "RECORDS", "FAILURES"),
+                      cut=head == "COMMAND") for index, head in enumerate(HEADINGS)]
+    short_dates = Column("DATE", [_short_date(row[1]) for row in rows])
+    steps = [Narrower("RECORDS hidden", {4: None}), Narrower("dates without year and seconds", {1: short_dates}),
+             Narrower("FAILURES hidden", {5: None}), CUT, Narrower("COMMIT hidden", {6: None}),
+             Narrower("PLATFORMS hidden", {3: None})]
+    fitted = fit(columns, steps, width)
+    return [*fitted.lines(), *fitted.note_lines("widen the terminal")]
+
+
+def _short_date(started_at: str) -> str:
+    """2026-11-26T07:22:46Z as 11-26 07:22 (a stored date is ISO 8601; anything else as it is)."""
+    if len(started_at) >= 16 and started_at[10] == "T":
+        return started_at[5:16].replace("T", " ")
+    return started_at

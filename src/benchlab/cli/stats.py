@@ -7,12 +7,15 @@ intervals are `show`'s (figures.figures, with the run level of the machine's ear
 """
 from __future__ import annotations
 
+import sys
+
 import click
 
 from benchlab.statistics import contention, noise, stats
 from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
+from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, terminal_width, wrapped
 from benchlab.records import Record, printable
 from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, figure_interval, figures,
                                      format_value, half_width_text, percent_text)
@@ -30,6 +33,10 @@ PROCESS_COLUMNS = (
     ("stack offset", lambda r: str(r.reported.get("stack_offset", "-"))),
     ("env pad", lambda r: str(r.reported.get("env_pad", "-"))),
 )
+#: The columns a narrow terminal keeps: process, median, its interval, samples.
+KEPT_COLUMNS = (0, 1, 3, 4)
+#: A figure's lines are indented by two; a wrapped line goes on under its label's value.
+INDENT, LABEL_INDENT = "  ", " " * 14
 
 
 # ignore_unknown_options: so that `stats -1` is the latest run, as for show.
@@ -52,12 +59,13 @@ def command(context: click.Context, run_id: str, names: tuple[str, ...], db_url:
         raise UserError(f"run {number} has no benchmark whose name contains {' or '.join(map(repr, names))}"
                         if names else f"run {number} has no measured figures",
                         f"its benchmarks: {', '.join(listed)}" if listed else "pick a run from `benchlab runs`")
-    click.echo(_run_heading(run))
-    click.echo(_prior_line(store.machine_priors(noise.Machine.of(run["context"]))))
+    width = terminal_width(sys.stdout)
+    heading = [_run_heading(run), _prior_line(store.machine_priors(noise.Machine.of(run["context"])))]
+    click.echo("\n".join(wrapped(heading, width, "  ")))
     for group in groups:
         [figure] = figures(group, history)
         click.echo("")
-        click.echo("\n".join(figure_lines(figure, group)))
+        click.echo("\n".join(figure_lines(figure, group, width)))
     return 0
 
 
@@ -77,8 +85,9 @@ def _run_heading(run: dict) -> str:
             f"host {context.get('host', '?')}, {context.get('cpu', '?')}")
 
 
-def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
-    """The lines of one figure: `figure` as show combines it, `processes` its records."""
+def figure_lines(figure: Record, processes: list[Record], width: int | None = None) -> list[str]:
+    """The lines of one figure: `figure` as show combines it, `processes` its records; within
+    `width` columns when given (a terminal's: output/fitting.py)."""
     summary, unit = figure.summary, figure.unit
     lines = [_name(figure)]
     if not figure.supported:
@@ -120,9 +129,8 @@ def figure_lines(figure: Record, processes: list[Record]) -> list[str]:
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
     lines.extend(_contention_lines(measured))
-    lines.append("  " + _table([[heading for heading, _ in PROCESS_COLUMNS]]
-                               + [[cell(r) for _, cell in PROCESS_COLUMNS] for r in measured]).replace("\n", "\n  "))
-    return lines
+    table = _process_table(measured, None if width is None else width - len(INDENT))
+    return wrapped(lines, width, LABEL_INDENT) + [INDENT + line for line in table]
 
 
 def _raw_note(summary: dict) -> str:
@@ -196,6 +204,12 @@ def _span(values: list[float]) -> str:
     return format_value(low) if format_value(low) == format_value(high) else f"{format_value(low)}-{format_value(high)}"
 
 
-def _table(rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+def _process_table(measured: list[Record], width: int | None) -> list[str]:
+    """The processes one a line within `width` (fitting.py): the columns from the last go
+    first (env pad, stack offset, start CPU, preempted, stopped at, raw); the process, its
+    median, its interval and samples stay."""
+    columns = [Column(heading, [cell(r) for r in measured]) for heading, cell in PROCESS_COLUMNS]
+    steps = [Narrower(f"{heading} hidden", {index: None}) for index, (heading, _) in
+             reversed(list(enumerate(PROCESS_COLUMNS))) if index not in KEPT_COLUMNS]
+    fitted = fit(columns, steps, width, gap=MIN_GAP)
+    return [*fitted.lines(rule=False), *fitted.note_lines("widen the terminal", indent=len(INDENT))]

@@ -153,7 +153,7 @@ class ABRun:
     def __init__(self, runner: Runner, pairs: list[Pair], *, seed: int, precision: float, time_limit: float,
                  max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None,
                  decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, on_round: Callable[[int], None] = lambda _: None):
         self.runner, self.pairs = runner, pairs
         #: Stop once every figure's interval (key, low, high) is decided, after MIN_ROUNDS: the
         #: gate's early stop at the precision its threshold needs (remeasure.py). A decided
@@ -169,6 +169,8 @@ class ABRun:
         self.rng = random.Random(seed)
         self.precision, self.time_limit, self.max_rounds = precision, time_limit, max_rounds
         self.duet, self.floor, self.progress = duet, floor, progress
+        #: Told the rounds so far after each round (a progress bar's step); `progress` gets a line every 10.
+        self.on_round = on_round
         #: per (pair name, record key, platform): the ratio of each round
         self.ratios: dict[tuple, list[float]] = {}
         self.units: dict[tuple, str] = {}
@@ -186,6 +188,7 @@ class ABRun:
             for pair in running:
                 self._round(pair, rounds)
             rounds += 1
+            self.on_round(rounds)
             if rounds % 10 == 0:
                 self.progress(f"round {rounds}: the widest interval is +-{self._widest():.2%}")
             if rounds >= MIN_ROUNDS and (self._widest() <= self.precision or self._all_decided()):

@@ -3,6 +3,15 @@
 The cache key is a hash of everything that can change the binary: the source, every
 header it could include, the compiler (path and full --version), the flags and the
 target. Same key, same file under .benchlab/build/: a second run compiles nothing.
+
+Builds are reproducible: the same source, flags and compiler give the same bytes in any
+directory, so two CI jobs, two clones or `ab --rev`'s two worktrees build identical code
+and the history of identical code (statistics/noise.py) follows it from one to the next.
+A binary would otherwise carry the directory it was built in: `__FILE__` (the header's
+registration macros keep each benchmark's file, for its messages) and, with -g, the debug
+information's file and compilation directory names. So the compiler runs in the project
+root and -ffile-prefix-map names every directory a build reads by where it is in the
+project (`prefix_maps`); SOURCE_DATE_EPOCH pins `__DATE__` and `__TIME__`.
 """
 from __future__ import annotations
 
@@ -14,18 +23,29 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from benchlab import bundled
 from benchlab.measuring.buildtargets import BY_NAME as BUILD_TARGETS
 from benchlab.config import Config
 from benchlab.errors import UserError
 
-#: Bump to invalidate every cached binary when the way we build changes.
-CACHE_VERSION = "1"
+#: Bump to invalidate every cached binary when the way we build changes
+#: (2: reproducible builds, prefix maps and SOURCE_DATE_EPOCH).
+CACHE_VERSION = "2"
 #: The workload launcher's source (see its comment: why max RSS needs it).
 MEASURE_SOURCE = Path(__file__).with_name("measure.c")
-#: The header of the benchlab checkout this command runs from (src/benchlab/ -> include/).
-#: Searched after the project's include dirs: a project with its own copy builds against
-#: that, and one without (a C file in any directory) still finds benchlab.h.
-BUNDLED_INCLUDE = Path(__file__).resolve().parents[3] / "include"
+#: The header benchlab was installed with: the checkout's include/, or the wheel's copy
+#: (bundled.py). Searched after the project's include dirs: a project with its own copy
+#: builds against that, and one without (a C file in any directory) still finds benchlab.h.
+BUNDLED_INCLUDE = bundled.INCLUDE_DIR
+#: The flag that renames a directory in everything a binary records of its paths: `__FILE__`
+#: (-fmacro-prefix-map) and debug information (-fdebug-prefix-map); gcc >= 8, clang >= 10.
+PREFIX_MAP = "-ffile-prefix-map"
+#: What benchlab's own directories are called inside a binary, wherever benchlab is installed
+#: (its sources, measuring/*.c, and the header), when they are outside the project.
+OWN_DIRECTORY_NAMES = ((bundled.PACKAGE_DIR, "benchlab"), (BUNDLED_INCLUDE, "benchlab/include"))
+#: `__DATE__` and `__TIME__` of a build, for compilers that honour SOURCE_DATE_EPOCH (gcc):
+#: the epoch, unless the environment gives another date.
+SOURCE_DATE_EPOCH = "0"
 
 
 class BuildFailed(Exception):
@@ -55,6 +75,35 @@ def _compiler_identity(compiler: str) -> str:
     return f"{os.path.realpath(path)}\n{out.stdout}"
 
 
+@functools.cache
+def knows_prefix_map(compiler: str, target_flags: tuple[str, ...]) -> bool:
+    """Whether `compiler` takes -ffile-prefix-map (older ones stop at an unknown flag):
+    asked once, on an empty preprocessed input. Without it builds work, not reproducibly."""
+    try:
+        probe = subprocess.run([compiler, *target_flags, f"{PREFIX_MAP}=/=/", "-E", "-x", "c", os.devnull],
+                               capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def _absolute(path: Path) -> Path:
+    """`path` from the current directory, `..` resolved but not symbolic links: the compiler
+    runs in the project root, and `__FILE__` spells a source as the command line does."""
+    return Path(os.path.abspath(path))
+
+
+def _outermost(named: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """The directories of `named` that are not inside another one of them, in order. gcc
+    applies the last matching prefix map and clang 14 the shortest: with no two nested,
+    both name every file alike."""
+    kept: list[tuple[Path, str]] = []
+    for directory, name in sorted(named, key=lambda item: len(item[0].parts)):
+        if not any(directory.is_relative_to(outer) for outer, _ in kept):
+            kept.append((directory, name))
+    return kept
+
+
 @dataclasses.dataclass
 class Builder:
     config: Config
@@ -76,9 +125,29 @@ class Builder:
     def command(self, source: Path, target: str, output: Path, companions: tuple[Path, ...] = ()) -> list[str]:
         settings, row = self.config.build, BUILD_TARGETS[target]
         flags = row.flags_of(settings)
-        return [row.compiler_of(settings), *row.target_flags, *flags, *[f"-I{d}" for d in self.include_dirs()],
-                f"-DBL_CFLAGS={_c_string(' '.join(flags))}", str(source), *map(str, companions), "-o", str(output),
-                *row.libs_of(settings)]
+        return [row.compiler_of(settings), *row.target_flags, *flags, *self.prefix_maps(target, (source, *companions)),
+                *[f"-I{d}" for d in self.include_dirs()], f"-DBL_CFLAGS={_c_string(' '.join(flags))}", str(source),
+                *map(str, companions), "-o", str(output), *row.libs_of(settings)]
+
+    def prefix_maps(self, target: str, sources: tuple[Path, ...]) -> list[str]:
+        """-ffile-prefix-map flags that name each directory a build reads by its place in the
+        project, not the project's place: the root (also the compiler's working directory,
+        the debug information's compilation directory) is `.`, an include directory outside
+        it is its path from the root (as benchlab.toml gives it), a source's own directory
+        outside it is `.`, benchlab's own directories `benchlab` and `benchlab/include`.
+        Only the outermost of nested directories is given (`_outermost`). None for a compiler
+        that does not take the flag."""
+        if not knows_prefix_map(self.compiler(target), BUILD_TARGETS[target].target_flags):
+            return []
+        root = _absolute(self.config.root)
+        real_root = root.resolve()
+        named = [(root, "."), (real_root, ".")]
+        named += [(directory, os.path.relpath(directory, real_root)) for directory in self.include_dirs()
+                  if directory != BUNDLED_INCLUDE]
+        named += [(_absolute(source).parent, ".") for source in sources]
+        named += list(OWN_DIRECTORY_NAMES)
+        kept = sorted(_outermost(named), key=lambda item: (item[1], str(item[0])))
+        return [f"{PREFIX_MAP}={directory}={name}" for directory, name in kept]
 
     def compiler(self, target: str) -> str:
         return BUILD_TARGETS[target].compiler_of(self.config.build)
@@ -104,7 +173,12 @@ class Builder:
         feed("version", CACHE_VERSION.encode())
         feed("target", target.encode())
         feed("compiler", _compiler_identity(self.compiler(target)).encode())
-        feed("argv", "\0".join(self.command(Path("SRC"), target, Path("OUT"))).encode())
+        # Prefix maps name directories by their place in the project: whether there are any
+        # counts, not where the project is (the same sources elsewhere are the same build).
+        argv = self.command(Path("SRC"), target, Path("OUT"))
+        feed("argv", "\0".join(arg for arg in argv if not arg.startswith(PREFIX_MAP)).encode())
+        feed("prefix maps", str(any(arg.startswith(PREFIX_MAP) for arg in argv)).encode())
+        feed("date", _source_date_epoch().encode())
         feed("source", source.read_bytes())
         for companion in companions:
             feed(f"companion {companion.name}", companion.read_bytes())
@@ -141,8 +215,9 @@ class Builder:
         output.parent.mkdir(parents=True, exist_ok=True)
         # Compile to a temporary name and rename: an interrupted build never leaves
         # a truncated file under the final name, which the cache would then trust.
-        partial = output.with_name(f".{output.name}.{os.getpid()}.tmp")
-        result = subprocess.run(self.command(source, target, partial, companions), capture_output=True, text=True)
+        partial = _absolute(output.with_name(f".{output.name}.{os.getpid()}.tmp"))
+        argv = self.command(_absolute(source), target, partial, tuple(map(_absolute, companions)))
+        result = subprocess.run(argv, capture_output=True, text=True, **self._reproducible_place())
         if result.returncode != 0:
             partial.unlink(missing_ok=True)
             self._explain_toolchain_failure(target, result.stderr)
@@ -171,11 +246,22 @@ class Builder:
                 self._launcher = f"the workload launcher does not compile: {tail}"
         return self._launcher
 
+    def _reproducible_place(self) -> dict:
+        """subprocess.run's cwd and env for a compile: the project root, also as PWD (gcc
+        takes the compilation directory from PWD when it names the same directory), and
+        SOURCE_DATE_EPOCH."""
+        root = str(_absolute(self.config.root))
+        return {"cwd": root, "env": {**os.environ, "PWD": root, "SOURCE_DATE_EPOCH": _source_date_epoch()}}
+
     @staticmethod
     def _explain_toolchain_failure(target: str, stderr: str) -> None:
         for texts, what, fix in BUILD_TARGETS[target].failures:
             if any(text in stderr for text in texts):
                 raise UserError(what, fix)
+
+
+def _source_date_epoch() -> str:
+    return os.environ.get("SOURCE_DATE_EPOCH", SOURCE_DATE_EPOCH)
 
 
 def _c_string(text: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform as host_platform
+import re
 import socket
 import subprocess
 import sys
@@ -16,7 +17,9 @@ from benchlab import __version__
 from benchlab.measuring import buildtargets
 from benchlab.measuring.build import compiler_version
 from benchlab.config import Config
+from benchlab.errors import UserError
 from benchlab.measuring.platforms import Platform
+from benchlab.records import printable
 
 
 def cpu_model() -> str:
@@ -42,9 +45,30 @@ def git_commit(root: Path) -> dict[str, Any] | None:
     return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 
+#: A stable name for this machine where its host name is not: hosted CI runners get a new
+#: host name every job, so no two jobs would be one machine's history (docs/cli.md, "Same
+#: machine in CI"). An environment variable rather than a benchlab.toml key: the name belongs
+#: to the machine (the CI job's settings), not to the project every developer checks out.
+MACHINE_VARIABLE = "BENCHLAB_MACHINE"
+#: What a machine name may be: as a host name or a baseline's name, 1 to 100 characters.
+_MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,99}")
+
+
+def machine_name() -> str:
+    """BENCHLAB_MACHINE when it is set, else the host name."""
+    name = os.environ.get(MACHINE_VARIABLE)
+    if name is None:
+        return socket.gethostname()
+    if not _MACHINE_NAME.fullmatch(name):
+        raise UserError(f"{MACHINE_VARIABLE}={printable(name)!r} is not a machine name: 1 to 100 letters, digits and "
+                        ". _ - : / @ +, starting with a letter or digit",
+                        f"give one such as {MACHINE_VARIABLE}=ci-ubuntu-24.04-x64, or unset it to use the host name")
+    return name
+
+
 def machine() -> dict[str, Any]:
     """The part of a context that names the machine (noise.Machine reads it)."""
-    return {"host": socket.gethostname(), "cpu": cpu_model(), "kernel": host_platform.release(),
+    return {"host": machine_name(), "cpu": cpu_model(), "kernel": host_platform.release(),
             "arch": host_platform.machine()}
 
 

@@ -172,7 +172,8 @@ def workspace() -> Iterator[Path]:
 
 def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], float], floor: float,
         time_limit: float, seed: int | None = None,
-        progress: Callable[[str], None] = lambda _: None) -> tuple[list[Comparison], dict[str, str], int, float]:
+        progress: Callable[[str], None] = lambda _: None,
+        on_round: Callable[[int], None] = lambda _: None) -> tuple[list[Comparison], dict[str, str], int, float]:
     """Measure the pairs interleaved until decided or `time_limit`: the comparisons (scope
     names the method), the pairs that failed to run here (label -> why), the rounds, and
     the seconds they took."""
@@ -181,7 +182,8 @@ def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], floa
     options = RunOptions(timeout=config.timeout, seed=seed, time_limit=PROCESS_TIME_LIMIT_S)
     runner = Runner(config, platforms, options, Builder(config), lambda m: None)
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
-                   floor=floor, progress=progress, decided=decider(threshold_of, floor), drop_failing=True).run()
+                   floor=floor, progress=progress, decided=decider(threshold_of, floor), drop_failing=True,
+                   on_round=on_round).run()
     for comparison in result.comparisons:
         rounds = len(comparison.rounds[0]) if comparison.rounds else result.rounds
         comparison.scope = paired_scope(REMEASURED.format(rounds=rounds), len(result.comparisons))

@@ -22,6 +22,7 @@ import os
 import random
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -392,6 +393,7 @@ class Runner:
         """What `unit` ran, for the run's context `code` (noise.py, "The code"): its identity,
         and the binary's sha256, path and flavor (a baseline keeps that file: `baseline
         save`); None for a source that did not build."""
+        platform_info = _without_own_python_path(platform_info)
         if unit.target.kind == "workload":
             command = unit.target.workload.command
             program = shutil.which(command[0]) if command else None
@@ -554,3 +556,24 @@ def bounded_lines(text: io.TextIOBase, max_chars: int, max_line: int, skipped: l
                 left -= len(line)
             continue
         yield line
+
+
+#: benchlab's own interpreter in a code identity (the wasm and callgrind platforms run
+#: `python -m benchlab.wasi`): its path is where a virtual environment happens to be, each CI
+#: job's own, not what runs; the runner's version is in the platform's `version`.
+OWN_PYTHON = "{python}"
+
+
+def _without_own_python_path(platform_info: dict[str, Any]) -> dict[str, Any]:
+    """The platform's launch template with sys.executable named OWN_PYTHON, so that identical
+    code run from two virtual environments has one identity."""
+    def named(element: Any) -> Any:
+        return OWN_PYTHON if element == sys.executable else element
+
+    portable = dict(platform_info)
+    if isinstance(portable.get("command"), list):
+        portable["command"] = [named(element) for element in portable["command"]]
+    if isinstance(portable.get("launchers"), list):
+        portable["launchers"] = [[named(element) for element in launcher] if isinstance(launcher, list) else launcher
+                                 for launcher in portable["launchers"]]
+    return portable

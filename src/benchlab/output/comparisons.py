@@ -4,9 +4,11 @@ json, with the lines that say what the intervals rest on and what is still undec
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterable
 
 from benchlab.formats.exporters.json import document_text
+from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, wrapped
 from benchlab.output.figures import UNINFORMATIVE_WORD
 from benchlab.statistics.compare import (
     CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
@@ -44,8 +46,9 @@ def as_json(c: Comparison) -> dict:
 
 
 def render(comparisons: list[Comparison], a_label: str, b_label: str, output_format: str,
-           differences: Iterable[str] = ()) -> str:
-    """The comparison as text, markdown or json (a document with every row)."""
+           differences: Iterable[str] = (), width: int | None = None) -> str:
+    """The comparison as text, markdown or json (a document with every row); the text within
+    `width` columns when given (a terminal's: output/fitting.py)."""
     differences = list(differences)
     if output_format == "json":
         return document_text({"a": a_label, "b": b_label, "context_differences": differences,
@@ -63,9 +66,7 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
         lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
     else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(heads)]
-        lines.append("  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip())
-        lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in rows]
+        lines += text_table(heads, rows, comparisons, width, (a_label, b_label))
     lines.append(summary_line(comparisons))
     lines.extend(error_term_lines(comparisons))
     thresholds = sorted({round(100 * (c.limit - 1), 6) for c in comparisons})
@@ -78,7 +79,7 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
     if any(c.cause for c in comparisons):
         lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
                      "moved beyond the noise while its instruction count did not")
-    return "\n".join(lines) + "\n"
+    return "\n".join(wrapped(lines, width if output_format != "markdown" else None, "    ")) + "\n"
 
 
 def error_term_lines(comparisons: list[Comparison]) -> list[str]:
@@ -90,3 +91,23 @@ def error_term_lines(comparisons: list[Comparison]) -> list[str]:
     if len(by_scope) == 1:
         return [f"error term: {next(iter(by_scope))}"]
     return [f"error term {scope}: {', '.join(rows)}" for scope, rows in by_scope.items()]
+
+
+def text_table(heads: tuple[str, ...], rows: list[tuple[str, ...]], comparisons: list[Comparison],
+               width: int | None, labels: tuple[str, str]) -> list[str]:
+    """The text table within `width` (fitting.py): the name, B/A, its interval and the verdict
+    stay. A and B are named in the note instead of their headings, then hidden; then the
+    platform when every row has the same; then the verdicts' causes and "(1 process)" (the
+    lines under the table explain them); the name is cut last."""
+    columns = [Column(head, [row[index] for row in rows], cut=index == 0) for index, head in enumerate(heads)]
+    named = [label if label.startswith(f"{side}: ") else f"{side} is {label}" for side, label in zip("AB", labels)]
+    steps = [Narrower(", ".join(named),
+                      {2: dataclasses.replace(columns[2], heading="A"), 3: dataclasses.replace(columns[3], heading="B")}),
+             Narrower("A and B hidden", {2: None, 3: None})]
+    platforms = {c.platform for c in comparisons}
+    if len(platforms) == 1:
+        steps.append(Narrower(f"PLATFORM hidden (all {next(iter(platforms))})", {1: None}))
+    verdicts = [c.verdict + (f" ({FASTER})" if c.faster else "") for c in comparisons]
+    steps.append(Narrower("verdicts' notes left out", {6: Column(heads[6], verdicts)}))
+    fitted = fit(columns, steps, width, gap=MIN_GAP)
+    return [*fitted.lines(rule=False), *fitted.note_lines()]

@@ -44,15 +44,15 @@ def format_value(value: float | None) -> str:
 
 
 
-def spread_text(summary: dict[str, Any]) -> str:
+def spread_text(summary: dict[str, Any], cv: bool = True) -> str:
     """For a figure of several processes: +-h%, the half-width of the interval a rerun lands
-    in, and the CV of the processes' medians (the between-process variation)."""
+    in, and (unless `cv` is False) the CV of the processes' medians (the between-process variation)."""
     median, ci = summary.get("median"), summary.get("median_ci")
     one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
     if not median or not ci or one_process_alone:
         return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
     text = f" {half_width_text(median, ci)}"
-    if summary.get("between_cv") is not None:
+    if cv and summary.get("between_cv") is not None:
         text += f" cv{percent_text(summary['between_cv'])}"
     return text
 

@@ -28,6 +28,11 @@ FAILED = "failed"            # the binary failed (or, see not_built, cannot be b
 UNSUPPORTED = "unsupported"  # the record says the platform cannot measure this counter
 EMPTY = "empty"              # nothing: the benchmark did not run on that platform
 
+#: How much of a figure's spread a cell's text shows: everything (the interval's +-h% and the
+#: processes' cv), the interval alone, or the figure alone (its marks still say ? when it is
+#: uncertain). A table narrowed to a terminal's width (output/fitting.py) drops the cv first.
+SPREAD_FULL, SPREAD_INTERVAL, SPREAD_NONE = "full", "interval", "none"
+
 
 @dataclasses.dataclass
 class Cell:
@@ -60,9 +65,16 @@ class Cell:
 
     @property
     def text(self) -> str:
+        return self.shown(SPREAD_FULL)
+
+    def shown(self, spread: str) -> str:
+        """The cell's text with as much of its spread as `spread` (SPREAD_*) says."""
         status = self.status
         if status == FAILED:
             # A source the platform cannot build (buildable.py) is left out there, not failed.
+            # The figure alone (a narrow table) leaves the reason to the failures under the table.
+            if spread == SPREAD_NONE:
+                return "-" if not_built(self.fault) else "FAILED"
             return f"- ({self.reason})" if not_built(self.fault) else f"FAILED: {self.reason}"
         if status == EMPTY:
             return "-"
@@ -74,8 +86,9 @@ class Cell:
             # An interval of [0, 0] (every process's figure clamped at 0) is below nothing.
             value = f"~0 (<{format_value(high)})" if high > 0 else "~0 (<=0)"
         else:
-            value = format_value(self.record.median) + spread_text(summary)
-        if self.record.format == WORKLOAD_FORMAT:
+            value = format_value(self.record.median) + (
+                "" if spread == SPREAD_NONE else spread_text(summary, cv=spread == SPREAD_FULL))
+        if self.record.format == WORKLOAD_FORMAT and spread != SPREAD_NONE:
             # A workload's few runs (3 by default) bound nothing statistically: show their range.
             value += f" [{format_value(summary.get('min'))}–{format_value(summary.get('max'))}]"
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""

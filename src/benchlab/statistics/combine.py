@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from benchlab.statistics import contention, noise, stats
+from benchlab.statistics import contention, difference, noise, stats
 from benchlab.records import CONTENTION_FIELDS, Record
 
 #: What a combined interval covers (formats.md, `ci_scope`).
@@ -113,8 +113,12 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
         return first  # not supported anywhere: keep its reason
     medians = np.array([r.median for r in measured], dtype=float)
     summary = _summary(measured, medians, level)
-    per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage")
+    per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage",
+                   "base_samples", "difference", "difference_ci")  # the last three: the first process's, replaced below
     reported = {k: v for k, v in first.reported.items() if k not in per_process + CONTENTION_FIELDS}
+    combined_difference = difference.of_processes(measured)
+    if combined_difference is not None:
+        reported[difference.COMBINED_KEY] = combined_difference.as_dict()
     lost = contention.summed([r.contention for r in measured])
     if lost is not None:
         reported.update(lost.fields())  # the processes' counts summed, not the first's

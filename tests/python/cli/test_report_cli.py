@@ -1,6 +1,8 @@
 """`benchlab report`: what it prints, and its errors: one line each, exit 2, nothing written."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from benchlab.storage.store import Store
@@ -26,7 +28,7 @@ def test_report_prints_the_path_of_index_html(stored, project, benchlab):
     result = benchlab("report", "--out", "out")
     assert (result.exit_code, result.stdout, result.stderr) == (0, f"{project / 'out' / 'index.html'}\n", "")
     assert sorted(p.name for p in (project / "out").iterdir()) == [
-        ".benchlab-report", "index.html", "plotly.min.js", "report.js"]
+        ".benchlab-report", "index.html", "plotly.min.js", "report.js", "run-1-1-sys.html", "run-1.html", "runs.html"]
 
 
 def test_an_earlier_report_is_replaced_whole(stored, project, benchlab):
@@ -86,3 +88,20 @@ def test_baseline_takes_a_name_or_a_run(stored, project, benchlab):
     assert benchlab("report", "--baseline", "1", "--out", "out").exit_code == 0
     html = (project / "out" / "index.html").read_text()
     assert "<h1>benchlab report: run 2 against run 1</h1>" in html and "Run 2 against run 1" in html
+
+
+def test_max_regression_judges_as_the_gate(db, project, benchlab):
+    from report_data import baseline_and_regression
+    store = Store(db)
+    baseline_and_regression(store)  # sys_close +20% [+14%, +26%], tiny_call 19x, fs_read -20%
+    store.close()
+    assert benchlab("report", "--baseline", "main", "--out", "floor").exit_code == 0
+    assert benchlab("report", "--baseline", "main", "--max-regression", "30%", "--out", "gate").exit_code == 0
+    tiles = {name: re.findall(r'<span class="count">(\d+)</span><span class="word">(\w+)',
+                              (project / name / "index.html").read_text()) for name in ("floor", "gate")}
+    assert tiles == {"floor": [("4", "slower"), ("4", "inconclusive"), ("2", "not")],
+                     "gate": [("2", "slower"), ("0", "inconclusive"), ("8", "not")]}
+    assert "Judged at +30%, --max-regression" in (project / "gate" / "index.html").read_text()
+    result = benchlab("report", "--max-regression", "0.5", "--out", "bad")
+    assert (result.exit_code, result.stdout) == (2, "") and "--max-regression" in result.stderr
+    assert not (project / "bad").exists()

@@ -1,6 +1,8 @@
 """The report opened from disk in real headless Chromium (Debian's, driven by Playwright):
-it loads with no console error or warning, asks for nothing but its own files, draws every
-chart, shows hostile benchmark names as text and runs none of them, and a screenshot is taken.
+every page loads with no console error or warning, asks for nothing but its own files, draws
+every chart, shows hostile benchmark names as text and runs none of them; every chart kind's
+axes are read back as plotly drew them; the summary's verdicts are on the first screen of
+four stores (one run; a baseline and a regression; profiles; many runs), photographed.
 
 Chromium is a Debian package that scripts/setup.sh installs; without it these tests fail
 saying so, rather than skip: a report nobody opened is not tested."""
@@ -18,7 +20,8 @@ import pytest
 from benchlab.output.htmlreport import build
 from benchlab.records import Record
 from benchlab.storage.store import Store
-from report_data import HOSTILE_NAMES, history, profile_run, store_run, workload_records
+from report_data import (HOSTILE_NAMES, baseline_and_regression, history, profile_run, profiles_last, store_run,
+                         suite_run, workload_records)
 from conftest import REPO
 
 CHROMIUM = "/usr/bin/chromium"
@@ -57,45 +60,57 @@ def wait_until(page, expression: str, timeout_s: float = DRAW_TIMEOUT_S) -> None
         time.sleep(0.05)
 
 
-def test_the_page_loads_offline_draws_every_chart_and_runs_no_injected_script(browser, report, tmp_path):
+def pages_of(index: Path) -> list[Path]:
+    return [index, *sorted(p for p in index.parent.glob("*.html") if p.name != "index.html")]
+
+
+#: The tallest a page of the report may be at 1280 px wide: a few screens, not one scroll of 28,000 px.
+MAX_PAGE_PX = 8000
+
+
+def open_drawn(browser, path: Path):
+    """A page with `path` loaded and every chart drawn; its console messages, requests and dialogs."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    messages, requests, dialogs = [], [], []
-    page.on("console", lambda message: messages.append(f"{message.type}: {message.text}"))
-    page.on("pageerror", lambda error: messages.append(f"pageerror: {error}"))
-    page.on("request", lambda request: requests.append(request.url))
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(report.as_uri())
+    seen = {"messages": [], "requests": [], "dialogs": []}
+    page.on("console", lambda message: seen["messages"].append(f"{message.type}: {message.text}"))
+    page.on("pageerror", lambda error: seen["messages"].append(f"pageerror: {error}"))
+    page.on("request", lambda request: seen["requests"].append(request.url))
+    page.on("dialog", lambda dialog: (seen["dialogs"].append(dialog.message), dialog.dismiss()))
+    page.goto(path.as_uri())
     wait_until(page, "window.benchlab && window.benchlab.allDrawnMs !== null")
+    return page, seen
 
-    state = page.evaluate("window.benchlab")
-    assert state["charts"] >= 10 and state["drawn"] == state["charts"] and state["failed"] == 0
-    undrawn = page.evaluate("Array.from(document.querySelectorAll('.chart'))"
-                            ".filter(e => !e.querySelector('svg.main-svg')).map(e => e.id)")
-    assert undrawn == []
-    assert [m for m in messages if m.split(":")[0] in ("error", "warning", "pageerror")] == []
-    assert [url for url in requests if not url.startswith("file://")] == []
-    assert dialogs == []
-    assert page.evaluate("document.scripts.length") == 3
-    body = page.inner_text("body")
-    for name in HOSTILE_NAMES:
-        assert name in body
-    # In the charts too: the trend chart's title and its axis labels show the name as written.
-    assert page.evaluate("Array.from(document.querySelectorAll('.chart text'))"
-                         ".some(t => t.textContent === '<script>alert(1)</script>')")
 
-    screenshot = tmp_path / "report.png"
-    page.screenshot(path=str(screenshot), full_page=True)
-    assert screenshot.stat().st_size > 50_000
-    kept = REPO / ".benchlab" / "report-screenshot.png"
-    kept.parent.mkdir(exist_ok=True)
-    shutil.copyfile(screenshot, kept)  # for a person to look at after the run
-    page.close()
+def test_every_page_loads_offline_draws_every_chart_and_runs_no_injected_script(browser, report, tmp_path):
+    charts, texts, in_charts = 0, [], 0
+    for path in pages_of(report):
+        page, seen = open_drawn(browser, path)
+        state = page.evaluate("window.benchlab")
+        assert state["drawn"] == state["charts"] and state["failed"] == 0, path.name
+        charts += state["charts"]
+        undrawn = page.evaluate("Array.from(document.querySelectorAll('.chart'))"
+                                ".filter(e => !e.querySelector('svg.main-svg')).map(e => e.id)")
+        assert undrawn == []
+        assert [m for m in seen["messages"] if m.split(":")[0] in ("error", "warning", "pageerror")] == []
+        assert [url for url in seen["requests"] if not url.startswith("file://")] == []
+        assert seen["dialogs"] == []
+        # The charts' JSON, report.js, and plotly.js where there are charts to draw.
+        assert page.evaluate("document.scripts.length") == (3 if state["charts"] else 2), path.name
+        assert page.evaluate("document.documentElement.scrollHeight") <= MAX_PAGE_PX, path.name
+        # Every link of the navigation (and of the summary) leads to a page of the report.
+        links = page.evaluate("Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href'))")
+        assert all((report.parent / link.split("#")[0]).is_file() for link in links), links
+        texts.append(page.inner_text("body"))
+        # In the charts too: the ratio chart's axis labels show the name as written.
+        in_charts += page.evaluate("Array.from(document.querySelectorAll('.chart text'))"
+                                   ".filter(t => t.textContent === '<script>alert(1)</script>').length")
+        page.close()
+    assert charts >= 10 and in_charts > 0
+    assert all(name in "\n".join(texts) for name in HOSTILE_NAMES)
 
 
 def test_hovering_a_trend_point_names_its_run_date_commit_and_host(browser, report):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(report.as_uri())
-    wait_until(page, "window.benchlab && window.benchlab.allDrawnMs !== null")
+    page, _ = open_drawn(browser, next(report.parent.glob("history-*.html")))
     chart = page.locator("#history .chart").first
     chart.scroll_into_view_if_needed()
     point = chart.locator(".scatterlayer .trace").first.locator("path.point").last
@@ -158,9 +173,18 @@ DRAWN = """() => Array.from(document.querySelectorAll('.chart')).map(gd => {
     axes[name] = {type: axis.type, range: axis.range.slice(), title: axis.title.text || ''};
   }
   const legend = gd.querySelector('.legend');
+  const lines = t => { const parts = Array.from(t.querySelectorAll('tspan.line')).map(l => l.textContent);
+                       return parts.length ? parts : [t.textContent]; };
   return {id: gd.id, section: gd.closest('section').id, axes: axes,
-          xticks: Array.from(gd.querySelectorAll('.xtick text, .x2tick text')).map(t => t.textContent),
+          xticks: Array.from(gd.querySelectorAll('.xtick text, .x2tick text')).map(lines),
+          yticks: Array.from(gd.querySelectorAll('.ytick text')).map(t => t.textContent),
           legend: legend && gd._fullLayout.showlegend ? box(legend) : null,
+          legendText: Array.from(gd.querySelectorAll('.legend .legendtext')).map(t => t.textContent),
+          plot: box(gd.querySelector('.nsewdrag') || gd),
+          shapes: Array.from(gd.querySelectorAll('.shapelayer path')).map(box),
+          errorbars: gd.querySelectorAll('.errorbar').length,
+          points: Array.from(gd.querySelectorAll('.scatterlayer .trace')).map(t =>
+                    Array.from(t.querySelectorAll('path.point')).map(box)),
           titles: Array.from(gd.querySelectorAll('.g-xtitle, .g-ytitle, .g-x2title, .g-y2title'))
                        .filter(t => t.textContent).map(box)};
 })"""
@@ -175,21 +199,20 @@ def kind_of(chart: dict, spec: dict) -> str:
 
 
 def draw(browser, index: Path, shots: str) -> list[tuple[str, dict, dict]]:
-    """(kind, drawn, spec) of every chart of the page, each chart's screenshot kept."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(index.as_uri())
-    wait_until(page, "window.benchlab && window.benchlab.allDrawnMs !== null")
-    assert page.evaluate("window.benchlab.failed") == 0
-    specs = json.loads(page.inner_text("#benchlab-charts"))
+    """(kind, drawn, spec) of every chart of every page, each chart's screenshot kept."""
     found = []
     CHART_SHOTS.mkdir(parents=True, exist_ok=True)
-    for chart in page.evaluate(DRAWN):
-        kind = kind_of(chart, specs[chart["id"]])
-        shot = CHART_SHOTS / f"{shots}-{chart['id']}-{kind.replace(' ', '-')}.png"
-        page.locator(f"#{chart['id']}").screenshot(path=str(shot))
-        assert shot.stat().st_size > 5_000
-        found.append((kind, chart, specs[chart["id"]]))
-    page.close()
+    for path in pages_of(index):
+        page, _ = open_drawn(browser, path)
+        assert page.evaluate("window.benchlab.failed") == 0
+        specs = json.loads(page.inner_text("#benchlab-charts"))
+        for chart in page.evaluate(DRAWN):
+            kind = kind_of(chart, specs[chart["id"]])
+            shot = CHART_SHOTS / f"{shots}-{chart['id']}-{kind.replace(' ', '-')}.png"
+            page.locator(f"#{chart['id']}").screenshot(path=str(shot))
+            assert shot.stat().st_size > 5_000
+            found.append((kind, chart, specs[chart["id"]]))
+        page.close()
     return found
 
 
@@ -239,8 +262,66 @@ def check_distribution(chart: dict, spec: dict) -> None:
         assert (axis["type"] == "log") == (max(positive) / min(positive) > 100), (name, axis, values)
 
 
-def test_every_chart_type_draws_readable_non_negative_axes_and_legends_clear_of_titles(browser, report, spiky_report):
-    drawn = draw(browser, report, "history") + draw(browser, spiky_report, "one-run")
+def check_ratios(chart: dict, spec: dict) -> None:
+    """Bars from 1 on a log axis that holds 1 and runs no further than twice past the bars and
+    their intervals (not from 0.01), ticks that read as ratios, the platforms named."""
+    axis = chart["axes"]["yaxis"]
+    assert axis["type"] == "log" and axis["range"][0] < 0 < axis["range"][1], axis
+    ends = [1 + y for trace in spec["data"] for y in trace["y"]]
+    for trace in spec["data"]:
+        assert trace["base"] == 1
+        ends += [1 + y + up for y, up in zip(trace["y"], trace["error_y"]["array"])]
+        ends += [1 + y - down for y, down in zip(trace["y"], trace["error_y"]["arrayminus"])]
+    low, high = (10 ** v for v in axis["range"])
+    assert min([1.0, *ends]) / 2 < low and high < 2 * max([1.0, *ends]), (axis, min(ends), max(ends))
+    assert chart["yticks"] and all(re.fullmatch(r"\d+(\.\d+)?\u00d7", tick) for tick in chart["yticks"]), chart["yticks"]
+    assert "1\u00d7" in chart["yticks"]
+    assert chart["legendText"] and all(" \u00f7 " in name for name in chart["legendText"]), chart["legendText"]
+
+
+def check_changes(chart: dict, spec: dict) -> None:
+    """The axis as change_axis set it, the noise band a visible strip of it, the rows beyond the
+    axis drawn inside it as arrows, and no other point outside."""
+    axis = chart["axes"]["xaxis"]
+    assert axis["range"] == pytest.approx(spec["layout"]["xaxis"]["range"])
+    left, top, right, bottom = chart["plot"]
+    band = spec["layout"]["shapes"][0]
+    drawn_band = chart["shapes"][0]
+    assert drawn_band[2] - drawn_band[0] >= 8, drawn_band  # px: the band is seen, not a hairline
+    assert (band["x1"] - band["x0"]) / (axis["range"][1] - axis["range"][0]) > 0.015
+    low, high = axis["range"]
+    names = [t["name"] for t in spec["data"]]  # every trace a scatter: drawn in this order
+    beyond = [x for x in spec["data"][names.index("change")]["x"] if not low < x < high]
+    arrows = spec["data"][names.index("beyond the axis")]["x"] if "beyond the axis" in names else []
+    assert len(beyond) == len(arrows) and all(low < x < high for x in arrows)
+    drawn_arrows = chart["points"][names.index("beyond the axis")] if arrows else []
+    assert len(drawn_arrows) == len(arrows)
+    assert all(left <= (p[0] + p[2]) / 2 <= right for p in drawn_arrows), (chart["plot"], drawn_arrows)
+
+
+def check_run_ticks(chart: dict) -> None:
+    """Runs are categories, each tick its run and commit: one run (or runs seconds apart) has no
+    ticks like 12:44:38.9995, and a step names the commit it came with."""
+    assert chart["axes"]["xaxis"]["type"] == "category"
+    assert chart["xticks"], chart["id"]
+    for lines in chart["xticks"]:
+        assert len(lines) == 2 and re.fullmatch(r"run \d+", lines[0]), lines
+        assert re.fullmatch(r"[0-9a-f]{7}\+?|no commit", lines[1]), lines
+
+
+@pytest.fixture
+def regression_report(tmp_path) -> Path:
+    store = Store(f"sqlite:///{tmp_path / 'regression.db'}")
+    baseline_and_regression(store)
+    index = build(store, ["latest"], "main", tmp_path / "regression", floors={}, default_floor=0.01)
+    store.close()
+    return index
+
+
+def test_every_chart_type_draws_readable_axes_and_legends_clear_of_titles(browser, report, spiky_report,
+                                                                          regression_report):
+    drawn = (draw(browser, report, "history") + draw(browser, spiky_report, "one-run")
+             + draw(browser, regression_report, "regression"))
     kinds = {kind for kind, _, _ in drawn}
     assert kinds == {"distribution", "ratios", "changes", "scaling", "trend", "workload", "bucket shares",
                      "bucket changes"}
@@ -248,12 +329,19 @@ def test_every_chart_type_draws_readable_non_negative_axes_and_legends_clear_of_
         check_value_axes(kind, chart, spec)
         if kind == "distribution":
             check_distribution(chart, spec)
+        if kind == "ratios":
+            check_ratios(chart, spec)
+        if kind == "changes":
+            check_changes(chart, spec)
         if kind in ("trend", "workload"):
-            # Runs are categories: one run (or runs seconds apart) has no ticks like 12:44:38.9995.
-            assert chart["axes"]["xaxis"]["type"] == "category"
-            assert chart["xticks"] and all(re.fullmatch(r"run \d+", tick) for tick in chart["xticks"]), chart["xticks"]
+            check_run_ticks(chart)
+        if kind == "bucket changes":  # perf's samples: each move with its interval of sampling noise
+            assert "error_x" in spec["data"][0] and chart["errorbars"] > 0
         if chart["legend"]:
             assert not any(overlaps(chart["legend"], title) for title in chart["titles"]), (kind, chart["id"])
+    clipped = [spec for kind, _, spec in drawn if kind == "changes"
+               and any(t["name"] == "beyond the axis" for t in spec["data"])]
+    assert clipped, "the regression store's 19x row must be drawn beyond the axis"
 
 
 def test_preemptions_are_counted_not_drawn_and_intervals_stop_at_zero(browser, spiky_report):
@@ -276,3 +364,53 @@ def test_preemptions_are_counted_not_drawn_and_intervals_stop_at_zero(browser, s
     latency, _ = charts["latency:op0 (ns)"]
     assert throughput["axes"]["yaxis"]["type"] == "linear" and throughput["axes"]["yaxis"]["range"][0] >= 0
     assert latency["axes"]["yaxis"]["type"] == "log"  # 20 ns next to 4000 ns
+
+
+# -- the first screen: the summary a reviewer reads, photographed for four stores -------------------
+
+#: Where the first screens are kept, for a person to look at after the run.
+FIRST_SCREENS = REPO / ".benchlab" / "report-screens"
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def one_run(store):
+    store_run(store, suite_run(), ["native", "wasm"], "ab" * 20, "2026-11-20T09:00:00Z")
+
+
+def many_runs(store):
+    history(store, runs=30, shift_at=20)
+
+
+#: store -> (how it is filled, --baseline, what must be on the first screen, by element id).
+STORES = {
+    "one-run": (one_run, None, ["verdicts-none", "history-summary", "platforms-summary"]),
+    "baseline-and-regression": (baseline_and_regression, "main", ["verdicts-1", "history-summary"]),
+    "profiles": (profiles_last, None, ["verdicts-1", "measured-summary", "history-summary", "profiles-summary"]),
+    "many-runs": (many_runs, None, ["verdicts-1", "history-summary"]),
+}
+
+
+@pytest.mark.parametrize("name", list(STORES))
+def test_the_first_screen_holds_the_verdicts_and_the_history(browser, tmp_path, name):
+    fill, baseline, on_screen = STORES[name]
+    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    fill(store)
+    index = build(store, [], baseline, tmp_path / "report", floors={}, default_floor=0.01)
+    store.close()
+    page, seen = open_drawn(browser, index)
+    assert [m for m in seen["messages"] if m.split(":")[0] in ("error", "warning", "pageerror")] == []
+    tops = page.evaluate("ids => ids.map(id => document.getElementById(id).getBoundingClientRect().top)", on_screen)
+    assert all(top < VIEWPORT["height"] - 40 for top in tops), dict(zip(on_screen, tops))
+    tiles = page.evaluate("Array.from(document.querySelectorAll('.tile')).map(t => t.innerText.replace(/\\n/g, ' '))")
+    if name == "baseline-and-regression":
+        assert tiles == ["4 slower", "4 inconclusive", "2 not slower, of which 2 faster"]
+        first = page.locator(".list").first.locator("tr").nth(1)
+        assert first.inner_text().split("\t")[:2] == ["tiny_call", "wasm"]
+        assert first.bounding_box()["y"] < VIEWPORT["height"]
+    if name == "one-run":
+        assert tiles[0] == "6 figures measured in run 1"
+    FIRST_SCREENS.mkdir(parents=True, exist_ok=True)
+    shot = FIRST_SCREENS / f"{name}.png"
+    page.screenshot(path=str(shot))  # the viewport: what a reviewer sees before scrolling
+    assert shot.stat().st_size > 20_000
+    page.close()

@@ -292,7 +292,8 @@ def test_a_database_of_a_newer_revision_is_one_error_and_nothing_is_written(db_u
     shown = db_url.replace(":" + (sa.make_url(db_url).password or "-") + "@", ":***@")
     expected = (f"error: database {shown!r} has schema revision '0042', which "
                 f"benchlab {benchlab_version} does not know: a newer benchlab has upgraded it (upgrade benchlab on this machine "
-                "(pip install -U benchlab, or git pull and bash scripts/setup.sh), or give another --db)\n")
+                "(pip install --upgrade the newer wheel or git+URL, or in a checkout git pull and bash scripts/setup.sh), "
+                "or give another --db)\n")
     for command in (["run", "suite"], ["runs"], ["show"], ["baseline", "save", "nightly"], ["baseline", "list"]):
         result = benchlab(*command, "--db", db_url)
         assert (result.exit_code, result.stdout, result.stderr) == (2, "", expected), command

@@ -7,7 +7,7 @@ from benchlab.measuring.instances import INSTANCES
 from benchlab.records import printable
 from benchlab.output.figures import LEGEND, NOISE_THRESHOLD, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, format_value
 from benchlab.output.scaling import scaling
-from benchlab.output.table import Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
+from benchlab.output.table import SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
 
 #: A cell's note longer than this ("not supported: <the binary's reason>") becomes a
 #: numbered footnote under the table, so one reason cannot widen a table to 180 columns.
@@ -59,10 +59,10 @@ def _note(cell: Cell) -> str | None:
     return None
 
 
-def cell_text(cell: Cell, notes: dict[str, int]) -> str:
+def cell_text(cell: Cell, notes: dict[str, int], spread: str = SPREAD_FULL) -> str:
     note = _note(cell)
     if note is None:
-        return cell.text
+        return cell.shown(spread)
     return f"{note.split(':', 1)[0]} [{notes[note]}]"
 
 
@@ -88,7 +88,7 @@ def headings(table: Table) -> list[str]:
     return [printable(head) for head in heads]
 
 
-def cells(table: Table, row: Row, notes: dict[str, int] | None = None) -> list[str]:
+def cells(table: Table, row: Row, notes: dict[str, int] | None = None, spread: str = SPREAD_FULL) -> list[str]:
     notes = footnotes(table) if notes is None else notes
     values = [row.test]
     if _shows_binary(table):
@@ -101,7 +101,7 @@ def cells(table: Table, row: Row, notes: dict[str, int] | None = None) -> list[s
         values.append(row.counter)
     if table.common_unit is None:
         values.append(row.unit)
-    values.extend(cell_text(row.cells[p], notes) for p in table.platforms)
+    values.extend(cell_text(row.cells[p], notes, spread) for p in table.platforms)
     values.append(row.iterations_label)
     # Names, reasons and sweep values come from binaries and files: shown escaped, one row a line.
     return [printable(value) for value in values]
@@ -143,6 +143,13 @@ def description_lines(table: Table) -> list[str]:
     shown.update(dict.fromkeys(fault.binary for fault in table.faults))
     return [f"{printable(binary)}: {printable(described[binary])}" for binary in shown
             if isinstance(described.get(binary), str)]
+
+
+def difference_lines(table: Table) -> list[str]:
+    """BL_DIFFERENCE's figures of the table's cells (each benchmark less its base), under it."""
+    from benchlab.output import differences
+    return differences.lines([cell.record for row in table.rows for cell in row.cells.values()
+                              if cell.record is not None])
 
 
 def failure_lines(table: Table) -> list[str]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from benchlab.formats.exporters.columns import (
-    cells, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
+    cells, difference_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
 from benchlab.output.table import Table
 
 
@@ -19,6 +19,9 @@ def render(table: Table) -> str:
     lines = _table(headings(table), [cells(table, row, notes) for row in table.rows])
     for title, heads, rows in scaling_tables(table):
         lines += ["", f"**{title}**", "", *_table(heads, rows)]
+    differences = difference_lines(table)
+    if differences:
+        lines += ["", differences[0], "", *(f"- {line.strip()}" for line in differences[1:])]
     notes = footnote_lines(table)
     if notes:
         lines += ["", *(f"- {note}" for note in notes)]

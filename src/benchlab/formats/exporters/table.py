@@ -4,21 +4,19 @@ from __future__ import annotations
 import io
 
 from rich import box
-from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
 from benchlab.formats.exporters.columns import (
-    cells, description_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines,
+    cells, description_lines, difference_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines,
     scaling_tables)
-from benchlab.output.table import Table
+from benchlab.output.fitting import CUT, Column, Narrower, fit
+from benchlab.output.table import SPREAD_FULL, SPREAD_INTERVAL, SPREAD_NONE, Table
 
 
 #: The console width the table is laid out for: wide enough that no row wraps.
 WIDTH = 1000
-#: Between two columns: a column's right padding, the box's space, the next one's left padding.
-GAP = "   "
 
 
 def build(table: Table, main: bool = True) -> list:
@@ -32,6 +30,7 @@ def build(table: Table, main: bool = True) -> list:
         # The title as its own line: a table title would wrap to the (narrow) table's width.
         parts.extend([Text(""), Text(title, style="bold"), scaling])
     parts.extend(Text(line) for line in description_lines(table))
+    parts.extend(Text(line) for line in difference_lines(table))
     parts.extend(Text(line, style="dim") for line in [*footnote_lines(table), *legend_lines(table)])
     failures = failure_lines(table)
     if failures:
@@ -56,34 +55,53 @@ def _rich_table(table: Table) -> RichTable:
     return main
 
 
-def plain_table(table: Table) -> list[str] | None:
+def plain_table(table: Table, width: int | None = None) -> list[str] | None:
     """The main table's lines as rich lays them out (a box.SIMPLE_HEAD table without edges:
     the test column left-aligned, the others right-aligned, a rule under the headings), in
     time linear in the rows and a tenth of rich's: rich measured and rendered each cell
-    through a dozen objects, 0.7 ms a row, a minute for 100,000. None when the table is
-    wider than the console, where rich's cropping is kept."""
-    heads = headings(table)
-    notes = footnotes(table)
-    rows = [cells(table, row, notes) for row in table.rows]
-    widths = [cell_len(head) for head in heads]
-    for values in rows:
-        widths = [max(width, cell_len(value)) for width, value in zip(widths, values)]
-    total = sum(widths) + len(GAP) * (len(widths) - 1)
-    if total > WIDTH:
+    through a dozen objects, 0.7 ms a row, a minute for 100,000. Within `width` (a
+    terminal's) when given, with a line saying what was left out (narrower below); None when
+    a table without a width is wider than WIDTH, where rich's cropping is kept."""
+    columns, steps = _columns(table, narrow=width is not None)
+    fitted = fit(columns, steps, width)
+    if width is None and fitted.total > WIDTH:
         return None
-
-    def line(values: list[str]) -> str:
-        padded = [value + " " * (width - cell_len(value)) if index == 0 else " " * (width - cell_len(value)) + value
-                  for index, (value, width) in enumerate(zip(values, widths))]
-        return GAP.join(padded).rstrip()
-
-    return [line(heads), "─" * total, *(line(values) for values in rows)]
+    return [*fitted.lines(), *fitted.note_lines()]
 
 
-def render(table: Table) -> str:
+def _columns(table: Table, narrow: bool) -> tuple[list[Column], list[Narrower]]:
+    """The table's columns, and how a narrow terminal narrows it, the least missed first: the
+    ITERATIONS column, each figure's cv, its interval (`benchlab stats` shows both), the
+    test's name cut (to fitting.MIN_CUT at most), then the platforms from the last (the first,
+    every ratio's reference, stays). The other name columns (binary, param, counter, unit)
+    stay. Without `narrow` (no width to fit), the whole table alone: the shorter cells would
+    cost as much again."""
+    heads, notes = headings(table), footnotes(table)
+    spreads = {spread: [cells(table, row, notes, spread) for row in table.rows]
+               for spread in ((SPREAD_FULL, SPREAD_INTERVAL, SPREAD_NONE) if narrow else (SPREAD_FULL,))}
+
+    def column(index: int, spread: str = SPREAD_FULL) -> Column:
+        return Column(heads[index], [values[index] for values in spreads[spread]], right=index > 0, cut=index == 0)
+
+    columns = [column(index) for index in range(len(heads))]
+    if not narrow:
+        return columns, []
+    figures = range(len(heads) - 1 - len(table.platforms), len(heads) - 1)
+    steps = [Narrower(f"{heads[-1]} hidden", {len(heads) - 1: None}),
+             Narrower("cv left out", {index: column(index, SPREAD_INTERVAL) for index in figures}),
+             Narrower("intervals left out", {index: column(index, SPREAD_NONE) for index in figures})]
+    steps.append(CUT)
+    steps += [Narrower(f"{table.platforms[index - figures[0]]} hidden", {index: None})
+              for index in reversed(figures[1:])]
+    return columns, steps
+
+
+def render(table: Table, width: int | None = None) -> str:
+    """The table and what goes under it; within `width` columns when given (a terminal's:
+    output/fitting.py), else laid out whole."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=WIDTH, color_system=None, highlight=False)
-    plain = plain_table(table)
+    console = Console(file=buffer, width=width or WIDTH, color_system=None, highlight=False)
+    plain = plain_table(table, width)
     for part in build(table, main=plain is None):
         console.print(part)
     lines = [*(plain or []), *buffer.getvalue().splitlines()]

@@ -30,6 +30,8 @@ _REPORTED_FIELDS = (
     "ci_level", "ci_scope", "zero", "raw_median", "raw_median_ci", "subtracted", "stopped",
     "outliers_low", "outliers_high", "overhead", "loop_share", "baseline", "compared_to",
     "ratio", "ratio_ci", "ratio_of_medians", "significant",
+    # BL_DIFFERENCE: the base's name and the binary's own figure of the difference to it
+    "difference_to", "difference", "difference_ci",
     # counter records (formats.md, "Counter records")
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
     # instruction counts under callgrind (benchlab.profiling.callgrind): exact, the same on every run
@@ -39,9 +41,9 @@ _REPORTED_FIELDS = (
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
-_REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio",
+_REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio", "difference",
                      "ratio_of_medians", "running_fraction", "raw_median", "run_delay_ns", "sampled_ns")
-_REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci")
+_REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci", "difference_ci")
 #: Reported fields that are counts (or null).
 _REPORTED_COUNTS = ("preempted", "left_out", "involuntary_switches")
 #: Reported fields that are true or false.
@@ -188,6 +190,10 @@ def _record(obj: dict, warn, schema: object = SUPPORTED_SCHEMAS[-1]) -> Record:
     if not samples:
         raise BadValue("no finite samples")
     overhead = _overhead_samples(obj, raw, warn) if schema != 1 and len(samples) == len(raw) else None
+    if len(samples) == len(raw) and "base_samples" in obj:
+        base = _base_samples(obj, raw, warn)
+        if base is not None:
+            common["reported"]["base_samples"] = base
     return Record(
         iterations=whole(iterations, "iterations") if iterations is not None else None,
         sample_iterations=counts if per_sample is not None else None,
@@ -254,6 +260,19 @@ def _overhead_samples(obj: dict, raw: list, warn) -> list[float] | None:
         return None
 
 
+def _base_samples(obj: dict, raw: list, warn) -> list[float] | None:
+    """BL_DIFFERENCE's base: its sample of each round, kept in `reported` (the store needs
+    no column for it) for statistics.difference to pair with the record's own samples."""
+    values = obj.get("base_samples")
+    try:
+        if not isinstance(values, list) or len(values) != len(raw):
+            raise BadValue(f"base_samples must be a list of {len(raw)} numbers, one per sample")
+        return [figure(v, "base_samples[]") for v in values]
+    except BadValue as bad:
+        warn(f"{bad}; the difference to {show(obj.get('difference_to'))} is left out")
+        return None
+
+
 def _reported(obj: dict, warn) -> dict[str, Any]:
     """The binary's own statistics and flags, each of the type formats.md gives it, or left out."""
     reported = {}
@@ -268,6 +287,8 @@ def _reported(obj: dict, warn) -> dict[str, Any]:
                     raise BadValue(f"{key} must be >= 0, got {show(value)}")
             elif key in _REPORTED_COUNTS:
                 value = whole(value, key, minimum=0) if value is not None else None
+            elif key == "difference_to":
+                value = name(value, key)
             elif key in _REPORTED_FLAGS and not isinstance(value, bool):
                 raise BadValue(f"{key} must be true or false, got {show(value)}")
             elif key in _REPORTED_PAIRS and value is not None:

@@ -1,25 +1,29 @@
-"""`benchlab report`: stored runs as one HTML page with charts, opened from disk.
+"""`benchlab report`: stored runs as a summary page and the pages it links to, opened from disk.
 
-The flow: check --out (before anything is read), load the runs, build the sections
-(sections.py, one function each, charts.py for their plotly specs), write the page and its
-scripts into a temporary directory beside --out (page.py), and rename it into place, so
-that --out is either the new report whole or what it was before.
+The flow: check --out (before anything is read), load the runs (by default the latest with
+measurements), compare them once, build the sections (sections.py, one function each,
+charts.py for their plotly specs), lay them out as pages (pages.py), summarize them on the
+first screen (summary.py), write every page and its scripts into a temporary directory
+beside --out (page.py), and rename it into place, so that --out is either the new report
+whole or what it was before.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import shlex
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from benchlab import __version__
 from benchlab.errors import UserError
-from benchlab.output.htmlreport import page, sections
+from benchlab.output.htmlreport import page, pages, sections, summary
 from benchlab.output.htmlreport.history import history_runs
-from benchlab.output.htmlreport.runs import DEFAULT_HISTORY_RUNS, StoredRun, check_not_empty, load, load_reference
+from benchlab.output.htmlreport.runs import (DEFAULT_HISTORY_RUNS, StoredRun, check_not_empty, load, load_default,
+                                              load_reference)
 from benchlab.records import printable
 
 __all__ = ["build", "check_out", "DEFAULT_HISTORY_RUNS"]
@@ -47,47 +51,111 @@ def check_out(out: Path) -> None:
 
 
 def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floors: dict[str, float],
-          default_floor: float, history_limit: int = DEFAULT_HISTORY_RUNS) -> Path:
-    """Write the report of `run_texts` (as `show` names runs) into `out`; the path of index.html."""
+          default_floor: float, history_limit: int = DEFAULT_HISTORY_RUNS,
+          threshold_of: Callable[[str], float] | None = None) -> Path:
+    """Write the report of `run_texts` (as `show` names runs; none: the latest run with
+    measurements) into `out`; the path of index.html. `threshold_of` gives a benchmark's
+    --max-regression (a fraction) to judge at, as the gate; None: the noise floor, as compare."""
     check_not_empty(store)
-    subjects = [load(store, text) for text in (run_texts or ["latest"])]
+    notes: list[str] = []
+    if run_texts:
+        subjects = [load(store, text) for text in run_texts]
+        anchor = max(subjects, key=lambda s: s.id)
+    else:
+        subject, anchor = load_default(store)
+        subjects = [subject]
+        if anchor is not subject:
+            notes.append(f"Run {subject.id} is the latest run with measurements; the runs after it (up to run "
+                         f"{anchor.id}) are profiles, shown under Profiles.")
     reference = load_reference(store, baseline) if baseline else None
     latest = max(subjects, key=lambda s: s.id)
-    history = history_runs(store, latest, history_limit)
-    found, left_out = _sections(subjects, reference, history, floors, default_floor, store.load_profile)
+    # The history up to the anchor: a profile stored after the run shown is still in Profiles.
+    history = history_runs(store, anchor, history_limit)
+    judged = Judged(floors, default_floor, threshold_of)
+    pages, found_summary = _pages(subjects, reference, latest, history, judged, store.load_profile)
+    found_summary.notes[:0] = notes
     context = {
-        "title": _title(subjects, reference), "version": __version__, "sections": found, "left_out": left_out,
+        "title": _title(subjects, reference), "version": __version__, "summary": found_summary, "pages": pages,
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "runs": _run_rows(subjects, reference, history), "plotly_js": page.PLOTLY_JS, "report_js": page.REPORT_JS,
     }
     return _write_whole(out, context)
 
 
-def _sections(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, history: list[StoredRun],
-              floors: dict[str, float], default_floor: float,
-              load_profile) -> tuple[list[sections.Section], list[str]]:
-    """The page's sections in order, and a note for each left out (with why)."""
+@dataclasses.dataclass
+class Judged:
+    """How comparisons are judged: the noise floors, and the gate's thresholds if given."""
+
+    floors: dict[str, float]
+    default_floor: float
+    threshold_of: Callable[[str], float] | None = None
+
+    def compare(self, before: StoredRun, after: StoredRun) -> list:
+        found = sections.comparisons(before, after, self.floors, self.default_floor)
+        if self.threshold_of is not None:
+            for c in found:
+                c.threshold = self.threshold_of(c.key[0])
+        return found
+
+
+def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, latest: StoredRun,
+           history: list[StoredRun], judged: Judged, load_profile) -> tuple[list[pages.Page], summary.Summary]:
+    """The detail pages in the order of the navigation, and the summary that links to them."""
     new_id = sections.ChartIds()
-    found: list[sections.Section | None] = []
     left_out: list[str] = []
-    for stored in subjects:
-        found.append(sections.benchmarks(stored, new_id))
-        found.append(_noted(sections.platform_ratios(stored, new_id), left_out,
-                            f"platform ratios of run {stored.id} (one platform)"))
-        found.append(_noted(sections.sweeps(stored, new_id), left_out, f"scaling of run {stored.id} (no --sweep)"))
-    pairs = _comparisons(subjects, reference, history)
+    found: list[pages.Page] = []
+    default_floor = judged.default_floor
+    pairs = [(label, before, after, judged.compare(before, after))
+             for label, before, after in _comparisons(subjects, reference, history)]
     if not pairs:
         left_out.append("changes (nothing to compare with: give --baseline NAME or two runs, or store another run)")
-    for label, before, after in pairs:
-        found.append(_noted(sections.changes(label, before, after, floors, default_floor, new_id), left_out,
-                            f"changes of run {after.id} against {label} (no benchmark in common)"))
+    for label, before, after, compared in pairs:
+        found += pages.whole(f"changes-{after.id}.html", f"Run {after.id} against {label}", "Changes", [_noted(
+            sections.changes(label, after, compared, default_floor, new_id), left_out,
+            f"changes of run {after.id} against {label} (no benchmark in common)")])
+    ratio_bars = {stored.id: sections.ratio_bars(stored) for stored in subjects}
+    for stored in subjects:
+        found += pages.whole(f"run-{stored.id}.html", "table, platforms, scaling", f"Run {stored.id}", [
+            sections.run_table(stored),
+            _noted(sections.platform_ratios(stored, ratio_bars[stored.id], new_id), left_out,
+                   f"platform ratios of run {stored.id} (one platform)"),
+            _noted(sections.sweeps(stored, new_id), left_out, f"scaling of run {stored.id} (no --sweep)")])
+        found += pages.per_program(f"run-{stored.id}", f"Run {stored.id}: samples", sections.benchmarks(stored, new_id))
+    trends = sections.trend_findings(latest, history, _detect)
+    if not trends:
+        left_out.append(f"history (run {latest.id} is the only stored run of its machine with these benchmarks)")
+    found += pages.per_program("history", "History", sections.trends(latest, history, trends, new_id))
+    found += pages.whole("workloads.html", "Workloads", "Workloads and profiles", [_noted(
+        sections.workloads(latest, history, new_id), left_out, f"workloads (none in run {latest.id})")])
+    profiled = sections.profile_groups(_scope(subjects, reference, history), load_profile)
+    found += pages.whole("profiles.html", "Profile buckets", "Workloads and profiles", [_noted(
+        sections.profiles(profiled, new_id), left_out,
+        "profile buckets (no run here has a profile: benchlab profile stores one)")])
+    moves = summary.profile_moves(sections.latest_moves(profiled), bool(profiled))
+    return found, _summary(subjects, history, pairs, trends, ratio_bars, moves, found, left_out)
+
+
+def _summary(subjects: list[StoredRun], history: list[StoredRun], pairs, trends, ratio_bars, moves,
+             found: list[pages.Page], left_out: list[str]) -> summary.Summary:
+    where = pages.locations(found)
+    links = lambda kind, key: where.get((kind, key[:4]))  # noqa: E731
+    verdicts = [summary.verdicts(label, after, compared, f"changes-{after.id}.html" if compared else None, links)
+                for label, _before, after, compared in pairs]
     latest = max(subjects, key=lambda s: s.id)
-    found.append(_noted(sections.trends(latest, history, _detect, new_id), left_out,
-                        f"history (run {latest.id} is the only stored run of its machine with these benchmarks)"))
-    found.append(_noted(sections.workloads(latest, history, new_id), left_out, f"workloads (none in run {latest.id})"))
-    found.append(_noted(sections.profiles(_scope(subjects, reference, history), load_profile, new_id), left_out,
-                        "profile buckets (no run here has a profile: benchlab profile stores one)"))
-    return [section for section in found if section is not None], left_out
+    shifts, more = summary.shifts(trends, links)
+    failures = [line for stored in subjects for line in summary.failures(stored)]
+    nothing = None if pairs else (
+        f"Nothing to compare run {latest.id} with: it is the first stored run of its machine with measurements. "
+        "Store another run (benchlab run), or give a baseline (benchlab report --baseline NAME).")
+    return summary.Summary(
+        subject=[summary.subject_line(stored) for stored in subjects], notes=[],
+        measured=[summary.measured(stored) for stored in subjects],
+        verdicts=verdicts, nothing_to_compare=nothing, history=summary.history_sentence(latest, history, trends),
+        shifts=shifts, shifts_more=more,
+        platforms=[line for stored in subjects for line in summary.platform_lines(stored, ratio_bars[stored.id])],
+        moves=moves[0], profiles=moves[1],
+        failures=failures[:summary.FAILURES_SHOWN], failures_more=max(0, len(failures) - summary.FAILURES_SHOWN),
+        left_out=left_out)
 
 
 def _scope(subjects: list[StoredRun], reference, history: list[StoredRun]) -> list[StoredRun]:

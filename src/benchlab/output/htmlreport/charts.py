@@ -20,7 +20,7 @@ import numpy as np
 
 from benchlab.output.figures import interval_bounds_text
 from benchlab.statistics import combine, stats
-from benchlab.statistics.compare import row_name
+from benchlab.statistics.compare import row_name, uninformative_interval
 from benchlab.records import printable
 
 #: Process i's colour in every distribution chart (plotly's default cycle).
@@ -52,6 +52,8 @@ class Chart:
     data: list[dict[str, Any]]
     layout: dict[str, Any]
     caption: str = ""
+    #: The benchmark (bench, param, counter, sweep) a per-benchmark chart shows: the summary links to it.
+    key: tuple | None = None
 
     @property
     def height(self) -> int:
@@ -99,10 +101,24 @@ def value_axis(title: str, values: Sequence[float], non_negative: bool = True) -
     return axis
 
 
+#: Characters of a commit shown on a run's tick: git's own short form.
+SHORT_COMMIT = 7
+
+
 def run_label(point: "TrendPoint") -> str:
-    """A run on a category axis. Not its date: runs minutes apart (or one run alone) on a
-    date axis get ticks like 12:44:38.9995; the date is in the hover."""
-    return f"run {point.run_id}"
+    """A run on a category axis, as its tick reads: the run, and under it its git commit, so
+    that a step in a trend line names the commit it came with without a hover. Not its date:
+    runs minutes apart (or one run alone) on a date axis get ticks like 12:44:38.9995; the
+    date is in the hover."""
+    return f"run {point.run_id}<br>{text(short_commit(point.commit))}"
+
+
+def short_commit(commit: str) -> str:
+    """A commit as `git log --oneline` shortens it, `+` kept (uncommitted changes); "no commit"
+    for a run outside a git checkout."""
+    if not commit or commit == "-":
+        return "no commit"
+    return commit[:SHORT_COMMIT] + ("+" if commit.endswith("+") else "")
 
 
 # -- per benchmark: the distribution of samples, per process ------------------------------------
@@ -192,7 +208,7 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
                   *([raw] if raw is not None else [])]
         layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", **value_axis(title, values, non_negative)}
     layout["shapes"] = shapes
-    return Chart(chart_id, name_of(key), data, layout, _far_out_caption(far_out, by_platform[0][1].unit))
+    return Chart(chart_id, name_of(key), data, layout, _far_out_caption(far_out, by_platform[0][1].unit), key=key)
 
 
 def _non_negative(processes: list) -> bool:
@@ -271,29 +287,94 @@ class RatioBar:
     low: float
     high: float
 
+    @property
+    def informative(self) -> bool:
+        return not uninformative_interval(self.ratio, self.low, self.high)
+
+
+#: A ratio axis's ticks, sparsest first: the first set that puts MIN_RATIO_TICKS ticks in the
+#: axis's range is used (1x, 2x, 5x, 10x for wasm's 30x; 0.9x, 1x, 1.1x for a 5% difference).
+RATIO_TICK_MANTISSAS = ((1, 2, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.1, 1.2, 1.3, 1.5, 1.7, 2, 2.5, 3, 4, 5, 6, 7, 8, 9))
+#: Steps of a narrow ratio axis's ticks (0.98x, 1x, 1.02x), where no set above gives enough.
+RATIO_TICK_STEPS = (0.05, 0.02, 0.01, 0.005, 0.002, 0.001)
+MIN_RATIO_TICKS = 3
+#: The least margin of a ratio axis beyond its values, as a factor: a bar at 1.01x is not on the edge.
+RATIO_AXIS_MIN_PAD = 1.02
+
+
+def ratio_axis(title: str, values: Sequence[float]) -> dict[str, Any]:
+    """A logarithmic axis of ratios that always holds 1 (the bars grow from it), ticked with
+    explicit labels such as 0.5x, 1x, 2x, 20x: plotly's own log ticks label 0.5 as "5" and 20
+    as "2", which reads as 5x and 2x."""
+    finite = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    low, high = math.log10(min([1.0, *finite])), math.log10(max([1.0, *finite]))
+    pad = max(LOG_AXIS_PAD * (high - low), math.log10(RATIO_AXIS_MIN_PAD))
+    low, high = low - pad, high + pad
+    ticks = ratio_ticks(10 ** low, 10 ** high)
+    return {"title": {"text": text(title)}, "type": "log", "range": [low, high], "tickvals": ticks,
+            "ticktext": [f"{tick:g}×" for tick in ticks], "zeroline": False}
+
+
+def ratio_ticks(low: float, high: float) -> list[float]:
+    """Tick values between `low` and `high` (> 0): the sparsest of RATIO_TICK_MANTISSAS's sets
+    that gives MIN_RATIO_TICKS, with 1 among them whenever it is in range."""
+    decades = range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
+    for mantissas in RATIO_TICK_MANTISSAS:
+        ticks = sorted({round(m * 10 ** d, 12) for d in decades for m in mantissas if low <= m * 10 ** d <= high})
+        if len(ticks) >= MIN_RATIO_TICKS:
+            return _thinned(ticks)
+    for step in RATIO_TICK_STEPS:
+        ticks = [round(k * step, 12) for k in range(math.ceil(low / step), math.floor(high / step) + 1)]
+        if len(ticks) >= MIN_RATIO_TICKS:
+            return _thinned(ticks)
+    return [round(v, 12) for v in np.linspace(low, high, MIN_RATIO_TICKS)]
+
+
+#: Ticks a ratio axis shows at most: beyond, every other one is dropped (1 kept).
+MAX_RATIO_TICKS = 12
+
+
+def _thinned(ticks: list[float]) -> list[float]:
+    while len(ticks) > MAX_RATIO_TICKS:
+        keep = ticks.index(1.0) % 2 if 1.0 in ticks else 0
+        ticks = ticks[keep::2]
+    return ticks
+
 
 def ratios(chart_id: str, title: str, first: str, bars: list[RatioBar]) -> Chart:
-    """One bar per (benchmark, platform) at its ratio to the first platform, with its 99%
-    interval; benchmarks grouped under their program on the axis."""
+    """One bar per (benchmark, platform) growing from 1 to its ratio to the first platform (up:
+    slower than it, down: faster), with its 99% interval; benchmarks grouped under their
+    program on the axis; each platform named as "PLATFORM / FIRST" in the legend."""
     data = []
     for platform in dict.fromkeys(bar.platform for bar in bars):
         mine = [bar for bar in bars if bar.platform == platform]
         data.append({
-            "type": "bar", "name": text(platform),
+            # base 1, size ratio - 1: the bar runs from 1 to the ratio on the log axis.
+            "type": "bar", "name": text(f"{platform} ÷ {first}"), "base": 1,
             "x": [[text(bar.binary) for bar in mine], [text(bar.name) for bar in mine]],
-            "y": [bar.ratio for bar in mine],
-            "error_y": {"type": "data", "symmetric": False, "array": [bar.high - bar.ratio for bar in mine],
-                        "arrayminus": [bar.ratio - bar.low for bar in mine]},
-            "customdata": [[bar.low, bar.high] for bar in mine],
-            "hovertemplate": f"{text(platform)}: %{{y:.3f}}x [%{{customdata[0]:.3f}}, %{{customdata[1]:.3f}}]"
-                             "<extra></extra>"})
-    # Ratios on a log axis: 2x slower and 2x faster are as far from 1, and wasm's 30x file
-    # reads do not flatten a 1.3x close() into the floor.
-    layout = base_layout(height=CHART_HEIGHT_PX + 120, barmode="group",
-                         yaxis={"title": {"text": text(f"ratio to {first}")}, "type": "log"},
+            "y": [bar.ratio - 1 for bar in mine],
+            # An uninformative interval (down to 0) is said in the hover, not drawn.
+            "error_y": {"type": "data", "symmetric": False,
+                        "array": [bar.high - bar.ratio if bar.informative else 0 for bar in mine],
+                        "arrayminus": [bar.ratio - bar.low if bar.informative else 0 for bar in mine]},
+            "customdata": [[bar.ratio, _interval_words(bar)] for bar in mine],
+            "hovertemplate": f"{text(platform)} ÷ {text(first)}: %{{customdata[0]:.3f}}× "
+                             "%{customdata[1]}<extra></extra>"})
+    values = [v for bar in bars for v in ((bar.ratio, bar.low, bar.high) if bar.informative else (bar.ratio,))]
+    platforms = list(dict.fromkeys(bar.platform for bar in bars))
+    axis_title = (f"{platforms[0]} ÷ {first}" if len(platforms) == 1 else f"platform ÷ {first}") + \
+        " (1×: as fast)"
+    layout = base_layout(height=CHART_HEIGHT_PX + 120, barmode="group", yaxis=ratio_axis(axis_title, values),
                          xaxis={"type": "multicategory", "automargin": True, "tickangle": -90},
-                         shapes=[_horizontal_line(1.0)], margin={"l": 70, "r": 20, "t": 30, "b": 60})
+                         shapes=[_horizontal_line(1.0)], margin={"l": 70, "r": 20, "t": 30, "b": 60},
+                         showlegend=True)
     return Chart(chart_id, title, data, layout)
+
+
+def _interval_words(bar: RatioBar) -> str:
+    if not bar.informative:
+        return "(99% interval uninformative: as wide as the ratio)"
+    return f"[{bar.low:.3f}, {bar.high:.3f}]"
 
 
 def _horizontal_line(y: float) -> dict[str, Any]:
@@ -303,31 +384,148 @@ def _horizontal_line(y: float) -> dict[str, Any]:
 
 # -- against a baseline: change per benchmark with intervals ------------------------------------
 
+#: The change axis spans at least this many noise floors either side of 0, so that the band of
+#: noise is a visible part of it...
+CHANGE_AXIS_MIN_FLOORS = 5
+#: ...and reaches no further than this many times the typical row's change (the median of the
+#: rows' distances from 0, at least the floor): a row beyond (one benchmark at +1,800% among rows
+#: within 2%) is drawn at the edge as an arrow labelled with its change, instead of stretching the
+#: axis until the band and every other interval are a line.
+CHANGE_AXIS_CLIP = 10
+#: The axis's margin beyond the furthest value it holds, a fraction of its span.
+CHANGE_AXIS_PAD = 0.06
+
+
+@dataclasses.dataclass
+class ChangeAxis:
+    """The drawn range of a change chart (percent), and where clipped rows are drawn."""
+
+    low: float
+    high: float
+
+    def clipped(self, change: float) -> bool:
+        return not self.low < change < self.high
+
+    def edge(self, change: float) -> float:
+        """Where a clipped row's arrow goes: just inside the edge it is beyond."""
+        inset = CHANGE_AXIS_PAD / 2 * (self.high - self.low)
+        return self.high - inset if change >= self.high else self.low + inset
+
+
+def change_axis(comparisons: list, floor: float) -> ChangeAxis:
+    """The range of a change chart: every row's change and interval, within the limits of
+    CHANGE_AXIS_MIN_FLOORS and CHANGE_AXIS_CLIP (see there), padded."""
+    band = 100 * floor
+    changes = [100 * (c.ratio - 1) for c in comparisons]
+    typical = max(band, float(np.median(np.abs(changes)))) if changes else band
+    reach = max(CHANGE_AXIS_MIN_FLOORS * band, CHANGE_AXIS_CLIP * typical)
+    ends = [*changes, *(100 * (end - 1) for c in comparisons if not c.uninformative for end in (c.low, c.high)),
+            *(100 * (c.limit - 1) for c in comparisons)]  # the gate's limit, when judged at one
+    # Only values within reach set the range: one beyond it is an arrow at the edge.
+    high = max([CHANGE_AXIS_MIN_FLOORS * band, *(e for e in ends if e <= reach)])
+    low = min([-CHANGE_AXIS_MIN_FLOORS * band, *(e for e in ends if e >= -reach)])
+    if high - low <= 0:  # a floor of 0 (exact counters) and no change at all
+        low, high = -1.0, 1.0
+    pad = CHANGE_AXIS_PAD * (high - low)
+    return ChangeAxis(low - pad, high + pad)
+
+
+#: A change chart's hover: the row, its change and verdict, both figures.
+CHANGE_HOVER = ("%{y}: %{customdata[4]} (%{customdata[0]})<br>%{customdata[1]:.4g} -> %{customdata[2]:.4g} "
+                "%{customdata[3]}<extra></extra>")
+
+
 def changes(chart_id: str, title: str, comparisons: list, floor: float) -> Chart:
     """Each benchmark's change in percent (B/A - 1) with its 99% interval, coloured by verdict;
-    the noise floor is the grey band around 0."""
-    names = [text(f"{name_of(c.key)} · {c.platform}") for c in comparisons]
-    data = [{
-        "type": "scatter", "mode": "markers", "orientation": "h", "name": "change",
-        "y": names, "x": [100 * (c.ratio - 1) for c in comparisons],
-        # An uninformative interval (+-100% or more) is said in the hover, not drawn: it would
-        # stretch the axis to thousands of percent and hide every other row's interval.
+    the noise floor is the grey band around 0. Rows beyond the axis (change_axis) are arrows
+    at its edge, labelled with their change."""
+    axis = change_axis(comparisons, floor)
+    names = [text(f"{name_of(c.key)} \u00b7 {c.platform}") for c in comparisons]
+    colours = [VERDICT_COLOURS["faster" if c.faster else c.verdict] for c in comparisons]
+    changes_pc = [100 * (c.ratio - 1) for c in comparisons]
+    # The axis's range is set (change_axis), so a wide interval runs off its edge rather than
+    # stretching it; a row drawn at the edge has its interval in the hover only, and an
+    # uninformative one is drawn faint (uninformative_intervals), under the others.
+    hidden = [axis.clipped(x) or c.uninformative or not (math.isfinite(c.low) and math.isfinite(c.high))
+              for c, x in zip(comparisons, changes_pc)]
+    customdata = [[verdict_words(c), c.a, c.b, text(c.unit), f"{x:+,.2f}%"] for c, x in zip(comparisons, changes_pc)]
+    data = _uninformative_intervals(comparisons, names, changes_pc, axis) + [{
+        "type": "scatter", "mode": "markers", "orientation": "h", "name": "change", "y": names, "x": changes_pc,
         "error_x": {"type": "data", "symmetric": False,
-                    "array": [0 if c.uninformative else 100 * (c.high - c.ratio) for c in comparisons],
-                    "arrayminus": [0 if c.uninformative else 100 * (c.ratio - c.low) for c in comparisons],
+                    "array": [0 if hide else 100 * (c.high - c.ratio) for c, hide in zip(comparisons, hidden)],
+                    "arrayminus": [0 if hide else 100 * (c.ratio - c.low) for c, hide in zip(comparisons, hidden)],
                     "color": "#444"},
-        "marker": {"size": 9, "color": [VERDICT_COLOURS["faster" if c.faster else c.verdict] for c in comparisons]},
-        "customdata": [[c.verdict + (", interval uninformative" if c.uninformative else ""), c.a, c.b, text(c.unit)]
-                       for c in comparisons],
-        "hovertemplate": "%{y}: %{x:+.2f}% (%{customdata[0]})<br>%{customdata[1]:.4g} -> "
-                         "%{customdata[2]:.4g} %{customdata[3]}<extra></extra>"}]
-    band = {"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
-            "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}}
+        "marker": {"size": 9, "color": colours}, "customdata": customdata, "hovertemplate": CHANGE_HOVER}]
+    clipped = [i for i, x in enumerate(changes_pc) if axis.clipped(x)]
+    if clipped:
+        data.append(_beyond_axis([names[i] for i in clipped], [changes_pc[i] for i in clipped],
+                                 [colours[i] for i in clipped], [customdata[i] for i in clipped], axis))
+    clip_note = f"; {len(clipped)} beyond the axis drawn at its edge" if clipped else ""
     layout = base_layout(height=max(CHART_HEIGHT_PX, 80 + ROW_HEIGHT_PX * len(comparisons)),
-                         xaxis={"title": {"text": "change (%), 99% interval"}, "zeroline": True},
-                         yaxis={"type": "category", "autorange": "reversed", "automargin": True},
-                         shapes=[band], showlegend=False, margin={"l": 20, "r": 20, "t": 30, "b": 50})
-    return Chart(chart_id, title, data, layout)
+                         xaxis={"title": {"text": f"change (%), 99% interval; grey: noise floor "
+                                                  f"\u00b1{100 * floor:g}%{clip_note}"},
+                                "zeroline": True, "range": [axis.low, axis.high], "ticksuffix": "%"},
+                         # The rows in compare's order, whichever trace names them first.
+                         yaxis={"type": "category", "autorange": "reversed", "automargin": True,
+                                "categoryorder": "array", "categoryarray": names},
+                         shapes=_change_shapes(comparisons, floor), showlegend=False,
+                         margin={"l": 20, "r": 20, "t": 30, "b": 50})
+    caption = ("Red: slower; orange: inconclusive; grey: not slower; green: faster. An interval that reaches an "
+               "edge goes on beyond it (the table has its ends); a faint one is uninformative, as wide as its "
+               "figure or wider.")
+    if clipped:
+        caption += (" Beyond the axis (drawn as arrows at its edge, so that the noise band and the other intervals "
+                    "stay readable): " + ", ".join(f"{names_plain(comparisons[i])} {changes_pc[i]:+,.1f}%"
+                                                   for i in clipped) + ".")
+    return Chart(chart_id, title, data, layout, caption)
+
+
+def _uninformative_intervals(comparisons: list, names: list[str], changes_pc: list[float],
+                             axis: ChangeAxis) -> list[dict[str, Any]]:
+    """Intervals as wide as their figure, faint: they say "nothing is known" without drawing the
+    eye away from the intervals that decide a verdict."""
+    rows = [i for i, c in enumerate(comparisons) if c.uninformative and not axis.clipped(changes_pc[i])
+            and math.isfinite(c.low) and math.isfinite(c.high)]
+    if not rows:
+        return []
+    return [{"type": "scatter", "mode": "markers", "name": "uninformative interval", "hoverinfo": "skip",
+             "y": [names[i] for i in rows], "x": [changes_pc[i] for i in rows], "marker": {"size": 1, "opacity": 0},
+             "error_x": {"type": "data", "symmetric": False, "color": "#d0d0d0", "thickness": 1,
+                         "array": [100 * (comparisons[i].high - comparisons[i].ratio) for i in rows],
+                         "arrayminus": [100 * (comparisons[i].ratio - comparisons[i].low) for i in rows]}}]
+
+
+def _beyond_axis(names: list[str], changes_pc: list[float], colours: list[str], customdata: list,
+                 axis: ChangeAxis) -> dict[str, Any]:
+    """The rows beyond the axis: arrows just inside the edge they pass, labelled with their change."""
+    return {"type": "scatter", "mode": "markers+text", "name": "beyond the axis", "y": names,
+            "x": [axis.edge(x) for x in changes_pc], "text": [row[4] for row in customdata],
+            "textposition": ["middle left" if x > 0 else "middle right" for x in changes_pc],
+            "marker": {"size": 12, "color": colours,
+                       "symbol": ["triangle-right" if x > 0 else "triangle-left" for x in changes_pc]},
+            "customdata": customdata, "hovertemplate": CHANGE_HOVER}
+
+
+def _change_shapes(comparisons: list, floor: float) -> list[dict[str, Any]]:
+    """The noise floor's grey band; judged at a --max-regression above it (as the gate), a
+    dashed line where "slower" starts."""
+    shapes = [{"type": "rect", "yref": "paper", "y0": 0, "y1": 1, "x0": -100 * floor, "x1": 100 * floor,
+               "fillcolor": "#bbb", "opacity": 0.3, "line": {"width": 0}, "layer": "below"}]
+    judged = [c for c in comparisons if c.threshold and c.threshold > c.floor]
+    if judged:
+        limit = 100 * max(c.threshold for c in judged)
+        shapes.append({"type": "line", "yref": "paper", "y0": 0, "y1": 1, "x0": limit, "x1": limit,
+                       "line": {"color": VERDICT_COLOURS["slower"], "width": 1, "dash": "dash"}})
+    return shapes
+
+
+def verdict_words(c) -> str:
+    return c.verdict + (", faster" if c.faster else "") + (", interval uninformative" if c.uninformative else "")
+
+
+def names_plain(c) -> str:
+    """A comparison's row as plain text (the template escapes it)."""
+    return f"{name_of(c.key)} · {c.platform}"
 
 
 # -- over history: trend lines with change points -----------------------------------------------
@@ -370,14 +568,17 @@ def trend(chart_id: str, key: tuple, unit: str, lines: dict[str, list[TrendPoint
             data.append({
                 "type": "scatter", "mode": "markers+text", "name": f"{text(platform)}: change points",
                 "x": [run_label(points[c.index]) for c in found], "y": [points[c.index].value for c in found],
-                "text": [f"{100 * c.change:+.1f}%" for c in found], "textposition": "top center",
+                "text": [f"{100 * c.change:+.1f}% at {text(short_commit(points[c.index].commit))}" for c in found],
+                "textposition": "top center",
                 "marker": {"symbol": "x", "size": 13, "color": "#d62728"},
                 "hovertemplate": "change point: %{text} from run "
                                  + "%{customdata}<extra></extra>",
                 "customdata": [points[c.index].run_id for c in found]})
     values = [v for points in lines.values() for p in points for v in (p.value, max(floor, p.low), p.high)]
-    layout = base_layout(xaxis=_runs_axis(lines), yaxis=value_axis(f"{key[2]} ({unit})", values, non_negative))
-    return Chart(chart_id, name_of(key), data, layout)
+    # The legend even for one platform: the line names its platform.
+    layout = base_layout(xaxis=_runs_axis(lines), yaxis=value_axis(f"{key[2]} ({unit})", values, non_negative),
+                         showlegend=True)
+    return Chart(chart_id, name_of(key), data, layout, key=key)
 
 
 def _runs_axis(lines: dict[str, list[TrendPoint]]) -> dict[str, Any]:
@@ -385,7 +586,8 @@ def _runs_axis(lines: dict[str, list[TrendPoint]]) -> dict[str, Any]:
     or runs seconds apart, read as well as runs a week apart."""
     order = sorted({(p.date, p.run_id): run_label(p) for points in lines.values() for p in points}.items())
     return {"type": "category", "categoryorder": "array", "categoryarray": [label for _, label in order],
-            "title": {"text": "stored run (oldest first; hover for its date)"}}
+            "title": {"text": "stored run and its git commit, oldest first (hover a point for its date and host)"},
+            "automargin": True}
 
 
 # -- scalability sweeps: throughput and linearity -----------------------------------------------
@@ -458,13 +660,49 @@ def bucket_shares(chart_id: str, title: str, shares: dict[str, dict[str, float]]
     return Chart(chart_id, title, data, layout)
 
 
-def bucket_changes(chart_id: str, title: str, deltas: dict[str, float]) -> Chart:
-    """Each bucket's change in percentage points between two runs."""
-    names = list(deltas)
-    data = [{"type": "bar", "orientation": "h", "y": [text(n) for n in names], "x": [deltas[n] for n in names],
-             "marker": {"color": ["#d62728" if deltas[n] > 0 else "#2ca02c" for n in names]},
-             "hovertemplate": "%{y}: %{x:+.2f} pp<extra></extra>"}]
-    layout = base_layout(height=max(200, 80 + ROW_HEIGHT_PX * len(names)), showlegend=False,
-                         xaxis={"title": {"text": "change (percentage points)"}, "zeroline": True},
+@dataclasses.dataclass
+class BucketMove:
+    """A bucket's change in percentage points between two profiles, with the 99% interval of
+    the sampling noise (None: exact counts, no sampling)."""
+
+    bucket: str
+    change: float
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def beyond_noise(self) -> bool:
+        """The whole interval on one side of 0 (an exact count: any change)."""
+        if self.low is None or self.high is None:
+            return self.change != 0
+        return self.low > 0 or self.high < 0
+
+
+#: A move's colour: a larger share beyond the noise, a smaller one, or within it.
+MOVE_COLOURS = {"up": "#d62728", "down": "#2ca02c", "noise": "#9e9e9e"}
+
+
+def bucket_changes(chart_id: str, title: str, moves: list[BucketMove]) -> Chart:
+    """Each bucket's change in percentage points between two profiles, with its 99% interval
+    of sampling noise where the profile was sampled; grey where that interval holds 0."""
+    sampled = any(m.low is not None for m in moves)
+    colours = [MOVE_COLOURS["noise" if not m.beyond_noise else "up" if m.change > 0 else "down"] for m in moves]
+    bar = {"type": "bar", "orientation": "h", "y": [text(m.bucket) for m in moves], "x": [m.change for m in moves],
+           "marker": {"color": colours},
+           "customdata": [_move_words(m) for m in moves], "hovertemplate": "%{y}: %{x:+.2f} pp %{customdata}<extra></extra>"}
+    if sampled:
+        bar["error_x"] = {"type": "data", "symmetric": False, "color": "#333",
+                          "array": [(m.high - m.change) if m.high is not None else 0 for m in moves],
+                          "arrayminus": [(m.change - m.low) if m.low is not None else 0 for m in moves]}
+    axis = "change (percentage points)" + (", 99% interval of sampling noise" if sampled else ", exact counts")
+    layout = base_layout(height=max(200, 80 + ROW_HEIGHT_PX * len(moves)), showlegend=False,
+                         xaxis={"title": {"text": axis}, "zeroline": True, "ticksuffix": " pp"},
                          yaxis={"type": "category", "automargin": True, "autorange": "reversed"})
-    return Chart(chart_id, title, data, layout)
+    return Chart(chart_id, title, [bar], layout)
+
+
+def _move_words(move: BucketMove) -> str:
+    if move.low is None or move.high is None:
+        return "(exact)"
+    where = "beyond the sampling noise" if move.beyond_noise else "within the sampling noise"
+    return f"[{move.low:+.2f}, {move.high:+.2f}] pp, {where}"

@@ -1,6 +1,8 @@
-"""The page: index.html from a Jinja2 template (autoescaped), plotly.js and report.js beside it.
+"""The pages: index.html (the summary) and each page it links to, from Jinja2 templates
+(autoescaped) that share one layout and navigation (base.html.j2), plotly.js and report.js
+beside them; each page holds the JSON of its own charts only.
 
-Nothing in it reaches the network: plotly.js is a copy kept in this package, the scripts
+Nothing in them reaches the network: plotly.js is a copy kept in this package, the scripts
 are files beside the page, and a Content-Security-Policy forbids any connection, so a page
 opened from disk or mailed as a folder shows the same.
 
@@ -83,13 +85,40 @@ def plotly_js_path() -> Path:
 
 
 def write(directory: Path, context: dict[str, Any]) -> Path:
-    """Write index.html and its scripts into `directory` (which exists and is empty)."""
-    specs = {chart.id: chart.spec() for section in context["sections"] for chart in section.charts}
-    html = _environment().get_template("index.html.j2").render(**context, charts_json=script_json(specs))
+    """Write index.html (the summary), every page it links to, and the scripts into
+    `directory` (which exists and is empty)."""
+    environment = _environment()
+    pages = context["pages"]
+    groups = list(_groups(pages).items())
+    common = {**context, "groups": groups}
     index = directory / "index.html"
-    index.write_text(html, encoding="utf-8")
+    _render(environment, "index.html.j2", index, {**common, "current": None}, [])
+    for page in pages:
+        charts = [chart for section in page.sections for chart in section.charts]
+        _render(environment, "page.html.j2", directory / page.file, {**common, "current": page}, charts)
+    runs = {"file": RUNS_PAGE, "group": "Runs", "title": "Runs"}
+    _render(environment, "runs.html.j2", directory / RUNS_PAGE, {**common, "current": runs}, [])
     shutil.copyfile(plotly_js_path(), directory / PLOTLY_JS)
     report_js = resources.files("benchlab.output.htmlreport") / "static" / REPORT_JS
     (directory / REPORT_JS).write_text(report_js.read_text(encoding="utf-8"), encoding="utf-8")
     (directory / STAMP).write_text("written by benchlab report; the directory may be replaced by the next one\n")
     return index
+
+
+#: The page listing every run the report draws on.
+RUNS_PAGE = "runs.html"
+
+
+def _groups(pages) -> dict[str, list]:
+    """Pages by their navigation heading, in the order they were made."""
+    groups: dict[str, list] = {}
+    for page in pages:
+        groups.setdefault(page.group, []).append(page)
+    return groups
+
+
+def _render(environment, template: str, path: Path, context: dict[str, Any], charts: list) -> None:
+    specs = {chart.id: chart.spec() for chart in charts}
+    html = environment.get_template(template).render(**context, charts_json=script_json(specs),
+                                                     has_charts=bool(specs))
+    path.write_text(html, encoding="utf-8")

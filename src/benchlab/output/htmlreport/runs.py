@@ -12,6 +12,7 @@ from benchlab.statistics.combine import combine_group, process_groups
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.output.table import Table
+from benchlab.statistics.noise import Machine
 
 #: Runs of a history the trend charts show at most (the latest ones): each run's samples are
 #: loaded whole, and a page of a thousand points per line says no more than one of fifty.
@@ -28,6 +29,8 @@ class StoredRun:
     #: The spread between whole runs before this one on its machine (noise.run_levels), which
     #: `show` and `compare` add to this run's intervals: the page adds it too.
     levels: dict[tuple, Any] = dataclasses.field(default_factory=dict)
+    _table: Table | None = dataclasses.field(default=None, repr=False, compare=False)
+    _figures: list | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def id(self) -> int:
@@ -61,15 +64,20 @@ class StoredRun:
         return f"run {self.id}"
 
     def report(self) -> Table:
-        """The table of `benchlab show` for this run."""
-        return Table(platforms=self.platforms, records=self.records, faults=self.faults,
-                      run={"id": self.id, "status": self.run.get("status"), "started_at": self.run.get("started_at"),
-                           "context": self.context, "missing": self.run.get("missing")}, history=self.levels)
+        """The table of `benchlab show` for this run (made once: the summary and several pages read it)."""
+        if self._table is None:
+            self._table = Table(platforms=self.platforms, records=self.records, faults=self.faults,
+                                run={"id": self.id, "status": self.run.get("status"),
+                                     "started_at": self.run.get("started_at"), "context": self.context,
+                                     "missing": self.run.get("missing")}, history=self.levels)
+        return self._table
 
     def figures(self) -> list[tuple[Record, list[Record]]]:
         """Each figure of the run (as figures.figures gives it) with the per-process records it
-        combines, so that a chart can show the processes and the figure side by side."""
-        return figures_with_processes(self.records, self.levels)
+        combines, so that a chart can show the processes and the figure side by side (made once)."""
+        if self._figures is None:
+            self._figures = figures_with_processes(self.records, self.levels)
+        return self._figures
 
 
 def figures_with_processes(records: list[Record], levels: dict | None = None) -> list[tuple[Record, list[Record]]]:
@@ -100,3 +108,26 @@ def load_reference(store, text: str) -> tuple[str, StoredRun]:
     stored = load(store, text)
     named = bool(store.list_baselines(text))
     return (f"baseline {text} (run {stored.id})" if named else f"run {stored.id}"), stored
+
+
+#: Runs looked through, newest first, for the latest with measurements before every run is.
+DEFAULT_LOOKBACK = 50
+
+
+def load_default(store) -> tuple[StoredRun, StoredRun]:
+    """The run a report shows when none is named, and the newest run of its machine.
+
+    Not simply the latest: a run of `benchlab profile` stores buckets, no records, and a page
+    about it alone would be nearly empty. The run shown is the latest with measurements (or
+    faults: a run that failed whole is news too); the newest run (a profile after it) still
+    bounds the history, so that its profile is on the page."""
+    rows = store.list_runs(limit=DEFAULT_LOOKBACK)
+    measured = next((row for row in rows if row["records"] or row["faults"]), None)
+    if measured is None and len(rows) == DEFAULT_LOOKBACK:
+        measured = next((row for row in store.list_runs() if row["records"] or row["faults"]), None)
+    newest = load_id(store, int(rows[0]["id"]))
+    if measured is None or int(measured["id"]) == newest.id:
+        return newest, newest
+    subject = load_id(store, int(measured["id"]))
+    same_machine = Machine.of_run(subject.run) == Machine.of_run(newest.run)
+    return subject, (newest if same_machine else subject)

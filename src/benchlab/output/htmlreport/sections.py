@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from benchlab.output.comparisons import interval_text, verdict_text
 from benchlab.statistics import compare as comparing
-from benchlab.statistics import contention
+from benchlab.statistics import contention, stats
+from benchlab.statistics.distributions import normal_quantile_two_sided
 from benchlab.output.htmlreport import charts
 from benchlab.output.htmlreport.charts import Chart, RatioBar, TrendPoint
 from benchlab.output.htmlreport.history import series
@@ -38,6 +39,8 @@ class Section:
     intro: str
     charts: list[Chart] = dataclasses.field(default_factory=list)
     tables: list[Table] = dataclasses.field(default_factory=list)
+    #: The program (binary) a per-benchmark section is about: pages.py gives each its own page.
+    program: str | None = None
 
 
 class ChartIds:
@@ -75,31 +78,50 @@ def show_table(report: figure_table.Table) -> Table:
 MIN_SAMPLES_TO_DRAW = 2
 
 
-def benchmarks(stored: StoredRun, new_id: ChartIds) -> Section:
+def run_table(stored: StoredRun) -> Section:
+    """The run's table, as `benchlab show` prints it."""
+    pairs = _drawable(stored)
+    return Section(f"table-{stored.id}", f"Run {stored.id}: the table of benchlab show",
+                   "Every figure of the run with its 99% interval, the marks of show, and each platform's ratio to "
+                   "the first." + _contention_sentence(pairs), [], [show_table(stored.report())])
+
+
+def _drawable(stored: StoredRun) -> list[tuple[Any, list]]:
     # Workloads have a section of their own (over runs), and a figure of one sample per
     # process (a sweep's throughput) has no distribution to draw.
-    pairs = [(figure, processes) for figure, processes in stored.figures()
-             if figure.supported and figure.median is not None and figure.format != WORKLOAD_FORMAT
-             and sum(len(p.samples) for p in processes) >= MIN_SAMPLES_TO_DRAW]
+    return [(figure, processes) for figure, processes in stored.figures()
+            if figure.supported and figure.median is not None and figure.format != WORKLOAD_FORMAT
+            and sum(len(p.samples) for p in processes) >= MIN_SAMPLES_TO_DRAW]
+
+
+DISTRIBUTIONS_INTRO = (
+    "Per benchmark and platform the samples of each process (box: quartiles; whiskers: the furthest samples within "
+    "1.5 IQR of the box, those beyond as circles, those beyond 3 IQR, such as preemptions, counted under the chart "
+    "instead; after the body's share of the empty loop is subtracted; a log scale when a panel spans over 100x) and "
+    "the figure (diamond: the mean of the process medians) with its 99% interval, the interval a rerun lands in "
+    "(also the grey band, to hold each process against it; of a run of one process, its median and the interval "
+    "within that process). Beside it, where the empty loop was measured, the raw figure (open diamond: the same "
+    "mean before subtracting): quote it for a throughput-bound body of a few cycles, whose work overlaps the loop "
+    "(docs/formats.md, \"Which figure to quote\").")
+
+
+def benchmarks(stored: StoredRun, new_id: ChartIds) -> list[Section]:
+    """Per program of the run, a section of its benchmarks' distributions."""
+    pairs = _drawable(stored)
     keys = row_keys([figure for figure, _ in pairs])
     by_row: dict[tuple, list[tuple[str, Any, list]]] = {}
+    programs: dict[tuple, str] = {}
     for (figure, processes), (key, _binary) in zip(pairs, keys):
         by_row.setdefault(key, []).append((figure.platform, figure, processes))
+        programs.setdefault(key, figure.binary or "")
     order = {p: i for i, p in enumerate(stored.platforms)}
-    chart_list = [charts.distribution(new_id(), key, sorted(cells, key=lambda c: order.get(c[0], len(order))))
-                  for key, cells in by_row.items()]
-    return Section(
-        f"run-{stored.id}", f"Run {stored.id}: every benchmark",
-        "The table as benchlab show prints it, then per benchmark and platform the samples of each process "
-        "(box: quartiles; whiskers: the furthest samples within 1.5 IQR of the box, those beyond as circles, "
-        "those beyond 3 IQR, such as preemptions, counted under the chart instead; after the body's share of the "
-        "empty loop is subtracted; a log scale when a panel spans over 100x) and the "
-        "figure (diamond: the mean of the process medians) with its 99% interval, the interval a rerun lands in "
-        "(also the grey band, to hold each process against it; of a run of one process, its median and the "
-        "interval within that process). Beside it, where the empty loop was measured, the raw figure (open "
-        "diamond: the same mean before subtracting): quote it for a throughput-bound body of a few cycles, whose "
-        "work overlaps the loop (docs/formats.md, \"Which figure to quote\")." + _contention_sentence(pairs),
-        chart_list, [show_table(stored.report())])
+    per_program: dict[str, list[Chart]] = {}
+    for key, cells in by_row.items():
+        chart = charts.distribution(new_id(), key, sorted(cells, key=lambda c: order.get(c[0], len(order))))
+        per_program.setdefault(programs[key], []).append(chart)
+    return [Section(f"run-{stored.id}", f"Run {stored.id}: {program or 'benchmarks'}, every benchmark's samples",
+                    DISTRIBUTIONS_INTRO, chart_list, program=program)
+            for program, chart_list in per_program.items()]
 
 
 def _contention_sentence(pairs: list) -> str:
@@ -116,10 +138,11 @@ def _contention_sentence(pairs: list) -> str:
 
 # -- per suite: ratios to the first platform ----------------------------------------------------
 
-def platform_ratios(stored: StoredRun, new_id: ChartIds) -> Section | None:
+def ratio_bars(stored: StoredRun) -> list[RatioBar]:
+    """Each benchmark's figure on each platform but the first, divided by its figure on the first."""
     platforms = stored.platforms
     if len(platforms) < 2:
-        return None
+        return []
     bars = []
     for row in stored.report().rows:
         first = row.cells[platforms[0]].record
@@ -133,21 +156,33 @@ def platform_ratios(stored: StoredRun, new_id: ChartIds) -> Section | None:
             ratio, low, high, _ = comparing.ratio_interval(first, other)
             bars.append(RatioBar(first.binary, charts.name_of((row.test, row.param, row.counter, row.sweep_value)),
                                  platform, ratio, low, high))
+    return bars
+
+
+def platform_ratios(stored: StoredRun, bars: list[RatioBar], new_id: ChartIds) -> Section | None:
     if not bars:
         return None
-    chart = charts.ratios(new_id(), f"Run {stored.id}: ratio to {platforms[0]}, per program", platforms[0], bars)
-    return Section(f"ratios-{stored.id}", f"Run {stored.id}: platforms against {platforms[0]}",
-                   f"Each benchmark's figure on each platform divided by its figure on {platforms[0]} (the first "
+    first = stored.platforms[0]
+    chart = charts.ratios(new_id(), f"Run {stored.id}: ratio to {first}, per program", first, bars)
+    return Section(f"ratios-{stored.id}", f"Run {stored.id}: platforms against {first}",
+                   f"Each benchmark's figure on each platform divided by its figure on {first} (the first "
                    "platform), with the 99% interval of that ratio from the processes' spread on both sides, "
-                   "grouped by program.", [chart])
+                   f"grouped by program. A bar grows from 1\u00d7 (the same figure as on {first}): up when the "
+                   "platform's figure is larger (slower, for a time), down when it is smaller, on a log scale, so "
+                   "that 2\u00d7 and 0.5\u00d7 are as far from 1.", [chart])
 
 
 # -- changes against a baseline (or the first run given) ----------------------------------------
 
-def changes(reference_label: str, reference: StoredRun, stored: StoredRun, floors: dict[str, float],
-            default_floor: float, new_id: ChartIds) -> Section | None:
-    found = comparing.compare(reference.records, stored.records, floors=floors, default_floor=default_floor,
-                              levels=stored.levels)
+def comparisons(reference: StoredRun, stored: StoredRun, floors: dict[str, float],
+                default_floor: float) -> list[comparing.Comparison]:
+    """benchlab compare's rows of `stored` against `reference` (the summary and the section share them)."""
+    return comparing.compare(reference.records, stored.records, floors=floors, default_floor=default_floor,
+                             levels=stored.levels)
+
+
+def changes(reference_label: str, stored: StoredRun, found: list[comparing.Comparison], default_floor: float,
+            new_id: ChartIds) -> Section | None:
     if not found:
         return None
     counts = {verdict: sum(1 for c in found if c.verdict == verdict) for verdict in comparing.VERDICTS}
@@ -161,39 +196,56 @@ def changes(reference_label: str, reference: StoredRun, stored: StoredRun, floor
         f"changes-{stored.id}", f"Run {stored.id} against {reference_label}",
         f"benchlab compare's figures: per benchmark the change of run {stored.id} from {reference_label} with the "
         f"99% interval of the ratio (the processes as the unit); grey band: the noise floor "
-        f"({100 * default_floor:g}%). {counts[comparing.SLOWER]} slower, {counts[comparing.NOT_SLOWER]} not slower "
-        f"({faster} faster), {counts[comparing.INCONCLUSIVE]} inconclusive.", [chart], [table])
+        f"(\u00b1{100 * default_floor:g}%). {counts[comparing.SLOWER]} slower, {counts[comparing.NOT_SLOWER]} not "
+        f"slower ({faster} faster), {counts[comparing.INCONCLUSIVE]} inconclusive.", [chart], [table])
 
 
 # -- over history: trends and change points -----------------------------------------------------
 
-def trends(subject: StoredRun, history: list[StoredRun], detect: Callable, new_id: ChartIds) -> Section | None:
+@dataclasses.dataclass
+class Trend:
+    """One benchmark of the subject over the history: a line per platform and its change points."""
+
+    key: tuple
+    unit: str
+    program: str
+    lines: dict[str, list[TrendPoint]]
+    change_points: dict[str, list]
+
+
+def trend_findings(subject: StoredRun, history: list[StoredRun], detect: Callable) -> list[Trend]:
+    """Each benchmark of `subject` with two or more runs in `history`, its lines and change points."""
     if len(history) < 2:
-        return None
+        return []
     by_series = series(history)
     wanted = [(figure.key, figure.platform, figure.binary) for figure, _ in subject.figures()
               if figure.supported and figure.median is not None and figure.format != WORKLOAD_FORMAT]
-    per_key: dict[tuple, dict[str, list[TrendPoint]]] = {}
-    units: dict[tuple, str] = {}
+    found: dict[tuple, Trend] = {}
     for key, platform, binary in wanted:
         points = [_point(stored, record) for stored, record in by_series.get((key, platform, binary), [])]
-        if len(points) >= 2:
-            per_key.setdefault(key, {})[platform] = points
-            units[key] = by_series[(key, platform, binary)][0][1].unit
-    if not per_key:
-        return None
-    chart_list = []
-    marked = 0
-    for key, lines in per_key.items():
-        found = {platform: detect([p.value for p in points]) for platform, points in lines.items()}
-        marked += sum(len(v) for v in found.values())
-        chart_list.append(charts.trend(new_id(), key, units[key], lines, found))
-    return Section(
-        "history", f"History: the last {len(history)} runs of this machine",
-        f"Each benchmark of run {subject.id} over the stored runs of the same machine (host, CPU, kernel), "
-        "oldest first: the figure of each run with its 99% interval; hover a point for its run, date, git commit "
-        f"and host. Red crosses mark detected change points (level shifts; {marked} found), at the first run of "
-        "the new level, labelled with the shift.", chart_list)
+        if len(points) < 2:
+            continue
+        trend = found.setdefault(key, Trend(key, by_series[(key, platform, binary)][0][1].unit, binary or "", {}, {}))
+        trend.lines[platform] = points
+        trend.change_points[platform] = detect([p.value for p in points])
+    return list(found.values())
+
+
+def trends(subject: StoredRun, history: list[StoredRun], found: list[Trend], new_id: ChartIds) -> list[Section]:
+    """Per program, a section of its benchmarks' trend lines."""
+    marked = sum(len(points) for trend in found for points in trend.change_points.values())
+    per_program: dict[str, list[Chart]] = {}
+    for trend in found:
+        per_program.setdefault(trend.program, []).append(
+            charts.trend(new_id(), trend.key, trend.unit, trend.lines, trend.change_points))
+    intro = (f"Each benchmark of run {subject.id} over the stored runs of the same machine (host, CPU, kernel), "
+             "oldest first, each run named on the axis with its git commit: the figure of each run with its 99% "
+             "interval; hover a point for its date and host. Red crosses mark detected change points (level shifts; "
+             f"{marked} found in this history), at the first run of the new level, labelled with the shift and the "
+             "commit of that run.")
+    return [Section("history", f"History of {program or 'the benchmarks'}: the last {len(history)} runs of this "
+                    "machine", intro, chart_list, program=program)
+            for program, chart_list in per_program.items()]
 
 
 def _point(stored: StoredRun, record) -> TrendPoint:
@@ -261,33 +313,80 @@ def _workload_lines(runs: list[StoredRun], name: str, platform: str, measures: t
 
 # -- profile buckets ----------------------------------------------------------------------------
 
-def profiles(scope: list[StoredRun], load_profile: Callable[[int], list[dict[str, Any]]],
-             new_id: ChartIds) -> Section | None:
-    """Per profiled (target, platform): each profiled run's self shares as one stacked bar,
-    and the change of every bucket between the last two, in percentage points (compare's
-    bucket_moves)."""
-    from benchlab.profiling.render import bucket_moves
-    groups: dict[tuple[str, str], list[tuple[StoredRun, list[dict[str, Any]]]]] = {}
+#: Per profiled (target, platform): each profiled run with its rows, in history's order.
+ProfileGroups = dict[tuple[str, str], list[tuple[StoredRun, list[dict[str, Any]]]]]
+
+
+def profile_groups(scope: list[StoredRun], load_profile: Callable[[int], list[dict[str, Any]]]) -> ProfileGroups:
+    groups: ProfileGroups = {}
     for stored in scope:
         for row in load_profile(stored.id):
             group = groups.setdefault((row["target"], row["platform"]), [])
             if not group or group[-1][0] is not stored:
                 group.append((stored, []))
             group[-1][1].append(row)
+    return groups
+
+
+def latest_moves(groups: ProfileGroups) -> list[tuple[str, str, str, list[charts.BucketMove]]]:
+    """Per (target, platform) profiled twice or more: the moves between its last two profiles."""
+    found = []
+    for (target, platform), profiled in groups.items():
+        if len(profiled) >= 2:
+            (before, rows_a), (after, rows_b) = profiled[-2], profiled[-1]
+            found.append((target, platform, f"run {before.id} \u2192 run {after.id}",
+                          bucket_moves_with_noise(before, rows_a, after, rows_b)))
+    return found
+
+
+def profiles(groups: ProfileGroups, new_id: ChartIds) -> Section | None:
+    """Per profiled (target, platform): each profiled run's self shares as one stacked bar,
+    and the change of every bucket between the last two, in percentage points (compare's
+    bucket_moves), with the interval of its sampling noise."""
     chart_list = []
+    moves = {(target, platform): (runs, found) for target, platform, runs, found in latest_moves(groups)}
     for (target, platform), profiled in groups.items():
         shares = {f"run {stored.id} ({stored.date[:10]})": {r["bucket"]: r["share"] for r in rows if r["kind"] == "self"}
                   for stored, rows in profiled}
         chart_list.append(charts.bucket_shares(new_id(), f"{target} on {platform}: self share per bucket", shares))
-        if len(profiled) >= 2:
-            (before, rows_a), (after, rows_b) = profiled[-2], profiled[-1]
-            moves = {m["bucket"]: m["change_pp"] for m in bucket_moves(rows_a, rows_b) if m["kind"] == "self"}
-            chart_list.append(charts.bucket_changes(
-                new_id(), f"{target} on {platform}: change from run {before.id} to run {after.id}", moves))
+        if (target, platform) in moves:
+            runs, found = moves[(target, platform)]
+            chart_list.append(charts.bucket_changes(new_id(), f"{target} on {platform}: change, {runs}", found))
     if not chart_list:
         return None
     return Section("profiles", "Profile buckets",
                    "Where the time goes (benchlab profile): each bucket's self share of the samples (perf) or "
                    "instructions (callgrind), one bar per profiled run of this machine, \"other\" included so that "
                    "a bar adds up to 100%; then each bucket's move between the last two profiles, in percentage "
-                   "points (red: a larger share).", chart_list)
+                   "points (red: a larger share, green: a smaller one, grey: within the noise). The noise of a move "
+                   "is the sampling noise of perf's samples only (binomial, 99%: a share p of n samples is known to "
+                   "about 2.6 x sqrt(p(1-p)/n)): each run holds one profile, so the variation between runs of the "
+                   "same code is not in it, and a move just beyond the interval may still be that. Callgrind's "
+                   "counts of instructions are exact: no interval, and any move is a change of what ran.",
+                   chart_list)
+
+
+def bucket_moves_with_noise(before: StoredRun, rows_a: list[dict[str, Any]], after: StoredRun,
+                            rows_b: list[dict[str, Any]]) -> list[charts.BucketMove]:
+    """Each bucket's self share move (bucket_moves), with the 99% interval of the difference of
+    two binomial shares where both profiles were sampled (perf), none where counted (callgrind)."""
+    from benchlab.profiling.render import bucket_moves
+    sampled = _sampled(before) and _sampled(after)
+    totals = [sum(r["samples"] for r in rows if r["kind"] == "self") for rows in (rows_a, rows_b)]
+    moves = []
+    for move in bucket_moves(rows_a, rows_b):
+        if move["kind"] != "self":
+            continue
+        if not sampled or min(totals) <= 0:
+            moves.append(charts.BucketMove(move["bucket"], move["change_pp"]))
+            continue
+        p_a, p_b = move["a"] / 100, move["b"] / 100
+        half = 100 * normal_quantile_two_sided(stats.CI_LEVEL) * (p_a * (1 - p_a) / totals[0] + p_b * (1 - p_b) / totals[1]) ** 0.5
+        moves.append(charts.BucketMove(move["bucket"], move["change_pp"], move["change_pp"] - half,
+                                       move["change_pp"] + half))
+    return moves
+
+
+def _sampled(stored: StoredRun) -> bool:
+    """A profile of perf's samples (noisy), not callgrind's counts (exact)."""
+    return (stored.context.get("profile") or {}).get("profiler", "perf") != "callgrind"

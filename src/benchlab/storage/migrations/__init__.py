@@ -115,8 +115,8 @@ def _current(connection: sa.Connection, known: set[str], shown_url: str) -> str 
     if revision is not None and revision not in known:
         raise UserError(f"database {shown_url} has schema revision {revision!r}, which benchlab {__version__} does "
                         f"not know: a newer benchlab has upgraded it",
-                        "upgrade benchlab on this machine (pip install -U benchlab, or git pull and "
-                        "bash scripts/setup.sh), or give another --db")
+                        "upgrade benchlab on this machine (pip install --upgrade the newer wheel or git+URL, "
+                        "or in a checkout git pull and bash scripts/setup.sh), or give another --db")
     return revision
 
 

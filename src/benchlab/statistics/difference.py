@@ -1,0 +1,99 @@
+"""A benchmark's cost less its base's (the header's BL_DIFFERENCE), paired round by round.
+
+libloong reports a syscall's own cost by subtracting the median of an empty VM call from
+the syscall's median. Two medians subtracted carry each one's noise and a slow phase of
+the machine that hit one of them only. The header samples the benchmark and its base in
+the same rounds, and its record carries the base's sample of each round
+(`base_samples`); the figure here is the median of the per-round differences, each side
+less its share of the same round's empty loop (as the header reports them), and its 99%
+interval is the median's interval over those differences (stats.median_ci), so a slow
+phase that slows both cancels, as it does in a ratio.
+
+Across processes the figure is the mean of the processes' differences and the interval
+covers a rerun of as many processes (noise.rerun_half_width, without a run level: no
+earlier runs are kept for a difference), the same rule as a benchmark's own figure.
+"""
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from typing import Any, Sequence
+
+import numpy as np
+
+from benchlab.records import Record
+from benchlab.statistics import noise, stats
+
+#: Where a combined record keeps its processes' difference (combine.combine_processes).
+COMBINED_KEY = "difference_figure"
+PAIRED = "paired by round"
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference:
+    base: str          #: the base's name as the binary printed it (its instance: args/n=1)
+    value: float       #: ns per iteration, this benchmark less its base
+    low: float
+    high: float
+    processes: int
+    scope: str         #: what the interval covers: stats.WITHIN_RUN or a rerun of as many processes
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Difference":
+        return cls(**{field.name: data[field.name] for field in dataclasses.fields(cls)})
+
+
+def per_round(samples: Sequence[float], base_samples: Sequence[float],
+              overhead_samples: Sequence[float] | None) -> np.ndarray:
+    """Each round's difference; with the empty loop's samples, each side less its share
+    of that round's empty loop (stats.loop_share of its own median, as the header takes it)."""
+    x, b = np.asarray(samples, dtype=float), np.asarray(base_samples, dtype=float)
+    if x.size != b.size:
+        raise ValueError(f"{x.size} samples but {b.size} base samples: one each round")
+    if overhead_samples is None:
+        return x - b
+    loop = np.asarray(overhead_samples, dtype=float)
+    loop_median = stats.quantile(np.sort(loop), 0.5)
+    own = stats.loop_share(stats.quantile(np.sort(x), 0.5), loop_median)
+    base = stats.loop_share(stats.quantile(np.sort(b), 0.5), loop_median)
+    return (x - own * loop) - (b - base * loop)
+
+
+def of_process(record: Record) -> Difference | None:
+    """One process's difference to its base, from its samples; None without a base."""
+    base_samples = record.reported.get("base_samples")
+    base = record.reported.get("difference_to")
+    if not base or not isinstance(base_samples, list) or len(base_samples) != len(record.samples) or not base_samples:
+        return None
+    differences = per_round(record.samples, base_samples, record.overhead_samples)
+    low, high = stats.median_ci(differences)
+    return Difference(base=str(base), value=stats.quantile(np.sort(differences), 0.5), low=low, high=high,
+                      processes=1, scope=stats.WITHIN_RUN)
+
+
+def of_processes(records: list[Record]) -> Difference | None:
+    """The difference of several processes of one benchmark: their mean, and the interval a
+    rerun of as many processes lands in; one process's as it is."""
+    figures = [d for d in (of_process(r) for r in records) if d is not None]
+    if len(figures) <= 1:
+        return figures[0] if figures else None
+    values = [d.value for d in figures]
+    mean = statistics.fmean(values)
+    half, _ = noise.rerun_half_width(mean, statistics.stdev(values), len(values), None, stats.t_quantile_99)
+    return Difference(base=figures[0].base, value=mean, low=mean - half, high=mean + half,
+                      processes=len(values), scope="a rerun of as many processes")
+
+
+def of_record(record: Record) -> Difference | None:
+    """A record's difference to its base: the combined one a record of several processes
+    keeps, else its own process's."""
+    combined = record.reported.get(COMBINED_KEY)
+    if isinstance(combined, dict):
+        try:
+            return Difference.from_dict(combined)
+        except (KeyError, TypeError):
+            return None
+    return of_process(record)

@@ -1,0 +1,125 @@
+#!/bin/sh
+# Flag dialects (header section 9): a program built with BL_FLAGS b63, BL_FLAGS libloong or
+# BL_MAIN_AS(...) reads that harness's short flags as its users write them, prints what
+# that harness prints by default, and refuses any other dialect's flag with one message
+# naming the dialect it belongs to. Built as users build: -std=c99 -pedantic, the header
+# included after system headers.
+# usage: dialects_test.sh CC INCLUDE_DIR
+set -u
+cc=$1
+inc=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+checks=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# program NAME PREAMBLE MAIN: a baseline and a benchmark twice its cost.
+program() {
+    cat >"$work/$1.c" <<SRC
+#include <stdio.h>
+#include <string.h>
+$2
+#include "benchlab.h"
+static volatile uint64_t sink;
+BL_BASELINE(base, n) { for (uint64_t i = 0; i < 20 * n; i++) sink += i; }
+BL_BENCH(twice, n) { for (uint64_t i = 0; i < 40 * n; i++) sink += i; }
+static const char *seen = "unread";
+BL_BENCH(binary, n) { BL_SUSPEND { seen = bl_binary("none"); } for (uint64_t i = 0; i < n; i++) sink += i; }
+static uint64_t seven(void) { return 7; }
+BL_COUNTER(sevens, "sevens", seven)
+$3
+SRC
+    "$cc" -std=c99 -pedantic -Wall -Wextra -Werror -O2 -I"$inc" "$work/$1.c" -o "$work/$1" 2>"$work/$1.cc" ||
+        fail "$1 does not build: $(cat "$work/$1.cc")"
+}
+program csb "" "BL_MAIN()"
+program b63 "#define BL_FLAGS b63" "BL_MAIN()"
+program b63_as "" "BL_MAIN_AS(b63)"
+program libloong "#define BL_FLAGS libloong" \
+    "int main(int argc, char **argv) { int s = bl_main(argc, argv); if (!s) fprintf(stderr, \"binary=%s\\n\", seen); return s; }"
+
+# expect_error PROGRAM "expected stderr line" ARGS...: status 2, one line, nothing run.
+expect_error() {
+    prog=$1; want=$2; shift 2
+    checks=$((checks + 1))
+    "$work/$prog" "$@" >"$work/out" 2>"$work/err"
+    status=$?
+    [ "$status" -eq 2 ] || fail "$prog $* exited $status, want 2"
+    [ ! -s "$work/out" ] || fail "$prog $* printed on stdout: $(head -c 200 "$work/out")"
+    [ "$(cat "$work/err")" = "$want" ] || fail "$prog $*: stderr is '$(cat "$work/err")', want '$want'"
+}
+how="Build it with #define BL_FLAGS <dialect> before including benchlab.h (or BL_MAIN_AS(<dialect>)) to take another dialect's; see --help"
+
+# B63's lines: name,counter,iterations,events,per-iteration, one per epoch (-e), the
+# default format in B63's dialect; -d changes the delimiter, as B63's getopt reads it.
+for prog in b63 b63_as; do
+    checks=$((checks + 1))
+    # B63's -t is whole seconds: B63's own `-t 1` runs once, shorter limits keep the test short
+    if [ "$prog" = b63 ]; then limit=1; else limit=0.05; fi
+    "$work/$prog" -t $limit -e 5 --filter=twice >"$work/plain" || fail "$prog -t $limit -e 5 failed"
+    [ "$(grep -c '^twice,time,' "$work/plain")" -eq 5 ] || fail "$prog -e 5: not 5 twice lines: $(cat "$work/plain")"
+    [ "$(grep -c '^base,time,' "$work/plain")" -eq 5 ] || fail "$prog -e 5: not 5 baseline lines"
+    bad=$(grep -Ev '^[a-z]+,time,[0-9]+,[0-9]+,[0-9]+\.[0-9]{6}$' "$work/plain")
+    [ -z "$bad" ] || fail "$prog: lines not B63's: $bad"
+    # the fifth field is the fourth over the third, as B63 prints it
+    awk -F, '{ q = $4 / $3; if (q - $5 > 1e-6 || $5 - q > 1e-6) bad++ } END { exit bad > 0 }' "$work/plain" ||
+        fail "$prog: per-iteration is not events / iterations"
+done
+checks=$((checks + 1))
+"$work/b63" -e7 -t 0.05 -d ';' -s -42 --filter=twice >"$work/semi" || fail "b63 -e7 -d ';' -s -42 failed"
+[ "$(grep -c '^twice;time;' "$work/semi")" -eq 7 ] || fail "-e7 -d ';': $(cat "$work/semi")"
+checks=$((checks + 1))
+"$work/b63" -e 5 -t 0.05 -s 42 --format=jsonl --filter=twice | head -1 | grep -q '"seed":42,' || fail "b63 -s 42 is not the seed"
+"$work/b63" -e 5 -t 0.05 -s -1 --format=jsonl --filter=twice | head -1 | grep -q '"seed":18446744073709551615,' ||
+    fail "b63 -s -1 is not the seed 2^64-1"
+# -i alone and grouped with a flag that takes a value (getopt's -ie 5)
+checks=$((checks + 1))
+"$work/b63" -ie 5 -t0.05 --filter=twice >"$work/inter" || fail "b63 -ie 5 failed"
+grep -Eq '^twice +time +: +[0-9]+\.[0-9]{3} \([+-] *[0-9]+\.[0-9]{3}% [* ]\)$' "$work/inter" ||
+    fail "b63 -i: no comparison line: $(cat "$work/inter")"
+grep -Eq '^base +time +: +[0-9]+\.[0-9]{3}$' "$work/inter" || fail "b63 -i: no baseline line: $(cat "$work/inter")"
+# -c names counters (B63's names among them), --format still wins over the default
+checks=$((checks + 1))
+"$work/b63" -e 5 -t 0.05 -c time,sevens --filter=twice --format=jsonl | grep -c '"counter":"sevens"' | grep -q '^2$' ||
+    fail "b63 -c time,sevens: not a record of the counter for twice and the baseline"
+
+# Other dialects' flags, and other dialects' forms, are refused by name.
+expect_error b63 "benchlab: -n means nops between operations (--nops) in CSB's dialect, not in this program's: it reads B63's short flags (BL_FLAGS b63). $how" -n=3
+expect_error b63 "benchlab: \"-s=500\": this program reads B63's short flags, whose values are written as getopt reads it: -t 5, -t5, or after flags without a value (-it 5) (-s means the target's initial size (--size) in CSB's dialect; samples per benchmark (--samples) in libloong's: BL_FLAGS chooses the dialect)" -s=500
+expect_error b63 "benchlab: -b means the guest program's path (--binary) in libloong's dialect, not in this program's: it reads B63's short flags (BL_FLAGS b63). $how" -b guest.elf
+expect_error b63 "benchlab: --binary means the guest program's path (bl_binary()) in libloong's dialect, not in this program's: it reads B63's short flags (BL_FLAGS b63). $how" --binary guest.elf
+expect_error b63 'benchlab: -e must be a whole number from 3 to 1000000 (got "0")' -e 0
+expect_error b63 'benchlab: -e needs a value' -e
+expect_error csb "benchlab: -e means epochs: samples per benchmark (--samples) in B63's dialect, not in this program's: it reads CSB's short flags (BL_FLAGS csb). $how" -e 10
+expect_error csb "benchlab: -i means B63's interactive lines (--format=b63-interactive) in B63's dialect, not in this program's: it reads CSB's short flags (BL_FLAGS csb). $how" -i
+expect_error csb "benchlab: \"-s\": this program reads CSB's short flags, whose values are written flag=value, e.g. -t=4 (-s means the seed (--seed) in B63's dialect; samples per benchmark (--samples) in libloong's: BL_FLAGS chooses the dialect)" -s 500
+expect_error libloong "benchlab: \"-s=500\": this program reads libloong's short flags, whose values are written flag, space, value: -s 500 (-s means the target's initial size (--size) in CSB's dialect; the seed (--seed) in B63's: BL_FLAGS chooses the dialect)" -s=500
+expect_error libloong "benchlab: -t means threads (--threads) in CSB's dialect; seconds per benchmark (--time-limit) in B63's, not in this program's: it reads libloong's short flags (BL_FLAGS libloong). $how" -t=4
+expect_error libloong 'benchlab: -s must be a whole number from 3 to 1000000 (got "x")' -s x
+
+# libloong's: -s N samples, -b PATH / --binary PATH for the program (bl_binary), -h.
+checks=$((checks + 1))
+"$work/libloong" -s 9 -b /guest.elf --time-limit=0.05 --format=jsonl >"$work/ll" 2>"$work/ll.err" || fail "libloong -s 9 -b failed"
+grep -q '"samples":9,' "$work/ll" || fail "libloong -s 9: context does not say 9 samples"
+grep -q '^binary=/guest.elf$' "$work/ll.err" || fail "libloong -b: bl_binary() gave $(cat "$work/ll.err")"
+"$work/libloong" --samples 9 --binary /other.elf --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong --binary failed"
+grep -q '^binary=/other.elf$' "$work/ll.err" || fail "libloong --binary: bl_binary() gave $(cat "$work/ll.err")"
+"$work/libloong" -s 9 --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong without -b failed"
+grep -q '^binary=none$' "$work/ll.err" || fail "libloong without -b: bl_binary() gave $(cat "$work/ll.err")"
+checks=$((checks + 1))
+"$work/libloong" -h >"$work/help" 2>/dev/null || fail "libloong -h failed"
+grep -q "^short flags (libloong's, BL_FLAGS libloong" "$work/help" || fail "libloong -h does not list its dialect"
+grep -Eq '^  -b +the guest program' "$work/help" || fail "libloong -h does not list -b"
+
+# A dialect that does not exist does not compile, naming the choices.
+checks=$((checks + 1))
+printf '#define BL_FLAGS google\n#include "benchlab.h"\nBL_MAIN()\n' >"$work/bad.c"
+"$cc" -std=c99 -I"$inc" -c "$work/bad.c" -o "$work/bad.o" 2>"$work/bad.err" && fail "BL_FLAGS google compiled"
+grep -q 'BL__DIALECT_google' "$work/bad.err" || fail "BL_FLAGS google: the error does not name it: $(head -3 "$work/bad.err")"
+printf '#include "benchlab.h"\nBL_MAIN_AS(google)\n' >"$work/bad2.c"
+"$cc" -std=c99 -I"$inc" -c "$work/bad2.c" -o "$work/bad2.o" 2>"$work/bad2.err" && fail "BL_MAIN_AS(google) compiled"
+grep -q 'BL__DIALECT_google' "$work/bad2.err" || fail "BL_MAIN_AS(google): the error does not name it"
+
+echo "dialects_test: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]
