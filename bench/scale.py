@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import hashlib
 import random
 import resource
 import shutil
@@ -134,7 +135,7 @@ class Synthetic:
         return {"benchlab": "0.2.0", "date": date, **machine, "os": "Linux", "python": "3.11.2", "numpy": "2.1.3",
                 "compilers": {"native": "gcc 12.2.0", "wasm32-wasi": "clang 14.0.6"},
                 "cflags": {"native": ["-O2"], "wasm32-wasi": ["-O2"]},
-                "git": {"commit": f"{n * 2654435761 % 2**160:040x}", "dirty": False}, "seed": n,
+                "git": {"commit": hashlib.sha1(str(n).encode()).hexdigest(), "dirty": False}, "seed": n,
                 "argv": ["benchlab", "run", "suites/sys", "suites/calls"],
                 "load": {"start": {"average": average, "cpus": 2}, "end": {"average": average, "cpus": 2}},
                 "platforms": {p: {"command": None, "launchers": [], "build": p, "version": None} for p in PLATFORMS},
