@@ -277,8 +277,11 @@ def _no_baseline_yet(store, baseline: str, run: str, output_format: str, inconcl
     try:
         store.resolve_run_id(baseline)
         return None
-    except UserError:
-        check_baseline_name(baseline)  # a number, latest, -N: a run that is not there (exit 2)
+    except UserError as missing:
+        try:
+            check_baseline_name(baseline)
+        except UserError:
+            raise missing from None  # a number, latest, -N: a run that is not there (exit 2)
     candidate = None if Path(run).is_file() else store.resolve_run_id(run)
     others = [row["name"] for row in store.list_baselines()]
     judgment = no_baseline(baseline, candidate, store.url, others)

@@ -79,6 +79,6 @@ def _no_rows_case(answer: Answer) -> ElementTree.Element:
     that a widget shows the note rather than "no tests found"."""
     case = ElementTree.Element("testcase", {"name": "baseline", "classname": answer.command, "time": "0"})
     lines = answer.judgment.lines if answer.judgment else [answer.heading]
-    skipped = ElementTree.SubElement(case, "skipped", {"message": printable(lines[0])})
+    skipped = ElementTree.SubElement(case, "skipped", {"message": printable(lines[0]), "type": "no baseline"})
     skipped.text = "\n".join(printable(line) for line in lines)
     return case
