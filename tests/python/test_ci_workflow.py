@@ -207,3 +207,66 @@ def test_the_github_workflow_gates_pull_requests_against_mains_baseline_in_fresh
     assert again.steps[-1].exit_code == 0 and "gate passed" in again.steps[-1].output
     assert again.summary.startswith("### benchlab gate passed")
     assert "it was run 1" in again.step("Save the baseline").output  # main's baseline moves on
+
+
+# -- the GitLab job of docs/ci.md ----------------------------------------------------------------
+
+def gitlab_job() -> dict:
+    """The `benchmarks` job of the yaml block under docs/ci.md's "GitLab CI"."""
+    text = (REPO / "docs" / "ci.md").read_text()
+    section = text[text.index("## GitLab CI"):]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    return yaml.safe_load(block)["benchmarks"]
+
+
+def run_gitlab(tmp_path: Path, project: Path, number: int, event: str) -> subprocess.CompletedProcess:
+    """The job as a GitLab runner runs it: the rule that matches sets its variables, the cache
+    is pulled and pushed as its policy says, the script runs in one bash (`set -eo pipefail`)."""
+    job = gitlab_job()
+    workspace = tmp_path / f"gitlab{number}" / "checkout"
+    shutil.copytree(project, workspace)
+    predefined = ({"CI_COMMIT_BRANCH": "main", "CI_PIPELINE_SOURCE": "push"} if event == "push" else
+                  {"CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "7"})
+    predefined.update({"CI_DEFAULT_BRANCH": "main", "CI_API_V4_URL": "https://gitlab.example/api/v4",
+                       "CI_PROJECT_ID": "42", "BENCHLAB_GITLAB_TOKEN": "token"})
+    conditions = {"$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH": predefined.get("CI_COMMIT_BRANCH") == "main",
+                  '$CI_PIPELINE_SOURCE == "merge_request_event"': event == "merge_request"}
+    [rule] = [rule for rule in job["rules"] if conditions[rule["if"]]]
+    variables = {**{key: str(value) for key, value in job["variables"].items()}, **rule["variables"], **FAST}
+    policy = variables[job["cache"]["policy"].lstrip("$")]
+    cache = tmp_path / "gitlab-cache" / job["cache"]["key"]
+    if "pull" in policy and cache.exists():
+        shutil.copytree(cache, workspace, dirs_exist_ok=True)
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("BENCHLAB_", "GITHUB_", "CI_"))}
+    env.update({**predefined, **variables, "PATH": f"{tmp_path / 'gitlab-tools'}:{Path(sys.executable).parent}:"
+                                                   f"{os.environ['PATH']}"})
+    script = "\n".join(job["script"])
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=workspace, env=env,
+                          capture_output=True, text=True, timeout=300)
+    if "push" in policy and (done.returncode == 0 or job["cache"]["when"] == "always"):
+        for pattern in job["cache"]["paths"]:
+            for path in workspace.glob(pattern):
+                (cache / path.relative_to(workspace)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, cache / path.relative_to(workspace))
+    return done
+
+
+def test_the_gitlab_job_of_the_docs_gates_a_merge_request_and_comments_before_failing(tmp_path):
+    tools = tmp_path / "gitlab-tools"
+    write(tools / "pip", "#!/bin/sh\nexit 0\n", executable=True)
+    write(tools / "curl", f'#!/bin/sh\necho "$@" >> {tmp_path}/curl.log\n', executable=True)
+    first = run_gitlab(tmp_path, project_at(tmp_path / "main", 240), 1, "push")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "gate not judged: no baseline 'main' yet (exit 5)" in first.stderr and "gate status 5" in first.stdout
+    stored = tmp_path / "gitlab-cache" / "benchlab-store" / ".benchlab" / "results.db"
+    before = stored.read_bytes()
+    slower = run_gitlab(tmp_path, project_at(tmp_path / "slower", 2400), 2, "merge_request")
+    assert slower.returncode == 3, slower.stdout + slower.stderr
+    workspace = tmp_path / "gitlab2" / "checkout"
+    assert (workspace / "benchlab-comment.md").read_text().startswith("### benchlab gate failed: 1 slower")
+    assert verdicts(read_junit(workspace / "benchlab-junit.xml"))["Read/1 on native"] == "failure:slower"
+    assert (tmp_path / "curl.log").read_text() == (
+        "--fail --silent --show-error --request POST --header PRIVATE-TOKEN: token --data-urlencode "
+        "body@benchlab-comment.md https://gitlab.example/api/v4/projects/42/merge_requests/7/notes\n")
+    # a merge request pulls main's store and pushes nothing back
+    assert stored.read_bytes() == before
