@@ -53,8 +53,11 @@ def test_ab_that_cannot_decide_in_its_rounds_exits_4_and_says_what_would_decide(
     accepted = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--max-regression", "1", "--inconclusive", "pass")
     assert accepted.exit_code == 0 and accepted.stderr.splitlines()[-1].endswith("accepted by --inconclusive=pass")
     # without --max-regression, ab measures and says its verdicts, and judges nothing
-    measured = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4")
+    measured = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--summary", "ab.md")
     assert measured.exit_code == 0 and measured.stdout.splitlines()[1].split()[-1] == "inconclusive"
+    summary = (project / "ab.md").read_text().splitlines()
+    assert summary[:3] == ["### benchlab ab measured 1 row(s), judged none (no --max-regression)", "",
+                           "B: b.sh against A: a.sh, 1 program(s)"]
 
 
 def test_ab_of_two_git_revisions_builds_each_in_a_worktree(project, benchlab):
@@ -72,7 +75,9 @@ def test_ab_of_two_git_revisions_builds_each_in_a_worktree(project, benchlab):
     assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
 
 
-def test_ab_of_several_targets_at_two_revisions_measures_every_program_in_the_same_rounds(project, benchlab):
+def test_ab_of_several_targets_at_two_revisions_measures_every_program_in_the_same_rounds(project, benchlab,
+                                                                                          monkeypatch):
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project / "step.md"))
     git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     lind(project, "calls/read.sh", 100)
@@ -105,6 +110,7 @@ def test_ab_of_several_targets_at_two_revisions_measures_every_program_in_the_sa
     assert summary.startswith("### benchlab ab failed: 1 slower beyond the threshold\n\nB: HEAD against A: HEAD~1, "
                               "2 program(s)\n\n| TEST | PLATFORM | A (A: HEAD~1) | B (B: HEAD) | B/A |")
     assert "- 4 rounds of A and B in " in summary
+    assert (project / "step.md").read_text() == summary + "\n"  # GitHub's job summary, appended to
 
 
 def test_ab_usage_errors(project, benchlab):
