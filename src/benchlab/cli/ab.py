@@ -69,16 +69,15 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
                         "install git (apt-get install git), or give two programs A B") from None
 
 
-def revision_pairs(config, arguments: tuple[str, ...], trees: tuple[Path, Path], revisions: tuple[str, str],
+def revision_pairs(config, relative: list[Path], trees: tuple[Path, Path], revisions: tuple[str, str],
                    platform) -> list[Pair]:
-    """A pair per program that both revisions' TARGETs have, by name; a program only one
-    revision has is left out, and said."""
-    relative = [_relative(config.root, argument) for argument in arguments]
+    """A pair per program that both revisions' TARGETs (paths within the project) have, by
+    name; a program only one revision has is left out, and said."""
     sides = [_programs(config, [str(tree / path) for path in relative]) for tree in trees]
     names = [name for name in sides[0] if name in sides[1]]
     if not names:
-        raise UserError(f"{' '.join(arguments)} has no program in common between {revisions[0]} and {revisions[1]}",
-                        "give suite directories or files that exist in both revisions")
+        raise UserError(f"{' '.join(map(str, relative))} has no program in common between {revisions[0]} and "
+                        f"{revisions[1]}", "give suite directories or files that exist in both revisions")
     for rev, side, other in ((revisions[0], sides[0], sides[1]), (revisions[1], sides[1], sides[0])):
         alone = [name for name in side if name not in other]
         if alone:
@@ -86,7 +85,7 @@ def revision_pairs(config, arguments: tuple[str, ...], trees: tuple[Path, Path],
     return [Pair(name, Unit(sides[0][name], platform), Unit(sides[1][name], platform)) for name in names]
 
 
-def _relative(root: Path, argument: str) -> Path:
+def relative_path(root: Path, argument: str) -> Path:
     """A TARGET's path within the project, which each revision's worktree has at the same place."""
     try:
         return Path(argument).resolve().relative_to(root.resolve())
@@ -158,6 +157,7 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
         raise UserError("--junit needs --max-regression: JUnit records passes and failures, and without a threshold "
                         "ab judges nothing", "give --max-regression PCT, e.g. --max-regression 2%")
     outputs = Outputs.checked(summary_path, junit_path)
+    relative = [relative_path(config.root, argument) for argument in programs] if revs else []
     seed = seed if seed is not None else random.randrange(2**31)
     # Short processes, many rounds (PROCESS_TIME_LIMIT_S), unless the user's --arg sets the time limit.
     own_limit = any(arg.startswith("--time-limit") for arg in extra_args)
@@ -167,7 +167,7 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
     with contextlib.ExitStack() as stack:
         if revs:
             trees = stack.enter_context(worktrees(config.root, (revs[0], revs[1])))
-            pairs = revision_pairs(config, programs, (trees[0], trees[1]), (revs[0], revs[1]), platform)
+            pairs = revision_pairs(config, relative, (trees[0], trees[1]), (revs[0], revs[1]), platform)
             labels = revs
         else:
             a, b = _single(programs[0], config), _single(programs[1], config)

@@ -304,13 +304,12 @@ class Remeasured:
 
 
 def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
-                    trust_stored: bool = False, notes: list[str] | None = None) -> remeasure.Plan | None:
+                    trust_stored: bool, notes: list[str]) -> remeasure.Plan | None:
     """What can be run again; None when BASELINE names no baseline (a run id, a result file):
     then only stored figures exist, and the note says so (printed, and added to `notes`)."""
     def note(line: str) -> None:
         click.echo(line, err=True)
-        if notes is not None:
-            notes.append(line)
+        notes.append(line)
     if not _is_baseline(store, baseline):
         note(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
              "its binaries for the gate to run again)")

@@ -123,6 +123,9 @@ def test_ab_usage_errors(project, benchlab):
         ("ab", "--rev", "x", "a.sh"):
             "error: --rev needs two revisions and one or more TARGETs (write: benchlab ab --rev main --rev HEAD "
             "suites/calls)\n",
+        ("ab", "--rev", "x", "--rev", "y", "a.sh", "/"):
+            f"error: --rev: / is outside the project {project} (give a suite directory or file of the project, whose "
+            "revisions --rev checks out)\n",
         ("ab", "a.sh", "a.sh", "--junit", "ab.xml"):
             "error: --junit needs --max-regression: JUnit records passes and failures, and without a threshold ab "
             "judges nothing (give --max-regression PCT, e.g. --max-regression 2%)\n",
