@@ -23,6 +23,9 @@ class ExitCode(enum.IntEnum):
     #: interval reaches both sides of the threshold: undecided, never a pass
     #: (`--inconclusive=pass` turns it into 0).
     INCONCLUSIVE = 4
+    #: `benchlab gate --baseline NAME`: no baseline NAME exists yet (a CI store's first job):
+    #: nothing was judged; neither a pass nor a usage error (saving one is the fix).
+    NO_BASELINE = 5
     #: Interrupted by Ctrl-C (128 + SIGINT, as shells report it).
     INTERRUPTED = 130
 

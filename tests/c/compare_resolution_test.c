@@ -25,7 +25,7 @@ typedef struct { double ratio, low, high; } figures;
    three), a little of it the benchmark's own. */
 static figures compare(double base_ns, double shift, uint64_t iterations) {
     static double empty[ROUNDS], base[ROUNDS], bench[ROUNDS];
-    static const bl__bench baseline_bench = {"baseline", NULL, 1, NULL, NULL, 0, __FILE__, __LINE__, 0};
+    static const bl__bench baseline_bench = {"baseline", NULL, 1, NULL, NULL, 0, __FILE__, __LINE__, 0, NULL};
     bl__instance baseline_instance;
     bl__result baseline, r;
     bl__options o;

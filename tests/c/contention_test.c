@@ -93,7 +93,7 @@ static void check_leave_out(void) {
 
 /* The record's fields, written by the jsonl writer from a made-up result. */
 static void check_record(void) {
-    static const bl__bench bench = {"b", NULL, 0, NULL, NULL, 0, __FILE__, __LINE__, 0};
+    static const bl__bench bench = {"b", NULL, 0, NULL, NULL, 0, __FILE__, __LINE__, 0, NULL};
     bl__instance in;
     bl__options o;
     rounds10 g;

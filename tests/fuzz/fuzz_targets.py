@@ -549,7 +549,7 @@ def _exports() -> dict[str, str]:
         for name in ("benchlab.jsonl", "gbench.json"):
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 assert main(["import", str(IMPORT_DATA / name), "--db", url]) == 0
-        for fmt in RUN_FORMATS:
+        for fmt in [name for name in RUN_FORMATS if name in IMPORT_FORMATS]:  # not what only other tools read
             out = io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
                 code = main(["export", "1", "--format", fmt, "--db", url])

@@ -1,8 +1,9 @@
 """`benchlab ab A B`: two builds in alternating processes, paired by round (benchlab.measuring.ab).
 
 A and B are two executables or two C sources, or, with `--rev R1 --rev R2`, two git
-revisions of one TARGET (a suite directory or a file), each checked out in a temporary
-worktree and built with the build cache.
+revisions of one or more TARGETs (suite directories or files), each revision checked out
+in a temporary worktree and built with the build cache; every program both revisions
+have is a pair, all of them measured in the same rounds.
 """
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
 from benchlab.measuring.remeasure import decider
+from benchlab.cli.ci import Outputs, junit_option, summary_option
 from benchlab.cli.common import FiniteFloatRange, config_of, note, quiet_option, rounds_progress
 from benchlab.errors import ExitCode, UserError
-from benchlab.output.comparisons import render
+from benchlab.output.comparisons import Answer, render
 from benchlab.output.fitting import terminal_width
 from benchlab.percent import Percent
 from benchlab.measuring.platforms import resolve_platforms
@@ -68,6 +70,42 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
                         "install git (apt-get install git), or give two programs A B") from None
 
 
+def revision_pairs(config, relative: list[Path], trees: tuple[Path, Path], revisions: tuple[str, str],
+                   platform) -> list[Pair]:
+    """A pair per program that both revisions' TARGETs (paths within the project) have, by
+    name; a program only one revision has is left out, and said."""
+    sides = [_programs(config, [str(tree / path) for path in relative]) for tree in trees]
+    names = [name for name in sides[0] if name in sides[1]]
+    if not names:
+        raise UserError(f"{' '.join(map(str, relative))} has no program in common between {revisions[0]} and "
+                        f"{revisions[1]}", "give suite directories or files that exist in both revisions")
+    for rev, side, other in ((revisions[0], sides[0], sides[1]), (revisions[1], sides[1], sides[0])):
+        alone = [name for name in side if name not in other]
+        if alone:
+            click.echo(f"warning: only {rev} has {', '.join(alone)}: left out", err=True)
+    return [Pair(name, Unit(sides[0][name], platform), Unit(sides[1][name], platform)) for name in names]
+
+
+def relative_path(root: Path, argument: str) -> Path:
+    """A TARGET's path within the project, which each revision's worktree has at the same place."""
+    try:
+        return Path(argument).resolve().relative_to(root.resolve())
+    except ValueError:
+        raise UserError(f"--rev: {argument} is outside the project {root}",
+                        "give a suite directory or file of the project, whose revisions --rev checks out") from None
+
+
+def _programs(config, arguments: list[str]) -> dict[str, Target]:
+    """The programs the arguments name, by name: two of one name could not be paired."""
+    programs: dict[str, Target] = {}
+    for target in resolve_targets(arguments, config):
+        if target.name in programs:
+            raise UserError(f"two programs are named {target.name} ({programs[target.name].path} and {target.path}): "
+                            "ab pairs A's and B's programs by name", "give the TARGETs in separate runs of ab")
+        programs[target.name] = target
+    return programs
+
+
 def _single(argument: str, config) -> Target:
     targets = resolve_targets([argument], config)
     if len(targets) != 1 or targets[0].kind == "workload":
@@ -76,8 +114,9 @@ def _single(argument: str, config) -> Target:
 
 
 @click.command("ab")
-@click.argument("programs", nargs=-1, metavar="A B | --rev R1 --rev R2 TARGET")
-@click.option("--rev", "revs", multiple=True, metavar="REV", help="A git revision; give two, and one TARGET.")
+@click.argument("programs", nargs=-1, metavar="A B | --rev R1 --rev R2 TARGET...")
+@click.option("--rev", "revs", multiple=True, metavar="REV",
+              help="A git revision; give two, and one or more TARGETs (suite directories or files).")
 @click.option("--platform", "platform_name", default="native", metavar="NAME", help="Where to run (default native).")
 @click.option("--precision", type=FiniteFloatRange(min=0.01, max=100), default=1.0, metavar="PCT",
               help="Stop once every ratio's 99% interval is within +-PCT% (default 1).")
@@ -95,24 +134,32 @@ def _single(argument: str, config) -> Target:
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), metavar="N", help="Seed of the round order.")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
+@summary_option
+@junit_option
 @quiet_option
 @click.pass_context
 def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, ...], platform_name: str,
             precision: float, time_limit: float | None, max_rounds: int, duet: bool, max_regression: float | None,
             inconclusive: str, floor: float | None, output_format: str, seed: int | None,
-            extra_args: tuple[str, ...], quiet: bool) -> int:
+            extra_args: tuple[str, ...], summary_path: str | None, junit_path: str | None, quiet: bool) -> int:
     """Run A and B in alternating processes, in a random order each round, and report per
     benchmark the ratio B/A with a 99% interval from the paired rounds, and a verdict:
     slower, not slower, or inconclusive."""
     config = config_of(context)
     [platform] = resolve_platforms([platform_name], config)
     platform.check_available()
-    if revs and (len(revs) != 2 or len(programs) != 1):
-        raise UserError("--rev needs two revisions and one TARGET", "write: benchlab ab --rev main --rev HEAD suites/calls")
+    if revs and (len(revs) != 2 or not programs):
+        raise UserError("--rev needs two revisions and one or more TARGETs",
+                        "write: benchlab ab --rev main --rev HEAD suites/calls")
     if not revs and len(programs) != 2:
         raise UserError("ab needs two programs A and B", "write: benchlab ab a.c b.c, or --rev R1 --rev R2 TARGET")
     if duet and len(os.sched_getaffinity(0)) < 2:
         raise UserError("--duet needs two CPUs to run A and B on", "run without --duet on this machine")
+    if junit_path and max_regression is None:
+        raise UserError("--junit needs --max-regression: JUnit records passes and failures, and without a threshold "
+                        "ab judges nothing", "give --max-regression PCT, e.g. --max-regression 2%")
+    outputs = Outputs.checked(summary_path, junit_path)
+    relative = [relative_path(config.root, argument) for argument in programs] if revs else []
     seed = seed if seed is not None else random.randrange(2**31)
     # Short processes, many rounds (PROCESS_TIME_LIMIT_S), unless the user's --arg sets the time limit.
     own_limit = any(arg.startswith("--time-limit") for arg in extra_args)
@@ -121,14 +168,8 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
     runner = Runner(config, [platform], options, Builder(config), lambda m: note(f"warning: {m}"))
     with contextlib.ExitStack() as stack:
         if revs:
-            tree_a, tree_b = stack.enter_context(worktrees(config.root, (revs[0], revs[1])))
-            relative = Path(programs[0]).resolve().relative_to(config.root.resolve())
-            sides = [{t.name: t for t in resolve_targets([str(tree / relative)], config)} for tree in (tree_a, tree_b)]
-            names = [name for name in sides[0] if name in sides[1]]
-            if not names:
-                raise UserError(f"{programs[0]} has no program in common between {revs[0]} and {revs[1]}",
-                                "give a suite directory that exists in both revisions")
-            pairs = [Pair(name, Unit(sides[0][name], platform), Unit(sides[1][name], platform)) for name in names]
+            trees = stack.enter_context(worktrees(config.root, (revs[0], revs[1])))
+            pairs = revision_pairs(config, relative, (trees[0], trees[1]), (revs[0], revs[1]), platform)
             labels = revs
         else:
             a, b = _single(programs[0], config), _single(programs[1], config)
@@ -156,13 +197,17 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
         raise UserError("a process of A or B failed", "fix it, then run ab again")
     for c in result.comparisons:
         c.threshold = threshold
-    click.echo(render(result.comparisons, f"A: {labels[0]}", f"B: {labels[1]}", output_format,
-                      width=terminal_width(sys.stdout)), nl=False)
-    note(f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}")
-    if threshold is None:
-        return ExitCode.OK
-    judgment = judge(result.comparisons, command="ab", inconclusive=inconclusive,
-                     advice=lambda _: remeasure_advice(result.rounds, result.seconds, time_limit))
-    for line in judgment.lines:
-        click.echo(line, err=True)
-    return judgment.exit_code
+    a_label, b_label = f"A: {labels[0]}", f"B: {labels[1]}"
+    click.echo(render(result.comparisons, a_label, b_label, output_format, width=terminal_width(sys.stdout)), nl=False)
+    rounds = f"{result.rounds} rounds of A and B{' at once (duet)' if duet else ''} in {result.seconds:.1f} s, seed {seed}"
+    note(rounds)
+    judgment = None
+    if threshold is not None:
+        judgment = judge(result.comparisons, command="ab", inconclusive=inconclusive,
+                         advice=lambda _: remeasure_advice(result.rounds, result.seconds, time_limit))
+        for line in judgment.lines:
+            click.echo(line, err=True)
+    subject = f"{b_label} against {a_label}, {len(pairs)} program(s)"
+    outputs.write(Answer("ab", subject, a_label, b_label, result.comparisons, judgment, inconclusive,
+                         notes=[rounds], seconds=result.seconds))
+    return judgment.exit_code if judgment is not None else ExitCode.OK

@@ -17,12 +17,13 @@ import click
 from benchlab.measuring import context as run_context
 from benchlab.measuring import remeasure
 from benchlab.measuring.ab import check_time_limit, default_time_limit
-from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice, stored_advice
+from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, no_baseline, remeasure_advice, stored_advice
 from benchlab.statistics import noise
+from benchlab.cli.ci import Outputs, junit_option, summary_option
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option, rounds_progress
-from benchlab.statistics.compare import Comparison, attribute_causes, compare
+from benchlab.statistics.compare import VERDICTS, Comparison, attribute_causes, compare
 from benchlab.errors import ExitCode, UserError
-from benchlab.output.comparisons import render
+from benchlab.output.comparisons import Answer, render
 from benchlab.output.fitting import terminal_width
 from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
@@ -153,20 +154,26 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--inconclusive", type=click.Choice(INCONCLUSIVE_POLICIES), default="fail", show_default=True,
               help="What a row whose interval reaches both sides of the threshold does: fail (exit 4) or pass (exit 0).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
+@summary_option
+@junit_option
 @db_option
 @quiet_option
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
                  margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
                  trust_stored: bool, time_limit: float | None, inconclusive: str,
-                 output_format: str, db_url: str | None, quiet: bool) -> int:
+                 output_format: str, summary_path: str | None, junit_path: str | None, db_url: str | None,
+                 quiet: bool) -> int:
     """Exit 0 when every row of RUN is not slower than the baseline beyond --max-regression
     with 99% confidence, 3 when one is slower (listed), 4 when none is slower for sure but
     some row is inconclusive (listed, with what would decide it; --inconclusive=pass makes
-    that 0); 1 stays for errors, 2 for usage. With --bucket, also 3 when a profile bucket's
-    share misses its limit by the margin."""
+    that 0), 5 when the baseline does not exist yet (nothing judged); 1 stays for errors, 2
+    for usage. With --bucket, also 3 when a profile bucket's share misses its limit by the margin."""
     if not baseline and not bucket_limits:
         raise click.UsageError("give --baseline RUN, or --bucket \"NAME<PCT%\", or both")
+    if not baseline and (summary_path or junit_path):
+        raise click.UsageError("--summary and --junit report the rows judged against --baseline: give --baseline RUN")
+    outputs = Outputs.checked(summary_path, junit_path) if baseline else None
     limits, margin_pp = [parse_limit(text) for text in bucket_limits], parse_margin(margin)
     bucket_failed = _bucket_gate(context, run, limits, margin_pp, inclusive, db_url) if limits else False
     if not baseline:
@@ -174,7 +181,8 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
     answer = _regression_gate(context, run or "latest", baseline, max_regression, floor, output_format, db_url,
                               remeasure_on=not no_remeasure, time_limit=time_limit, inconclusive=inconclusive,
                               trust_stored=trust_stored, quiet=quiet)
-    return ExitCode.REGRESSION if bucket_failed else answer
+    outputs.write(answer)
+    return ExitCode.REGRESSION if bucket_failed else answer.judgment.exit_code
 
 
 def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: float, inclusive: bool,
@@ -209,15 +217,20 @@ def _bucket_gate(context: click.Context, run: str | None, limits, margin_pp: flo
 def _regression_gate(context: click.Context, run: str, baseline: str, max_regression: float, floor: float | None,
                      output_format: str, db_url: str | None, remeasure_on: bool = True,
                      time_limit: float | None = None, inconclusive: str = "fail",
-                     trust_stored: bool = False, quiet: bool = False) -> ExitCode:
+                     trust_stored: bool = False, quiet: bool = False) -> Answer:
     """Print the comparison of RUN with the baseline, re-measured where it can be (remeasure.py),
     on stored figures elsewhere, each row naming its method; the answer (judgment.py)."""
     config = config_of(context)
     threshold_of = lambda bench: config.max_regressions.get(bench, max_regression / 100)  # noqa: E731
     store = open_store(config, db_url) if not Path(baseline).is_file() or not Path(run).is_file() else None
+    missing = _no_baseline_yet(store, baseline, run, output_format, inconclusive)
+    if missing is not None:
+        return missing
+    notes: list[str] = []
     remeasured = None
     with remeasure.workspace() as directory:
-        plan = _remeasure_plan(config, store, baseline, run, directory, trust_stored) if remeasure_on and store else None
+        plan = _remeasure_plan(config, store, baseline, run, directory, trust_stored, notes) \
+            if remeasure_on and store else None
         if plan is not None and plan.pairs:
             # before anything runs (a first calibration included): the limit, and what it must fit
             counts = _benchmark_counts(store, run, plan)
@@ -230,13 +243,16 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
             remeasured = _remeasure(config, comparisons, plan, threshold_of, floor, time_limit, quiet)
             comparisons = remeasured.comparisons
     if plan is not None:
-        for label, why in sorted(plan.fallbacks.items()):
-            note(f"stored figures for {label}: {why}")
-    elif not remeasure_on:
-        note("stored figures only (--no-remeasure)")
+        fallbacks = [f"stored figures for {label}: {why}" for label, why in sorted(plan.fallbacks.items())]
+    else:
+        fallbacks = [] if remeasure_on else ["stored figures only (--no-remeasure)"]
+    for line in fallbacks:
+        note(line)
+    notes += fallbacks
     for c in comparisons:
         c.threshold = threshold_of(c.key[0])  # a benchmark's own [gate.max_regression] wins over the flag's
-    click.echo(render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
+    differences = context_differences(side_a, side_b)
+    click.echo(render(comparisons, side_a.label, side_b.label, output_format, differences,
                       width=terminal_width(sys.stdout)), nl=False)
 
     def advice(undecided: list[Comparison]) -> list[str]:
@@ -248,7 +264,41 @@ def _regression_gate(context: click.Context, run: str, baseline: str, max_regres
     judgment = judge(comparisons, command="gate", inconclusive=inconclusive, advice=advice)
     for line in judgment.lines:
         click.echo(line, err=True)
-    return judgment.exit_code
+    held = f"baseline {baseline!r} ({side_a.label})" if _is_baseline(store, baseline) else side_a.label
+    return Answer("gate", f"{side_b.label} against {held}", side_a.label, side_b.label, comparisons, judgment,
+                  inconclusive, differences, notes, remeasured.seconds if remeasured else 0.0)
+
+
+def _is_baseline(store, name: str) -> bool:
+    return store is not None and not Path(name).is_file() and bool(store.list_baselines(name))
+
+
+def _no_baseline_yet(store, baseline: str, run: str, output_format: str, inconclusive: str) -> Answer | None:
+    """The answer when BASELINE names no baseline, run or file yet, but could name a baseline
+    (a CI store's first job): exit 5, said, and nothing judged. None when it names something;
+    a missing run id stays a usage error."""
+    from benchlab.storage.store import check_baseline_name  # here: SQLAlchemy (see open_store)
+    if store is None or Path(baseline).is_file():
+        return None
+    try:
+        store.resolve_run_id(baseline)
+        return None
+    except UserError as missing:
+        try:
+            check_baseline_name(baseline)
+        except UserError:
+            raise missing from None  # a number, latest, -N: a run that is not there (exit 2)
+    candidate = None if Path(run).is_file() else store.resolve_run_id(run)
+    others = [row["name"] for row in store.list_baselines()]
+    judgment = no_baseline(baseline, candidate, store.url, others)
+    b_label = run if candidate is None else f"run {candidate}"
+    if output_format == "json":
+        click.echo(document_text({"a": baseline, "b": b_label, "no_baseline": True, "comparisons": [],
+                                  "verdicts": {verdict: 0 for verdict in VERDICTS}}, indent=1), nl=False)
+    for line in judgment.lines:
+        click.echo(line, err=True)
+    return Answer("gate", f"{b_label} against baseline {baseline!r}, which does not exist yet", baseline, b_label,
+                  [], judgment, inconclusive)
 
 
 @dataclasses.dataclass
@@ -260,16 +310,18 @@ class Remeasured:
 
 
 def _remeasure_plan(config, store, baseline: str, run: str, directory: Path,
-                    trust_stored: bool = False) -> remeasure.Plan | None:
+                    trust_stored: bool, notes: list[str]) -> remeasure.Plan | None:
     """What can be run again; None when BASELINE names no baseline (a run id, a result file):
-    then only stored figures exist, and the note says so."""
-    names = {row["name"] for row in store.list_baselines(baseline)} if not Path(baseline).is_file() else set()
-    if baseline not in names:
-        note(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
+    then only stored figures exist, and the note says so (printed, and added to `notes`)."""
+    def say(line: str) -> None:
+        note(line)
+        notes.append(line)
+    if not _is_baseline(store, baseline):
+        say(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
              "its binaries for the gate to run again)")
         return None
     if Path(run).is_file():
-        note(f"stored figures only: {run} is a result file (a stored run of `benchlab run` records "
+        say(f"stored figures only: {run} is a result file (a stored run of `benchlab run` records "
              "the binaries the gate runs again)")
         return None
     base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")

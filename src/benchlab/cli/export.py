@@ -1,5 +1,6 @@
 """`benchlab export RUN`: a stored run with every sample, in a format other tools (or a git
-repository of results) keep: benchlab jsonl, CSV, Google Benchmark JSON, the Lind runner's JSON.
+repository of results) keep: benchlab jsonl, CSV, Google Benchmark JSON, the Lind runner's JSON;
+or its figures and their intervals, for github-action-benchmark's charts.
 
 Everything is checked before anything is written (the run exists, the output can be
 written, the run fits the format), and files are written whole: to a temporary name

@@ -109,6 +109,9 @@ FORMATS: tuple[Format, ...] = (
     Format("lind-json", "the Lind runner's JSON {test: {param: {platform: ns, \"loops\": n}}}", (IMPORT, EXPORT),
            parser="lind_json:LindJsonParser", document=True,
            shape="the Lind runner's JSON: {test: {param: {platform: ns, \"loops\": n}}}", writer="lind_json"),
+    # -- written only: other tools' inputs
+    Format("github-action-benchmark", "github-action-benchmark's customSmallerIsBetter JSON: [{name, unit, value, "
+           "range, extra}], a figure per benchmark and platform", (EXPORT,), writer="github_action_benchmark"),
     # -- what run and show print
     Format("table", "the table, for people", (SHOW,), writer="table", suffixes=(".txt",)),
     Format("json", "the run, its table rows and every record with its samples", (SHOW,), writer="json",

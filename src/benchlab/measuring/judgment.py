@@ -5,6 +5,10 @@ any row slower fails (exit 3); otherwise any row inconclusive is *not* a pass: e
 (ExitCode.INCONCLUSIVE), unless the team chose `--inconclusive=pass`; only when every row
 is not slower does the command pass. The lines name the rows that decided it, and for
 the undecided ones what would decide them.
+
+A gate whose baseline does not exist yet (the first job of a CI store) has nothing to
+judge: neither a pass nor a usage error, but exit 5 (ExitCode.NO_BASELINE), saying how to
+save one (`no_baseline`).
 """
 from __future__ import annotations
 
@@ -34,9 +38,8 @@ def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
     says what would decide the undecided rows."""
     slower = [c for c in comparisons if c.verdict == SLOWER]
     undecided = [c for c in comparisons if c.verdict == INCONCLUSIVE]
-    lines = [f"regression: {_row(c)}: {_ratio(c)}, more than {_percent(c)} slower"
-             + (f" ({c.cause})" if c.cause else "") for c in slower]
-    lines += [f"inconclusive: {_row(c)}: {_ratio(c)} reaches both sides of {c.limit:.4g}" for c in undecided]
+    lines = [f"regression: {_row(c)}: {row_answer(c)}" for c in slower]
+    lines += [f"inconclusive: {_row(c)}: {row_answer(c)}" for c in undecided]
     if undecided:
         lines += [f"to decide the {len(undecided)} inconclusive row(s): {text}" for text in advice(undecided)]
     if slower:
@@ -54,6 +57,31 @@ def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
     lines.append(f"{command} passed: every row not slower than {', '.join(thresholds) or '-'} "
                  "with 99% confidence")
     return Judgment(slower, undecided, ExitCode.OK, lines)
+
+
+def row_answer(c: Comparison) -> str:
+    """What a row's verdict says against its threshold: `1.0998x [1.05, 1.15], more than 2%
+    slower`, `... reaches both sides of 1.02`, `... not slower than 2%`."""
+    if c.verdict == SLOWER:
+        return f"{_ratio(c)}, more than {_percent(c)} slower" + (f" ({c.cause})" if c.cause else "")
+    if c.verdict == INCONCLUSIVE:
+        return f"{_ratio(c)} reaches both sides of {c.limit:.4g}"
+    return f"{_ratio(c)}, not slower than {_percent(c)}"
+
+
+def no_baseline(baseline: str, run_id: int | None, store_url: str, others: list[str],
+                command: str = "gate") -> Judgment:
+    """The answer when BASELINE names nothing yet: exit 5, what is missing and how to save it
+    (`run_id` the candidate's, None for a result file)."""
+    candidate = f"run {run_id}" if run_id is not None else "a result file"
+    lines = [f"no baseline {baseline!r} yet in {store_url}: nothing to judge {candidate} against"]
+    if others:
+        lines.append(f"the store has baseline(s) {', '.join(repr(name) for name in others)}: is {baseline!r} "
+                     "the name you meant?")
+    run = run_id if run_id is not None else "RUN (a stored run: benchlab import FILE stores one)"
+    lines.append(f"save one (on your main branch): benchlab baseline save {baseline} {run}")
+    lines.append(f"{command} not judged: no baseline {baseline!r} yet (exit {int(ExitCode.NO_BASELINE)})")
+    return Judgment([], [], ExitCode.NO_BASELINE, lines)
 
 
 def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time-limit") -> list[str]:

@@ -184,8 +184,10 @@ def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], floa
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
                    floor=floor, progress=progress, decided=decider(threshold_of, floor), drop_failing=True,
                    on_round=on_round).run()
+    binaries = {pair.name: pair.a.target.name for pair in pairs}  # loop@native -> loop
     for comparison in result.comparisons:
         rounds = len(comparison.rounds[0]) if comparison.rounds else result.rounds
         comparison.scope = paired_scope(REMEASURED.format(rounds=rounds), len(result.comparisons))
+        comparison.program = binaries.get(comparison.program, comparison.program)
     failed = {label: f"its binaries do not run here ({why})" for label, why in result.failed.items()}
     return result.comparisons, failed, result.rounds, result.seconds

@@ -1,6 +1,10 @@
 """The table of a comparison (`compare`, `gate`, `ab`): one row per figure, its ratio B/A,
 the 99% interval and one of three verdicts (statistics/compare.py), in text, markdown or
 json, with the lines that say what the intervals rest on and what is still undecided.
+
+And the answer of `gate` and `ab` as a CI job shows it (`Answer`): a Markdown document
+for the job's summary and a pull-request comment (`summary_markdown`); output/junit.py
+writes the same answer as JUnit XML.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from benchlab.output.figures import UNINFORMATIVE_WORD
 from benchlab.statistics.compare import (
     CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
     Comparison, geometric_mean, row_name)
+from benchlab.measuring.judgment import Judgment
+from benchlab.records import printable
 
 
 def interval_text(c: Comparison) -> str:
@@ -38,6 +44,7 @@ def as_json(c: Comparison) -> dict:
     """One row as `--format json` writes it: the interval's numbers for programs, and
     `uninformative` true where they bound nothing (the text says the word instead)."""
     return {"test": c.key[0], "param": c.key[1], "counter": c.key[2], "sweep": c.key[3], "platform": c.platform,
+            "program": c.program,
             "unit": c.unit, "a": c.a, "b": c.b, "ratio": c.ratio,
             "ratio_ci": [c.low, c.high], "uninformative": c.uninformative,
             "verdict": c.verdict, "faster": c.faster, "threshold": c.limit - 1, "noise_floor": c.floor,
@@ -56,18 +63,44 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
                               "verdicts": {verdict: sum(1 for c in comparisons if c.verdict == verdict)
                                            for verdict in VERDICTS},
                               "comparisons": [as_json(c) for c in comparisons]}, indent=1)
-    rows = [(row_name(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", interval_text(c),
-             verdict_text(c)) for c in comparisons]
+    names = shown_names(comparisons)
+    rows = [(name, c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", interval_text(c), verdict_text(c))
+            for name, c in zip(names, comparisons)]
     heads = ("TEST", "PLATFORM", f"A ({a_label})", f"B ({b_label})", "B/A", "99% interval", "VERDICT")
     lines = []
     if differences:
         lines.append("the two runs differ in: " + "; ".join(differences))
     if output_format == "markdown":
-        lines += ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-    else:
-        lines += text_table(heads, rows, comparisons, width, (a_label, b_label))
-    lines.append(summary_line(comparisons))
+        return "\n".join(_markdown(lines, heads, rows, note_lines(comparisons))) + "\n"
+    lines += text_table(heads, rows, comparisons, width, (a_label, b_label))
+    return "\n".join(wrapped(lines + note_lines(comparisons), width, "    ")) + "\n"
+
+
+def shown_names(comparisons: list[Comparison]) -> list[str]:
+    """Each row's name as the table shows it: `bench/param`, and its program first
+    (`read.sh: Read/1`) where two programs of one `ab` or gate give a row of the same name
+    on the same platform, which would otherwise read as one row twice."""
+    seen: dict[tuple, set] = {}
+    for c in comparisons:
+        seen.setdefault((c.key, c.platform), set()).add(c.program)
+    return [f"{printable(c.program)}: {row_name(c.key)}" if len(seen[(c.key, c.platform)]) > 1 else row_name(c.key)
+            for c in comparisons]
+
+
+def _markdown(differences: list[str], heads: tuple[str, ...], rows: list[tuple[str, ...]], notes: list[str]) -> list[str]:
+    """The table in GitHub-flavoured Markdown (a `|` in a name escaped: it would end its cell),
+    the notes under it as a list: lines of text would run into one paragraph."""
+    def line(values) -> str:
+        return "| " + " | ".join(value.replace("|", "\\|") for value in values) + " |"
+    lines = [*differences, ""] if differences else []
+    lines += [line(heads), "|" + "---|" * len(heads), *(line(row) for row in rows), ""]
+    return lines + [f"- {note}" for note in notes]
+
+
+def note_lines(comparisons: list[Comparison]) -> list[str]:
+    """The lines under the table: the verdicts counted, what the intervals rest on, what the
+    verdicts and marks mean."""
+    lines = [summary_line(comparisons)]
     lines.extend(error_term_lines(comparisons))
     thresholds = sorted({round(100 * (c.limit - 1), 6) for c in comparisons})
     if thresholds:
@@ -79,7 +112,7 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
     if any(c.cause for c in comparisons):
         lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
                      "moved beyond the noise while its instruction count did not")
-    return "\n".join(wrapped(lines, width if output_format != "markdown" else None, "    ")) + "\n"
+    return lines
 
 
 def error_term_lines(comparisons: list[Comparison]) -> list[str]:
@@ -111,3 +144,44 @@ def text_table(heads: tuple[str, ...], rows: list[tuple[str, ...]], comparisons:
     steps.append(Narrower("verdicts' notes left out", {6: Column(heads[6], verdicts)}))
     fitted = fit(columns, steps, width, gap=MIN_GAP)
     return [*fitted.lines(rule=False), *fitted.note_lines()]
+
+
+@dataclasses.dataclass
+class Answer:
+    """What `gate` or `ab` concluded, as a CI job shows it (its summary, a pull-request
+    comment, JUnit XML): the rows, the judgment, and how the rows were measured."""
+    #: "gate" or "ab".
+    command: str
+    #: What was held against what, in a line: "run 3 against baseline 'main' (run 1)".
+    subject: str
+    a_label: str
+    b_label: str
+    comparisons: list[Comparison]
+    #: None: `ab` without --max-regression, which measures and judges nothing.
+    judgment: Judgment | None
+    #: --inconclusive: "fail" (an undecided row fails) or "pass".
+    inconclusive: str = "fail"
+    differences: list[str] = dataclasses.field(default_factory=list)
+    #: How rows were measured, where it is not the same for all: "stored figures for x: why".
+    notes: list[str] = dataclasses.field(default_factory=list)
+    #: What the measuring took (the rounds of ab or of the gate's re-measurement); 0 for stored figures.
+    seconds: float = 0.0
+
+    @property
+    def heading(self) -> str:
+        """The answer in one line: the judgment's last line, or what ab did without one."""
+        if self.judgment is None:
+            return f"{self.command} measured {len(self.comparisons)} row(s), judged none (no --max-regression)"
+        return self.judgment.lines[-1]
+
+
+def summary_markdown(answer: Answer) -> str:
+    """The answer as Markdown: a heading that says it, what was compared, the table and its
+    notes, then the lines that decided it (the rows named, what would decide the undecided)."""
+    lines = [f"### benchlab {answer.heading}", "", answer.subject, ""]
+    if answer.comparisons:
+        lines.append(render(answer.comparisons, answer.a_label, answer.b_label, "markdown", answer.differences))
+    said = (answer.judgment.lines[:-1] if answer.judgment else []) + answer.notes
+    if said:
+        lines += [*(f"- {line}" for line in said), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"

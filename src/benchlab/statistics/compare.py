@@ -89,6 +89,9 @@ class Comparison:
     cause: str | None = None
     #: The slowdown that counts (0.02 for 2%: the gate's --max-regression); None: the floor alone.
     threshold: float | None = None
+    #: The program (binary) the row's figures come from, where known: two programs of one `ab`
+    #: or gate may have benchmarks of the same name (JUnit's classname).
+    program: str | None = None
 
     @property
     def limit(self) -> float:
@@ -212,7 +215,8 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
         if deterministic and low == high:
             scope = EXACT
         result.append(Comparison(
-            key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, ratio=ratio, low=low, high=high,
+            key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, program=b.binary,
+            ratio=ratio, low=low, high=high,
             floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
             processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic))
     attribute_causes(result)

@@ -1,5 +1,6 @@
 import json
 import subprocess
+from xml.etree import ElementTree
 
 from conftest import write
 
@@ -52,8 +53,11 @@ def test_ab_that_cannot_decide_in_its_rounds_exits_4_and_says_what_would_decide(
     accepted = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--max-regression", "1", "--inconclusive", "pass")
     assert accepted.exit_code == 0 and accepted.stderr.splitlines()[-1].endswith("accepted by --inconclusive=pass")
     # without --max-regression, ab measures and says its verdicts, and judges nothing
-    measured = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4")
+    measured = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "4", "--summary", "ab.md")
     assert measured.exit_code == 0 and measured.stdout.splitlines()[1].split()[-1] == "inconclusive"
+    summary = (project / "ab.md").read_text().splitlines()
+    assert summary[:3] == ["### benchlab ab measured 1 row(s), judged none (no --max-regression)", "",
+                           "B: b.sh against A: a.sh, 1 program(s)"]
 
 
 def test_ab_of_two_git_revisions_builds_each_in_a_worktree(project, benchlab):
@@ -71,6 +75,44 @@ def test_ab_of_two_git_revisions_builds_each_in_a_worktree(project, benchlab):
     assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
 
 
+def test_ab_of_several_targets_at_two_revisions_measures_every_program_in_the_same_rounds(project, benchlab,
+                                                                                          monkeypatch):
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(project / "step.md"))
+    git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    lind(project, "calls/read.sh", 100)
+    lind(project, "sys/open.sh", 200)
+    lind(project, "sys/gone.sh", 300)
+    subprocess.run([*git, "add", "calls", "sys"], check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], check=True)
+    lind(project, "calls/read.sh", 150)  # 50% slower
+    (project / "sys" / "gone.sh").unlink()
+    lind(project, "sys/new.sh", 10)
+    subprocess.run([*git, "add", "-A", "calls", "sys"], check=True)
+    subprocess.run([*git, "commit", "-qm", "second"], check=True)
+    result = benchlab("ab", "--rev", "HEAD~1", "--rev", "HEAD", "calls", "sys", "--max-rounds", "4",
+                      "--max-regression", "5", "--junit", "ab.xml", "--summary", "ab.md")
+    assert result.exit_code == 3, result.stderr
+    assert "1 program(s)" not in result.stderr and "2 program(s), A and B interleaved" in result.stderr
+    assert "warning: only HEAD~1 has gone.sh: left out" in result.stderr
+    assert "warning: only HEAD has new.sh: left out" in result.stderr
+    # two programs give a row of the same name: each named with its program
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()[1:3]}
+    assert set(rows) == {"read.sh:", "open.sh:"}
+    assert rows["read.sh:"][1] == "Read/1" and rows["read.sh:"][-1] == "slower"
+    assert 1.45 < float(rows["read.sh:"][5]) < 1.55 and rows["open.sh:"][-2:] == ["not", "slower"]
+    # each program is its test cases' class: two rows of one name stay apart
+    cases = {(case.get("classname"), case.get("name")): case for case in ElementTree.parse(project / "ab.xml").iter("testcase")}
+    assert set(cases) == {("read.sh", "Read/1 on native"), ("open.sh", "Read/1 on native")}
+    assert cases[("read.sh", "Read/1 on native")].find("failure").get("type") == "slower"
+    assert list(cases[("open.sh", "Read/1 on native")]) == []
+    summary = (project / "ab.md").read_text()
+    assert summary.startswith("### benchlab ab failed: 1 slower beyond the threshold\n\nB: HEAD against A: HEAD~1, "
+                              "2 program(s)\n\n| TEST | PLATFORM | A (A: HEAD~1) | B (B: HEAD) | B/A |")
+    assert "- 4 rounds of A and B in " in summary
+    assert (project / "step.md").read_text() == summary + "\n"  # GitHub's job summary, appended to
+
+
 def test_ab_usage_errors(project, benchlab):
     lind(project, "a.sh", 240)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
@@ -79,7 +121,17 @@ def test_ab_usage_errors(project, benchlab):
         ("ab", "--rev", "nope", "--rev", "HEAD", "a.sh"):
             f"error: --rev nope: no such git revision in {project} (give a branch, tag or commit: --rev main)\n",
         ("ab", "--rev", "x", "a.sh"):
-            "error: --rev needs two revisions and one TARGET (write: benchlab ab --rev main --rev HEAD suites/calls)\n",
+            "error: --rev needs two revisions and one or more TARGETs (write: benchlab ab --rev main --rev HEAD "
+            "suites/calls)\n",
+        ("ab", "--rev", "x", "--rev", "y", "a.sh", "/"):
+            f"error: --rev: / is outside the project {project} (give a suite directory or file of the project, whose "
+            "revisions --rev checks out)\n",
+        ("ab", "a.sh", "a.sh", "--junit", "ab.xml"):
+            "error: --junit needs --max-regression: JUnit records passes and failures, and without a threshold ab "
+            "judges nothing (give --max-regression PCT, e.g. --max-regression 2%)\n",
+        ("ab", "a.sh", "a.sh", "--summary", "missing/ab.md"):
+            "error: --summary missing/ab.md: the directory missing does not exist (create it first, or give another "
+            "path)\n",
         ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):
             "error: --time-limit 0.01: 1 program(s) need at least 0.056 s for the 4 rounds a verdict needs "
             "(give --time-limit 1 or more, or leave it out for the default)\n",

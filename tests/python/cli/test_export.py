@@ -4,6 +4,7 @@ exit 2, nothing written)."""
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -106,6 +107,60 @@ def test_gbench_has_each_sample_as_a_repetition_then_the_aggregates(project, ben
     assert {b["run_name"] for b in document["benchmarks"]} == {"copy/64", "empty"}
 
 
+def action_benchmark_entries(text: str) -> list[dict]:
+    """What benchmark-action/github-action-benchmark takes of a customSmallerIsBetter file
+    (src/extract.ts at c38cce9: zod's array of {name, value, range?, unit, extra?}, each coerced
+    to its type), strictly: the types it coerces to are the types written. And each range as
+    its extractRangeInfo reads it, which converts it with the value between units."""
+    document = json.loads(text)
+    assert isinstance(document, list) and document
+    ranges = re.compile(r"(?P<prefix>(\+-|±)\s*)(?P<value>\d.*)")
+    for entry in document:
+        assert set(entry) <= {"name", "value", "range", "unit", "extra"} and {"name", "value", "unit"} <= set(entry)
+        assert isinstance(entry["name"], str) and isinstance(entry["unit"], str)
+        assert isinstance(entry["value"], float) and math.isfinite(entry["value"])
+        assert all(isinstance(entry[k], str) for k in ("range", "extra") if k in entry)
+        if "range" in entry:
+            entry["range_value"] = float(ranges.search(entry["range"]).group("value"))
+    return document
+
+
+def test_github_action_benchmark_has_each_figure_and_its_interval_not_samples(project, benchlab, run):
+    result = benchlab("export", "1", "--format", "github-action-benchmark")
+    assert result.exit_code == 0 and result.stderr == ""
+    entries = {e["name"]: e for e in action_benchmark_entries(result.stdout)}
+    # one entry per cell with a figure: no unsupported instructions, no empty cell, no failure
+    assert list(entries) == ["copy/64 (native)", "copy/64 (wasm)", "copy/64 [page-faults] (native)", "empty (native)"]
+    assert [(e["value"], e["unit"]) for e in entries.values()] == [(12.0, "ns"), (24.0, "ns"), (0.5, "events"),
+                                                                   (1.125, "ns")]
+    # the figure and interval `show` gives the same cell; the range its larger side
+    cells = {(row["test"], row["counter"], platform): cell
+             for row in json.loads(benchlab("show", "1", "--format", "json").stdout)["rows"]
+             for platform, cell in row["cells"].items()}
+    low, high = cells[("copy", "time", "wasm")]["median_ci"]
+    assert cells[("copy", "time", "wasm")]["median"] == 24.0
+    assert entries["copy/64 (wasm)"]["range_value"] == pytest.approx(max(high - 24.0, 24.0 - low), rel=1e-5)
+    assert entries["copy/64 (wasm)"]["extra"].splitlines() == [
+        f"99% interval: [{low:.6g}, {high:.6g}] ns (covers a rerun; uninformative: as wide as the figure)",
+        "processes: 2", "iterations: 100", "benchlab run 1, commit abc1234"]
+    # one process of fewer than 8 samples has no interval (the table's ? mark): no range
+    assert "range" not in entries["empty (native)"] and entries["empty (native)"]["extra"].startswith("processes: 1")
+
+
+def test_github_action_benchmark_leaves_out_throughput_and_refuses_a_run_of_nothing_else(project, benchlab):
+    from benchlab.records import Record
+    (project / ".benchlab").mkdir()
+    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {})
+    store.add_unit(run_id, [Record(bench="map", param=None, counter="throughput", unit="ops/s", iterations=1,
+                                   samples=[1000.0, 1100.0], platform="native", binary="map")], [])
+    store.finish_run(run_id, "complete", 0)
+    result = benchlab("export", "1", "--format", "github-action-benchmark")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == ("error: run 1 has no figure to write as github-action-benchmark's customSmallerIsBetter "
+                             "JSON (its throughput rows are larger-is-better) (export it as jsonl or csv)\n")
+
+
 @pytest.mark.skipif(not COMPARE_PY.exists(), reason="Google Benchmark's tools (libbenchmark-tools) not installed")
 def test_google_benchmarks_compare_py_reads_an_export_and_finds_every_repetition_unchanged(project, benchlab):
     shutil.copy(DATA / "gbench.json", project / "gbench.json")
@@ -188,14 +243,14 @@ def unwritable(option: str, path: str, what: str) -> set[str]:
     (["abc"], "error: no run or baseline 'abc' in sqlite:///{db} (a run is an id, 'latest' or -N: list runs with: "
               "benchlab runs, baselines with: benchlab baseline list)\n"),
     (["1", "--format", "xml"], "error: Invalid value for '--format': 'xml' is not one of 'jsonl', 'export-csv', 'gbench', "
-                               "'lind-json'. (see 'benchlab export --help')\n"),
+                               "'lind-json', 'github-action-benchmark'. (see 'benchlab export --help')\n"),
     (["1", "--out", "missing/run.jsonl"], "error: --out missing/run.jsonl: the directory missing does not exist "
                                           "(create it first, or give another path)\n"),
     (["1", "--out", "afile/run.jsonl"], "error: --out afile/run.jsonl: afile is not a directory (give another path)\n"),
     (["1", "--out", "adir"], "error: --out adir is a directory (give a file name, e.g. --out run.jsonl)\n"),
     (["1", "--out", "/sys/run.jsonl"], unwritable("--out", "/sys/run.jsonl", "a path")),
     (["1", "--out", "run.json"], "error: cannot tell the format of --out run.json from its suffix "
-                                 "(add --format jsonl|export-csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
+                                 "(add --format jsonl|export-csv|gbench|lind-json|github-action-benchmark, or name the file .jsonl or .csv)\n"),
     (["1", "--dir", "/sys/baselines"], unwritable("--dir", "/sys/baselines", "a directory")),
     (["1", "--dir", "afile/baselines"], "error: --dir afile/baselines: afile is not a directory (give a directory)\n"),
     (["1", "--out", LONG + ".jsonl"], f"error: --out {LONG_SHOWN}: the name {LONG_SHOWN} is 306 bytes long, over the "

@@ -70,7 +70,7 @@ def test_a_name_of_255_bytes_is_written(suite, benchlab):
 
 @pytest.mark.parametrize("args, message", [
     (["export", "1", "--out", "a\x1e\x1b[2J"], "error: cannot tell the format of --out a\\x1e\\x1b[2J from its suffix "
-                                              "(add --format jsonl|export-csv|gbench|lind-json, or name the file .jsonl or .csv)\n"),
+                                              "(add --format jsonl|export-csv|gbench|lind-json|github-action-benchmark, or name the file .jsonl or .csv)\n"),
     (["report", "--out", "0/\x1e"], "error: --out 0/\\x1e: the directory {root}/0 does not exist (create it first, "
                                     "or give another path)\n"),
     (["--config", "\x85", "runs"], "error: config file {root}/\\x85 does not exist (give an existing file to --config)\n"),

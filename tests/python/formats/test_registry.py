@@ -111,7 +111,7 @@ def test_readers_list_documents_first_and_the_table_order_otherwise():
     assert FORMAT_NAMES == ["gbench", "hyperfine", "pyperf", "lind-json", "jsonl", "csb", "header-csv", "export-csv",
                             "b63csv", "lind-csv", "lind", "b63-interactive"]
     assert list(EXPORTERS) == ["table", "json", "table-csv", "markdown"]
-    assert list(RUN_FORMATS) == ["jsonl", "export-csv", "gbench", "lind-json"]
+    assert list(RUN_FORMATS) == ["jsonl", "export-csv", "gbench", "lind-json", "github-action-benchmark"]
 
 
 @pytest.mark.parametrize("use", [formats.SHOW, formats.EXPORT, formats.IMPORT])

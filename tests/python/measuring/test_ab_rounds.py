@@ -174,3 +174,30 @@ def test_the_intervals_of_many_rows_hold_together():
         assert (c.ratio, c.low, c.high) == paired_interval(ratios, 0.999)
         assert c.low < paired_interval(ratios)[1] and c.high > paired_interval(ratios)[2]
         assert c.scope == "paired rounds; 99% for all 10 rows together"
+
+
+class SlowPhases(StandIn):
+    """A's processes of rounds 2 and 5 met a host state three times slower, B's never did
+    (the gate of issue 29 that printed 9561 / 11920 beside a B/A of 0.9653)."""
+
+    def run_unit(self, unit, process=None, cpu=None, filters=None):
+        result = super().run_unit(unit, process, cpu, filters)
+        if unit.name == "a" and process in (2, 5):
+            result.records = [Record(bench=r.bench, param=None, samples=[3 * s for s in r.samples],
+                                     platform=r.platform, binary=r.binary) for r in result.records]
+        return result
+
+
+def test_the_a_and_b_columns_divide_to_the_paired_ratio():
+    from benchlab.output.comparisons import render
+    runner = SlowPhases({"a": 100.0, "b": 97.0})
+    result = ABRun(runner, [pair("p", "a", "b")], seed=1, precision=0.0, time_limit=60, max_rounds=12,
+                   duet=False, floor=0.01).run()
+    [c] = result.comparisons
+    a_rounds, b_rounds = c.rounds
+    assert max(a_rounds) > 250 and sum(a_rounds) / len(a_rounds) > 130  # the slow rounds are in A's mean
+    assert abs(c.a - 100.0) < 0.2 and c.b == c.a * c.ratio and c.program == "p"
+    # as the markdown table prints them: the columns divide to B/A at its four decimals
+    [line] = [line for line in render(result.comparisons, "A", "B", "markdown").splitlines() if line.startswith("| b ")]
+    a_text, b_text, ratio_text = line.split(" | ")[2:5]
+    assert abs(float(b_text) / float(a_text) - float(ratio_text)) < 0.0006

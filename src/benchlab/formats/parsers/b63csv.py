@@ -34,6 +34,24 @@ _NUMBER = r"-?\d+(\.\d*)?([eE][-+]?\d+)?"
 #: B63's line (4 fields before 2021, 5 since), and benchlab's (after its header) with the param column.
 _B63_LINE = re.compile(rf"^[^,]+,[^,]+,\d+,{_NUMBER}(,{_NUMBER})?$")
 _BENCHLAB_LINE = re.compile(rf"^[^,]+,(-?\d+)?,[^,]+,\d+,{_NUMBER}$")
+#: The end of B63's five-field line written with `-d DELIM` (B63 takes any one character;
+#: benchlab's header writes it too under BL_FLAGS b63): DELIM iterations DELIM value DELIM
+#: per-iteration, the same DELIM each time. Only the five-field form is read with another
+#: delimiter: its fifth field, checked as value / iterations, confirms the split, where four
+#: tab-separated fields (B63 before 2021) would be a lind line.
+_DELIMITED_TAIL = re.compile(
+    rf"(?P<d>[^\w.,+-])(?P<iterations>\d+)(?P=d)(?P<value>{_NUMBER})(?P=d)(?P<per_iteration>{_NUMBER})$")
+
+
+def _delimited(line: str) -> list[str] | None:
+    """The five fields of a B63 line written with a delimiter other than a comma, or None."""
+    tail = _DELIMITED_TAIL.search(line.strip())
+    if tail is None:
+        return None
+    head = line.strip()[:tail.start()].split(tail["d"])  # name and counter
+    if len(head) != 2 or not all(head):
+        return None
+    return [*head, tail["iterations"], tail["value"], tail["per_iteration"]]
 
 
 #: Units of the counters benchlab's header names (docs/counters.md): the csv lines carry
@@ -76,7 +94,7 @@ def layout(line: str) -> str | None:
     columns = header(line)
     if columns is not None:
         return "export-csv" if len(columns) > len(BENCHLAB_HEADER) else "header-csv"
-    return "b63csv" if _B63_LINE.match(line) else None
+    return "b63csv" if _B63_LINE.match(line) or _delimited(line) else None
 
 
 class B63CsvParser:
@@ -90,7 +108,7 @@ class B63CsvParser:
     def sniff(self, line: str) -> bool:
         if self.layout is not None:
             return layout(line) == self.layout
-        return header(line) is not None or bool(_B63_LINE.match(line))
+        return header(line) is not None or bool(_B63_LINE.match(line)) or _delimited(line) is not None
 
     def session(self, binary: str, parsed: Parsed) -> "_Session":
         return _Session(binary, parsed, self.layout)
@@ -135,10 +153,11 @@ class _Session(LineSession):
         if self.extra:
             return self._feed_export(number, line)
         shape = _BENCHLAB_LINE if self.with_param else _B63_LINE
-        compact = ",".join(f.strip() for f in line.split(","))
-        if not shape.match(compact):
+        in_shape = bool(shape.match(",".join(f.strip() for f in line.split(","))))
+        delimited = None if in_shape or self.with_param else _delimited(line)
+        if not in_shape and delimited is None:
             return False
-        fields = self._fields(line)
+        fields = delimited if delimited is not None else self._fields(line)
         try:
             if fields is None or len(fields) not in ((5,) if self.with_param else (4, 5)):
                 raise BadValue("quoted or malformed fields")

@@ -37,6 +37,32 @@ def test_b63_plaintext_lines_are_per_epoch_samples():
     assert records["basic"].param is None
 
 
+@pytest.mark.parametrize("delimiter", [";", "\t", " ", "|"])
+def test_b63_lines_with_another_delimiter_are_read_in_their_five_field_form(delimiter):
+    # B63's `-d DELIM` (examples/baseline.c run with -d ';'): the same five fields
+    lines = [["basic", "time", "2097151", "73938407", "35.256597"],
+             ["basic", "time", "2097151", "50888939", "24.265749"],
+             ["basic_half", "lpe:cycles", "4194303", "61752", "0.014723"]]
+    text = "".join(delimiter.join(fields) + "\n" for fields in lines)
+    assert detect(text).name == "b63csv"
+    parsed = parse_output(text, "bm")
+    assert parsed.warnings == []
+    records = {(r.bench, r.counter): r for r in parsed.records}
+    assert records[("basic", "time")].samples == pytest.approx([73938407 / 2097151, 50888939 / 2097151])
+    assert records[("basic_half", "lpe:cycles")].unit == "events"
+
+
+def test_a_delimited_b63_line_whose_fifth_field_disagrees_is_a_warning():
+    parsed = parse_output("a;time;10;100;10.000000\na;time;10;100;99.000000\n", "bm")
+    assert [r.samples for r in parsed.records] == [[10.0]]
+    assert parsed.warnings == ["bm: line 2 is not valid b63csv output (per-iteration 99 is not value / iterations "
+                               "(10.000000)), ignored: 'a;time;10;100;99.000000'"]
+
+
+def test_four_tab_separated_fields_stay_a_lind_line():
+    assert detect("Read\t1\t1000000\t240\n").name == "lind"
+
+
 def test_csb_line_gives_throughput_and_latency_in_ns():
     # CSB's documented bm_empty output, abridged to the keys we read
     text = ("num_threads=12;init_sz=0;max_noise=0;duration=1;op0_dist=1024;algo_name=bm_empty;"
