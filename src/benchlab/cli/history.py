@@ -31,7 +31,8 @@ from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.errors import UserError
 from benchlab.formats.exporters.json import document_text
 from benchlab.records import Record, printable
-from benchlab.output.figures import figures, format_value, half_width_text
+from benchlab.output.figures import format_value, half_width_text
+from benchlab.statistics.combine import figures
 from benchlab.output.fitting import terminal_width
 
 FORMATS = ("table", "json", "markdown")

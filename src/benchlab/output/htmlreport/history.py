@@ -11,7 +11,7 @@ from __future__ import annotations
 from benchlab.statistics.noise import Machine
 from benchlab.output.htmlreport.runs import StoredRun, load_id
 from benchlab.records import Record
-from benchlab.output.figures import figures
+from benchlab.statistics.combine import figures
 
 
 def history_runs(store, subject: StoredRun, limit: int) -> list[StoredRun]:
