@@ -11,7 +11,7 @@ import click
 from benchlab.formats import registry as formats
 from benchlab.config import Config, load_config
 from benchlab.errors import UserError
-from benchlab.formats.exporters import EXPORTERS, FORMAT_BY_SUFFIX
+from benchlab.output.exporters import EXPORTERS, FORMAT_BY_SUFFIX
 from benchlab.output.fitting import terminal_width
 from benchlab.paths import check_output_file, check_path_length, shown_path, write_regular_file
 
@@ -157,7 +157,7 @@ def stdout_text(report, stdout_format: str) -> str:
     """`report` as stdout shows it: the table within the terminal's width (output/fitting.py),
     every other format whole (they are data, as --out's file is)."""
     if stdout_format == TABLE:
-        from benchlab.formats.exporters.table import render
+        from benchlab.output.exporters.table import render
         return render(report, width=terminal_width(sys.stdout))
     return EXPORTERS[stdout_format](report)
 

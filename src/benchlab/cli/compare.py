@@ -28,8 +28,8 @@ from benchlab.output.fitting import terminal_width
 from benchlab.formats.importing import read_results
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
-from benchlab.profiling.render import bucket_moves, moves_text
-from benchlab.formats.exporters.json import document_text
+from benchlab.output.profiles import bucket_moves, moves_text
+from benchlab.output.exporters.json import document_text
 from benchlab.records import Record
 
 #: Context fields whose difference can explain a difference in figures.

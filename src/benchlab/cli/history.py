@@ -29,7 +29,7 @@ from benchlab.statistics import changepoints, contention, noise
 from benchlab.statistics.combine import history_key, knows_process_spread
 from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.errors import UserError
-from benchlab.formats.exporters.json import document_text
+from benchlab.output.exporters.json import document_text
 from benchlab.records import Record, printable
 from benchlab.output.figures import format_value, half_width_text
 from benchlab.statistics.combine import figures

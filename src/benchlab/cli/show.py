@@ -31,7 +31,7 @@ def print_run(store, run_id: int, output_format: str | None, out_path: str | Non
     if not records and output_format in (None, "table", "json") and out_path is None:
         profile = store.load_profile(run_id)
         if profile:  # a run of `benchlab profile`: its buckets are what it has to show
-            from benchlab.profiling.render import profile_json, profile_table
+            from benchlab.output.profiles import profile_json, profile_table
             render = profile_json if output_format == "json" else profile_table
             click.echo(render((run["context"] or {}).get("profile") or {}, profile, None), nl=False)
             return ExitCode.OK

@@ -31,9 +31,9 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQL
 from benchlab.storage import migrations, store_write
 from benchlab.statistics import noise
 from benchlab.errors import StoreFailed, UserError
-from benchlab.storage.store_read import (  # noqa: F401 (database_url, missing_units: imported from here too)
+from benchlab.storage.store_read import (  # noqa: F401 (database_url: imported from here too)
     DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, cannot_write, database_url,
-    effective_status, missing_units, read_only_connection)
+    effective_status, read_only_connection)
 from benchlab.storage.store_write import WRITE_FIX, Execute, StoreWriter, sqlite_pragmas
 
 metadata = sa.MetaData()

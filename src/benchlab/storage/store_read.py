@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 from benchlab.statistics import noise
 from benchlab.errors import UserError
-from benchlab.records import Fault, Record, printable
+from benchlab.records import Fault, Record, missing_units, printable
 
 #: Seconds an SQLite writer waits for another's transaction (a unit's records: milliseconds)
 #: before giving up: several runs on one machine, or `baseline save` during a run, take turns.
@@ -389,21 +389,6 @@ def read_only_connection(path: str) -> Callable[[], sqlite3.Connection]:
                 raise
         return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
     return connect
-
-
-def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The planned units ({binary, platform, sweep}) not among those done; [] for runs without a plan."""
-    if not isinstance(plan, list):
-        return []
-    finished = [(u["binary"], u["platform"], u.get("sweep")) for u in done]
-    missing = []
-    for unit in plan:
-        key = (unit.get("binary"), unit.get("platform"), unit.get("sweep"))
-        if key in finished:
-            finished.remove(key)  # a unit planned twice must be done twice
-        else:
-            missing.append(unit)
-    return missing
 
 
 def effective_status(run: dict[str, Any]) -> str:
