@@ -221,11 +221,6 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Record":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in fields})
-
 
 #: A time record's fields that say what its samples lost to other tasks (formats.md,
 #: "Contention"): absent in files from before them and in other tools' formats.
@@ -282,11 +277,6 @@ class Fault:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Fault":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in fields})
 
 
 def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]:
