@@ -13,6 +13,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 checks=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 
 # program NAME PREAMBLE MAIN: a baseline and a benchmark twice its cost.
 program() {
@@ -58,8 +59,10 @@ for prog in b63 b63_as; do
     # B63's -t is whole seconds: B63's own `-t 1` runs once, shorter limits keep the test short
     if [ "$prog" = b63 ]; then limit=1; else limit=0.05; fi
     "$work/$prog" -t $limit -e 5 --filter=twice >"$work/plain" || fail "$prog -t $limit -e 5 failed"
-    [ "$(grep -c '^twice,time,' "$work/plain")" -eq 5 ] || fail "$prog -e 5: not 5 twice lines: $(cat "$work/plain")"
-    [ "$(grep -c '^base,time,' "$work/plain")" -eq 5 ] || fail "$prog -e 5: not 5 baseline lines"
+    # -e 5: 5 rounds, less the ones the kernel preempted on a busy machine (left out when at
+    # least half and 3 remain: formats.md, Contention), so 3 to 5 lines each
+    in_range "$(grep -c '^twice,time,' "$work/plain")" 3 5 || fail "$prog -e 5: not 3-5 twice lines: $(cat "$work/plain")"
+    in_range "$(grep -c '^base,time,' "$work/plain")" 3 5 || fail "$prog -e 5: not 3-5 baseline lines"
     bad=$(grep -Ev '^[a-z]+,time,[0-9]+,[0-9]+,[0-9]+\.[0-9]{6}$' "$work/plain")
     [ -z "$bad" ] || fail "$prog: lines not B63's: $bad"
     # the fifth field is the fourth over the third, as B63 prints it
@@ -68,7 +71,13 @@ for prog in b63 b63_as; do
 done
 checks=$((checks + 1))
 "$work/b63" -e7 -t 0.05 -d ';' -s -42 --filter=twice >"$work/semi" || fail "b63 -e7 -d ';' -s -42 failed"
-[ "$(grep -c '^twice;time;' "$work/semi")" -eq 7 ] || fail "-e7 -d ';': $(cat "$work/semi")"
+in_range "$(grep -c '^twice;time;' "$work/semi")" 4 7 || fail "-e7 -d ';': $(cat "$work/semi")"
+# exactly 7 rounds: the samples and the preempted rounds left out of them, as jsonl says
+"$work/b63" -e7 -t 0.05 --format=jsonl --filter=twice | awk '/"bench":"twice"/ {
+    s = $0; sub(/.*"sample_iterations":\[/, "", s); sub(/\].*/, "", s); n = split(s, parts, ",")
+    left = match($0, /"left_out":[0-9]+/) ? substr($0, RSTART + 11, RLENGTH - 11) : 0
+    if (n + left != 7) bad++; seen++
+} END { exit !(seen == 1 && bad == 0) }' || fail "b63 -e7: not 7 rounds (samples and left_out) for twice"
 checks=$((checks + 1))
 "$work/b63" -e 5 -t 0.05 -s 42 --format=jsonl --filter=twice | head -1 | grep -q '"seed":42,' || fail "b63 -s 42 is not the seed"
 "$work/b63" -e 5 -t 0.05 -s -1 --format=jsonl --filter=twice | head -1 | grep -q '"seed":18446744073709551615,' ||
