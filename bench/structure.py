@@ -8,7 +8,9 @@ Prints:
   - the 10 longest functions of include/benchlab.h and of src/benchlab (lines, signature to
     closing brace / last line of the body);
   - imports from the domain (src/benchlab outside cli/) into the CLI, and import cycles
-    among the CLI's modules;
+    among the CLI's modules; imports between CLI command modules;
+  - the folders as layers (docs/architecture.md, *Layers*, names their order): imports from
+    a lower layer into a higher one, and cycles between folders;
   - hand-typed name lists: lines that spell out most of a family of names (the header's
     output formats, the statistics, the build targets), and the files holding them. Adding a
     member to the family means editing each of those lines, so fewer is better.
@@ -145,6 +147,42 @@ def cycles(graph: dict[str, set[str]], members: set[str]) -> list[list[str]]:
     return groups
 
 
+#: The line of docs/architecture.md that names the layers, bottom to top.
+LAYERS_LINE = re.compile(r"^Layers, bottom to top: (.+)$", re.M)
+#: Modules directly in src/benchlab/ that sit on top (the entry points: the command, python -m
+#: benchlab.wasi and benchlab.callgrind), not in the base layer.
+ENTRY_MODULES = ("benchlab.start", "benchlab.__main__", "benchlab.wasi", "benchlab.callgrind")
+
+
+def layer_order(root: pathlib.Path) -> list[str] | None:
+    """The layers as docs/architecture.md names them (`base` is the modules directly in
+    src/benchlab/), or None when it names none."""
+    found = LAYERS_LINE.search((root / "docs/architecture.md").read_text())
+    return [name.strip(" `.") for name in found.group(1).split(",")] if found else None
+
+
+def folder_of(module: str, packages: set[str]) -> str:
+    """A module's layer: its folder under benchlab/ (a package there is its own folder),
+    `base` for a module directly in benchlab/, `cli` for the entry points."""
+    if module in ENTRY_MODULES:
+        return "cli"
+    parts = module.split(".")
+    if len(parts) == 2 and module not in packages:
+        return "base"
+    return parts[1] if len(parts) > 1 else "base"
+
+
+def folder_graph(graph: dict[str, set[str]], packages: set[str]) -> dict[tuple[str, str], list[str]]:
+    """(folder, folder) -> the module imports behind that arrow, between different folders."""
+    arrows: dict[tuple[str, str], list[str]] = {}
+    for source, targets in graph.items():
+        for target in targets:
+            a, b = folder_of(source, packages), folder_of(target, packages)
+            if a != b and "benchlab" not in (source, target):
+                arrows.setdefault((a, b), []).append(f"{source} -> {target}")
+    return arrows
+
+
 def source_files(root: pathlib.Path) -> list[pathlib.Path]:
     files = set()
     for pattern in SOURCE_GLOBS:
@@ -183,10 +221,17 @@ def report(root: pathlib.Path) -> None:
     print(f"\n## CLI <-> CLI cycles: {len(cli_cycles)}")
     for group in cli_cycles:
         print("  " + " <-> ".join(group))
+    commands = cli - {"benchlab.cli", "benchlab.cli.common"}
+    command_imports = sorted((m, t) for m in commands for t in graph[m] if t in commands)
+    print(f"\n## CLI command -> CLI command imports (cli/common.py aside): {len(command_imports)}")
+    for source, target in command_imports:
+        print(f"  {source} -> {target}")
     all_cycles = cycles(graph, set(graph) - {"benchlab.cli", "benchlab"})
     print(f"\n## import cycles anywhere in the package: {len(all_cycles)}")
     for group in all_cycles:
         print("  " + " <-> ".join(group))
+
+    layers(root, graph)
 
     for title, names, at_least in FAMILIES:
         hits = name_lists(root, names, at_least)
@@ -207,6 +252,31 @@ def report(root: pathlib.Path) -> None:
         print(f"  {path}:{number}")
     flat = sorted(p.name for p in (root / "src/benchlab").glob("*.py"))
     print(f"\n## modules directly in src/benchlab/: {len(flat)}")
+
+
+def layers(root: pathlib.Path, graph: dict[str, set[str]]) -> None:
+    """Upward imports against docs/architecture.md's order, and cycles between folders."""
+    packages = {m for m in graph if (root / "src" / pathlib.Path(*m.split(".")) / "__init__.py").is_file()}
+    arrows = folder_graph(graph, packages)
+    order = layer_order(root)
+    folders = sorted({f for pair in arrows for f in pair})
+    if order is None:
+        print("\n## layers: docs/architecture.md names none (a line 'Layers, bottom to top: a, b, ...')")
+    else:
+        unknown = [f for f in folders if f not in order]
+        upward = sorted((a, b, len(lines)) for (a, b), lines in arrows.items()
+                        if a in order and b in order and order.index(a) < order.index(b))
+        print(f"\n## upward imports (a lower layer importing a higher one; layers: {', '.join(order)}): "
+              f"{sum(n for _, _, n in upward)}")
+        for a, b, n in upward:
+            print(f"  {a} -> {b}: {n}  ({'; '.join(sorted(arrows[(a, b)])[:3])}{'; ...' if n > 3 else ''})")
+        if unknown:
+            print(f"  folders in no layer: {', '.join(unknown)}")
+    folder_arrows = {f: {b for (a, b) in arrows if a == f} for f in folders}
+    folder_cycles = cycles(folder_arrows, set(folders))
+    print(f"\n## cycles between folders: {len(folder_cycles)}")
+    for group in folder_cycles:
+        print("  " + " <-> ".join(group))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from benchlab.measuring import buildtargets
+from benchlab import buildtargets
 from benchlab.errors import UserError
 from benchlab import percent
 from benchlab.limits import limit

@@ -221,11 +221,6 @@ class Record:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Record":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in fields})
-
 
 #: A time record's fields that say what its samples lost to other tasks (formats.md,
 #: "Contention"): absent in files from before them and in other tools' formats.
@@ -283,7 +278,17 @@ class Fault:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Fault":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in fields})
+
+def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The planned units ({binary, platform, sweep}) not among those done; [] for runs without a plan."""
+    if not isinstance(plan, list):
+        return []
+    finished = [(u["binary"], u["platform"], u.get("sweep")) for u in done]
+    missing = []
+    for unit in plan:
+        key = (unit.get("binary"), unit.get("platform"), unit.get("sweep"))
+        if key in finished:
+            finished.remove(key)  # a unit planned twice must be done twice
+        else:
+            missing.append(unit)
+    return missing

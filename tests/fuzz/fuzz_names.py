@@ -71,7 +71,7 @@ def _printable_lines(text: str) -> bool:
 
 def names_target(directory: Path) -> Callable:
     """Every show format of a run with drawn names, and the run through the store."""
-    from benchlab.formats.exporters import EXPORTERS
+    from benchlab.output.exporters import EXPORTERS
     from benchlab.storage.store import Store
     store = Store(f"sqlite:///{directory / 'names.db'}")
 

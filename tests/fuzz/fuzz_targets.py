@@ -542,7 +542,7 @@ def import_seeds(seeds: dict[str, list[str]]) -> dict[str, list[str]]:
 def _exports() -> dict[str, str]:
     """A stored run with every kind of record (the example jsonl, and gbench's failure) in each export format."""
     from benchlab.cli import main
-    from benchlab.formats.exporters import RUN_FORMATS
+    from benchlab.output.exporters import RUN_FORMATS
     texts = {}
     with tempfile.TemporaryDirectory(prefix="fuzz-exports-") as scratch:
         url = f"sqlite:///{scratch}/exports.db"

@@ -75,7 +75,7 @@ def only_printable(text: str) -> bool:
 
 
 def test_every_printer_shows_control_characters_escaped():
-    from benchlab.formats.exporters import EXPORTERS
+    from benchlab.output.exporters import EXPORTERS
     report = nasty_report()
     for name in ("table", "markdown", "csv"):
         out = EXPORTERS[name](report)

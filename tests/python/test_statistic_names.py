@@ -8,7 +8,7 @@ import json
 import re
 
 from benchlab.statistics import combine, stats
-from benchlab.formats.exporters import csv
+from benchlab.output.exporters import csv
 from benchlab.formats.parsers import jsonl
 from conftest import FAST, HEADER, run_binary
 

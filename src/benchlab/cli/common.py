@@ -14,7 +14,7 @@ import click
 from benchlab.formats import registry as formats
 from benchlab.config import Config, load_config
 from benchlab.errors import ExitCode, UserError
-from benchlab.formats.exporters import EXPORTERS, FORMAT_BY_SUFFIX
+from benchlab.output.exporters import EXPORTERS, FORMAT_BY_SUFFIX
 from benchlab.output.fitting import terminal_width
 from benchlab.paths import check_output_file, check_path_length, shown_path, write_regular_file
 
@@ -171,7 +171,7 @@ def stdout_text(report, stdout_format: str) -> str:
     """`report` as stdout shows it: the table within the terminal's width (output/fitting.py),
     every other format whole (they are data, as --out's file is)."""
     if stdout_format == TABLE:
-        from benchlab.formats.exporters.table import render
+        from benchlab.output.exporters.table import render
         return render(report, width=terminal_width(sys.stdout))
     return EXPORTERS[stdout_format](report)
 
@@ -191,7 +191,7 @@ def print_run(store, run_id: int, output_format: str | None, out_path: str | Non
     if not records and output_format in (None, "table", "json") and out_path is None:
         profile = store.load_profile(run_id)
         if profile:  # a run of `benchlab profile`: its buckets are what it has to show
-            from benchlab.profiling.render import profile_json, profile_table
+            from benchlab.output.profiles import profile_json, profile_table
             render = profile_json if output_format == "json" else profile_table
             click.echo(render((run["context"] or {}).get("profile") or {}, profile, None), nl=False)
             return ExitCode.OK

@@ -17,7 +17,7 @@ import click
 from benchlab.cli.common import (FiniteFloatRange, config_of, db_option, junit_option, note, open_store, quiet_option,
                                  rounds_progress, step_lines, summary_option)
 from benchlab.errors import ExitCode, UserError
-from benchlab.formats.exporters.json import document_text
+from benchlab.output.exporters.json import document_text
 from benchlab.measuring import gate
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES
 from benchlab.measuring.sides import compare_sides, context_differences
@@ -26,7 +26,7 @@ from benchlab.output.comparisons import answer_text, render
 from benchlab.output.fitting import terminal_width
 from benchlab.percent import Percent
 from benchlab.profiling.gate import evaluate, parse_limit, parse_margin
-from benchlab.profiling.render import bucket_moves, moves_text
+from benchlab.output.profiles import bucket_moves, moves_text
 
 
 @click.command("compare", context_settings={"ignore_unknown_options": True})

@@ -20,7 +20,7 @@ from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_reader
 from benchlab.cli import write_data
 from benchlab.errors import ExitCode, UserError
-from benchlab.formats.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
+from benchlab.output.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
 from benchlab.paths import STDOUT, check_output_file, check_path_length, shown_path
 from benchlab.records import Record, printable, printable_text
 from benchlab.output.table import Table

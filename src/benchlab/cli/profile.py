@@ -26,7 +26,7 @@ from benchlab.measuring.platforms import Platform, resolve_platforms
 from benchlab.measuring.process import run_process
 from benchlab.profiling import perf
 from benchlab.profiling.buckets import Buckets, by_dso, load_buckets
-from benchlab.profiling.render import profile_json, profile_table
+from benchlab.output.profiles import profile_json, profile_table
 from benchlab.profiling.session import Plan, Profile, profile_with_callgrind, profile_with_perf
 from benchlab.profiling.symbols import unresolved_warning
 from benchlab.measuring.targets import Target, resolve_targets

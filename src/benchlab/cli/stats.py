@@ -3,7 +3,7 @@ stats` shows a benchmark: its processes one by one (median, interval within that
 process, samples, why sampling stopped, where it started and with what layout), the
 spread of their medians, the distribution of the samples, the figure before the empty
 loop's cost was subtracted, and what the printed interval covers. The figures and
-intervals are `show`'s (figures.figures, with the run level of the machine's earlier runs).
+intervals are `show`'s (combine.figures, with the run level of the machine's earlier runs).
 """
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, terminal_width, wrapped
 from benchlab.records import Record, printable
-from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, figure_interval, figures,
+from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, figure_interval,
                                      format_value, half_width_text, percent_text)
+from benchlab.statistics.combine import figures
 
 #: The per-process table's columns: heading, and the cell of one process's record.
 PROCESS_COLUMNS = (

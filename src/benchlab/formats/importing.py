@@ -27,7 +27,7 @@ from typing import Any
 from benchlab.formats import registry as formats
 from benchlab.errors import UserError
 from benchlab.formats.parsers.base import BadValue, Parsed, name, problems, show
-from benchlab.records import Fault, Record
+from benchlab.records import Fault, Record, missing_units
 
 _ROWS = formats.used_by(formats.IMPORT)
 #: The formats an import reads, as --format names them (benchlab.formats.registry): the JSON documents,
@@ -380,7 +380,6 @@ def _exported_run(path: str, exported: dict, imported: dict) -> tuple[dict, list
     if git is not None and not (isinstance(git, dict) and isinstance(git.get("commit"), (str, type(None)))):
         raise UserError(f"{path}: context record: run.context.git must be an object with a commit, got {show(git)}",
                         NOTHING_IMPORTED)
-    from benchlab.storage.store import missing_units  # here: SQLAlchemy costs a third of a second to import
     units = missing_units(plan, missing) if plan is not None else []
     return context, _exported_faults(path, exported.get("faults")), exported.get("platforms"), units
 

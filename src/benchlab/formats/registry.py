@@ -14,7 +14,7 @@ and tests/python/formats/test_registry.py checks both.
 
 This module imports nothing of the parsers or writers (a row names them as text):
 `show` and `--help` read it, and import neither (tests/python/test_cli_startup.py).
-Adding a format is one row here and its parser in parsers/ or its writer in exporters/;
+Adding a format is one row here and its parser in parsers/ or its writer in output/exporters/;
 formats/test_registry.py then asks for its line in the docs and, for a format `import` reads, a
 frozen example in tests/python/data.
 """
@@ -57,7 +57,8 @@ class Format:
     newline_ends: bool = False
     #: Fields of the file's own context that mean what a run's context fields mean: (ours, theirs).
     context_fields: tuple[tuple[str, str], ...] = ()
-    #: The module under benchlab.formats.exporters whose `render(table)` writes it.
+    #: The module under benchlab.output.exporters whose `render(table)` writes it (loaded there:
+    #: output/ is a layer above formats/).
     writer: str | None = None
     #: Suffixes of `--out FILE` that choose it (the first one named in messages).
     suffixes: tuple[str, ...] = ()
@@ -184,10 +185,5 @@ def parser(name: str, use: str = RUN) -> Any:
     return _load(row.parser, "parsers")(**options)
 
 
-def writer(name: str):
-    """The `render(table) -> str` of row `name`; its module imported on first use."""
-    return _load(BY_NAME[name].writer, "exporters").render
-
-
 __all__ = ["FORMATS", "BY_NAME", "Format", "RUN", "IMPORT", "SHOW", "EXPORT", "used_by", "names", "aliases",
-           "resolve", "by_suffix", "choices_text", "suffixes_text", "alias_text", "parser", "writer"]
+           "resolve", "by_suffix", "choices_text", "suffixes_text", "alias_text", "parser"]

@@ -24,7 +24,7 @@ import subprocess
 from pathlib import Path
 
 from benchlab import bundled
-from benchlab.measuring.buildtargets import BY_NAME as BUILD_TARGETS
+from benchlab.buildtargets import BY_NAME as BUILD_TARGETS
 from benchlab.config import Config
 from benchlab.errors import UserError
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from benchlab.measuring import buildtargets
+from benchlab import buildtargets
 
 #: How a "not buildable here" fault's reason starts (then the build target).
 NOT_BUILT = "not built for "

@@ -14,7 +14,7 @@ from typing import Any
 import numpy
 
 from benchlab import __version__
-from benchlab.measuring import buildtargets
+from benchlab import buildtargets
 from benchlab.measuring.build import compiler_version
 from benchlab.config import Config
 from benchlab.errors import UserError

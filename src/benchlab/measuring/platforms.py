@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import sys
 
-from benchlab.measuring import buildtargets
+from benchlab import buildtargets
 from benchlab.config import Config, PlatformSpec
 from benchlab.errors import UserError
 

@@ -242,7 +242,7 @@ class Runner:
             shutil.rmtree(scratch, ignore_errors=True)
         sweep = {"flag": self.options.sweep.name, "value": unit.sweep_value} if unit.sweep_value is not None else None
         for record in result.records:
-            record.reported["unit"] = unit.index  # the table's order is the plan's (figures.figures)
+            record.reported["unit"] = unit.index  # the table's order is the plan's (combine.figures)
         for item in (*result.records, *result.faults):
             item.platform = unit.platform.name
             item.binary = unit.target.name

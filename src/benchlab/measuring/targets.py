@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from benchlab.measuring import buildtargets
+from benchlab import buildtargets
 from benchlab.config import Config, Workload
 from benchlab.errors import UserError
 

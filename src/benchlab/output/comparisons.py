@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable
 
-from benchlab.formats.exporters.json import document_text
+from benchlab.output.exporters.json import document_text
 from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, wrapped
 from benchlab.output.figures import UNINFORMATIVE_WORD
 from benchlab.statistics.compare import (

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchlab.statistics.combine import combine
 from benchlab.records import Record
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
@@ -133,10 +132,3 @@ def overlaps(a: Record, b: Record) -> bool:
     if first is None or second is None:
         return False  # no interval to compare: the noisy mark already says so
     return first[0] <= second[1] and second[0] <= first[1]
-
-
-def figures(records: list[Record], history: dict | None = None) -> list[Record]:
-    """One record per figure (the processes of a run combined, combine.py, with the run
-    level from `history` where given), in the order of the run's plan (stable: a binary's
-    own order within it), whatever shuffled order the processes ran in."""
-    return sorted(combine(records, history), key=lambda r: r.reported.get("unit", 0))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from benchlab.output.figures import figures
+from benchlab.statistics.combine import figures
 from benchlab.measuring.instances import INSTANCES
 from benchlab.records import Record
 from benchlab.output.table import Table

@@ -12,8 +12,9 @@ import functools
 from typing import Any
 
 from benchlab.measuring.buildable import not_built
-from benchlab.output.figures import (LEGEND, MARK_DISAGREE, MARK_NOISY, MARK_OVERLAP, WORKLOAD_FORMAT, figures,
+from benchlab.output.figures import (LEGEND, MARK_DISAGREE, MARK_NOISY, MARK_OVERLAP, WORKLOAD_FORMAT,
                               format_value, is_noisy, overlaps, spread_text)
+from benchlab.statistics.combine import figures
 from benchlab.measuring.instances import fault_copy
 from benchlab.records import Fault, Record
 

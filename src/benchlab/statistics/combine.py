@@ -68,6 +68,13 @@ def combine(records: list[Record], history: History | None = None) -> list[Recor
     return [combine_group(group, history) for group in process_groups(records)]
 
 
+def figures(records: list[Record], history: dict | None = None) -> list[Record]:
+    """One record per figure (the processes of a run combined, combine.py, with the run
+    level from `history` where given), in the order of the run's plan (stable: a binary's
+    own order within it), whatever shuffled order the processes ran in."""
+    return sorted(combine(records, history), key=lambda r: r.reported.get("unit", 0))
+
+
 def process_groups(records: list[Record]) -> list[list[Record]]:
     """The records that make one figure, grouped, in first-seen order (the report draws
     each group's processes beside the figure combine_group makes of them)."""

@@ -43,9 +43,8 @@ import math
 from typing import Iterable
 
 from benchlab.statistics import noise, stats
-from benchlab.statistics.combine import history_key, knows_process_spread
+from benchlab.statistics.combine import figures, history_key, knows_process_spread
 from benchlab.records import Record, printable
-from benchlab.output.figures import figures
 
 #: Below this relative change a difference is called "no change" even when significant:
 #: identical code at another address or on another CPU differs by that much (issue 9).

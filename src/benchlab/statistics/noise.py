@@ -191,9 +191,17 @@ def busy(context: dict[str, Any] | None) -> bool:
     its spread is not that of a quiet run: busy and quiet runs are each other's history
     only within their own kind (same_code_window). A run from before the load was recorded
     counts as quiet."""
-    start = (((context or {}).get("load") or {}).get("start")) or {}
-    average, cpus = start.get("average"), start.get("cpus")
-    return isinstance(average, (int, float)) and isinstance(cpus, int) and cpus > 0 and average > cpus
+    return over_cpus(((context or {}).get("load") or {}).get("start")) is True
+
+
+def over_cpus(reading: dict[str, Any] | None) -> bool | None:
+    """Whether one load reading of a run ({average, cpus}, measuring/context.py: at its start or
+    end) says the machine was busy: its 1-minute load average above its CPUs. None for a
+    reading not taken (a platform without a load average, a run from before it was recorded)."""
+    average, cpus = (reading.get("average"), reading.get("cpus")) if isinstance(reading, dict) else (None, None)
+    if isinstance(average, bool) or not isinstance(average, (int, float)) or not isinstance(cpus, int) or cpus <= 0:
+        return None
+    return average > cpus
 
 
 def same_code_window(earlier: Iterable[tuple[int, dict[str, Any] | None]],

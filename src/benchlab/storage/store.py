@@ -31,10 +31,9 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQL
 from benchlab.storage import migrations, store_write
 from benchlab.statistics import noise
 from benchlab.errors import StoreFailed, UserError
-from benchlab.records import Record
-from benchlab.storage.store_read import (  # noqa: F401 (database_url, missing_units: imported from here too)
+from benchlab.storage.store_read import (  # noqa: F401 (database_url: imported from here too)
     DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, cannot_write, database_url,
-    effective_status, missing_units, read_only_connection, row_record)
+    effective_status, read_only_connection)
 from benchlab.storage.store_write import WRITE_FIX, Execute, StoreWriter, sqlite_pragmas
 
 metadata = sa.MetaData()
@@ -78,6 +77,8 @@ records = sa.Table(
     sa.Column("sample_iterations", sa.JSON),
     sa.Column("summary", sa.JSON),
     sa.Column("reported", sa.JSON),
+    # `history`'s reads: one benchmark's counter, newest runs first (revision 0008).
+    sa.Index("ix_records_bench_counter_run_id", "bench", "counter", "run_id"),
 )
 
 faults = sa.Table(
@@ -360,29 +361,6 @@ class Store(StoreWriter):
             connection.execute(machine_priors.insert(), [
                 {**row, "machine": machine.id, "host": machine.host, "cpu": machine.cpu, "kernel": machine.kernel,
                  "measured_at": measured} for row in rows])
-
-    def bench_history(self, bench: str) -> list[tuple[dict[str, Any], list[Record]]]:
-        """Every run with records of benchmark `bench`, by run id: the run (id, started_at,
-        host, status, context) and those records (`benchlab history`)."""
-        query = (sa.select(records, runs.c.started_at, runs.c.host.label("run_host"), runs.c.status,
-                           runs.c.pid, runs.c.context)
-                 .join(runs, runs.c.id == records.c.run_id)
-                 .where(records.c.bench == bench).order_by(records.c.run_id, records.c.id))
-        found: dict[int, tuple[dict[str, Any], list[Record]]] = {}
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            for row in connection.execute(query):
-                if row.run_id not in found:
-                    run = {"id": row.run_id, "started_at": row.started_at, "host": row.run_host,
-                           "status": row.status, "pid": row.pid, "context": row.context or {}}
-                    run["status"] = effective_status(run)
-                    found[row.run_id] = (run, [])
-                found[row.run_id][1].append(row_record(row._mapping))
-        return list(found.values())
-
-    def bench_names(self) -> list[str]:
-        """Every benchmark name stored, in any run."""
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            return sorted(row.bench for row in connection.execute(sa.select(records.c.bench).distinct()))
 
     # -- baselines ----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 from benchlab.statistics import noise
 from benchlab.errors import UserError
-from benchlab.records import Fault, Record, printable
+from benchlab.records import Fault, Record, missing_units, printable
 
 #: Seconds an SQLite writer waits for another's transaction (a unit's records: milliseconds)
 #: before giving up: several runs on one machine, or `baseline save` during a run, take turns.
@@ -157,6 +157,23 @@ class StoreReader:
             if len(page) < self._HISTORY_PAGE:
                 return
 
+    def runs_up_to(self, run_id: int) -> Iterator[dict[str, Any]]:
+        """Every run up to run `run_id` (included), newest first: its row (id, started_at, host,
+        status, pid, context), read a page at a time, so that a caller who stops early (the
+        report's history of one machine) reads no further back than it needs."""
+        before = run_id + 1
+        while True:
+            with self._reading() as query:
+                page = query("SELECT id, started_at, host, status, pid, context FROM runs WHERE id < :before "
+                             "ORDER BY id DESC LIMIT :limit", {"before": before, "limit": self._HISTORY_PAGE},
+                             ("context",))
+            for row in page:
+                row["status"] = effective_status(row)
+            yield from page
+            if len(page) < self._HISTORY_PAGE:
+                return
+            before = page[-1]["id"]
+
     def medians_of_runs(self, run_ids: list[int]) -> list[dict[str, Any]]:
         """Every stored median of these runs: run_id, platform, binary, bench, param, counter,
         sweep, median (one row per process)."""
@@ -170,6 +187,64 @@ class StoreReader:
         for row in rows:
             row["param"] = stored_param(row)
         return rows
+
+    def bench_runs(self, bench: str, counter: str, *, limit: int, before: int | None = None,
+                   platform: str | None = None, param: str | None = None) -> list[dict[str, Any]]:
+        """The newest `limit` runs (before run id `before`, when given) with a figure of `bench`'s
+        `counter` (on `platform`, and of the parameter that reads as `param`, when given), newest
+        first: each run's row (id, started_at, host, status, pid, context). `benchlab history`
+        reads a series a page at a time with it, so that a long history is read only as far back
+        as it shows (the index of revision 0008 serves it), and then the records of the runs it
+        keeps (bench_records)."""
+        where, params = _bench_condition(bench, counter, platform, param)
+        with self._reading() as query:
+            ids = [row["run_id"] for row in query(
+                f"SELECT DISTINCT run_id FROM records WHERE {where}"
+                + (" AND run_id < :before" if before is not None else "") + " ORDER BY run_id DESC LIMIT :limit",
+                {**params, "before": before, "limit": limit})]
+            if not ids:
+                return []
+            names = {f"run{index}": run_id for index, run_id in enumerate(ids)}
+            runs = {row["id"]: row for row in query(
+                f"SELECT id, started_at, host, status, pid, context FROM runs WHERE id IN "
+                f"({', '.join(':' + name for name in names)})", names, ("context",))}
+        for run in runs.values():
+            run["context"] = run["context"] or {}
+            run["status"] = effective_status(run)
+        return [runs[run_id] for run_id in ids]
+
+    def bench_records(self, bench: str, counter: str, run_ids: list[int], *, platform: str | None = None,
+                      param: str | None = None) -> dict[int, list[Record]]:
+        """The records of bench_runs' runs `run_ids` (the same figures of `bench`'s `counter`,
+        on `platform` and of `param` when given), each run's in stored order."""
+        found: dict[int, list[Record]] = {run_id: [] for run_id in run_ids}
+        if not run_ids:
+            return found
+        where, params = _bench_condition(bench, counter, platform, param)
+        names = {f"run{index}": run_id for index, run_id in enumerate(run_ids)}
+        with self._reading() as query:
+            for row in query(f"SELECT {_RECORD_COLUMNS} FROM records WHERE {where} AND run_id IN "
+                             f"({', '.join(':' + name for name in names)}) ORDER BY run_id, id",
+                             {**params, **names}, _RECORD_JSON):
+                found[row["run_id"]].append(row_record(row))
+        return found
+
+    def bench_series_keys(self, bench: str) -> list[dict[str, Any]]:
+        """What is stored of `bench`, for the errors of `history` that name it: each distinct
+        counter, platform and parameter (param, param_text), and whether it has a figure
+        (`measured`: a median). Read only when a series was not found: every record of `bench`."""
+        with self._reading() as query:
+            rows = query("SELECT DISTINCT counter, platform, param, param_text, "
+                         "CASE WHEN median IS NULL THEN 0 ELSE 1 END AS measured FROM records WHERE bench = :bench",
+                         {"bench": bench})
+        for row in rows:
+            row["param"] = stored_param(row)
+        return rows
+
+    def bench_names(self) -> list[str]:
+        """Every benchmark name stored, in any run."""
+        with self._reading() as query:
+            return [row["bench"] for row in query("SELECT DISTINCT bench FROM records ORDER BY bench", {})]
 
     def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
         """The newest calibration of `machine`, one row per kind; [] when it was never calibrated.
@@ -316,21 +391,6 @@ def read_only_connection(path: str) -> Callable[[], sqlite3.Connection]:
     return connect
 
 
-def missing_units(plan: Any, done: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The planned units ({binary, platform, sweep}) not among those done; [] for runs without a plan."""
-    if not isinstance(plan, list):
-        return []
-    finished = [(u["binary"], u["platform"], u.get("sweep")) for u in done]
-    missing = []
-    for unit in plan:
-        key = (unit.get("binary"), unit.get("platform"), unit.get("sweep"))
-        if key in finished:
-            finished.remove(key)  # a unit planned twice must be done twice
-        else:
-            missing.append(unit)
-    return missing
-
-
 def effective_status(run: dict[str, Any]) -> str:
     """'running' for a run whose process is gone means it was killed: say so."""
     if run["status"] == "running" and run.get("host") == socket.gethostname() and run.get("pid"):
@@ -341,6 +401,34 @@ def effective_status(run: dict[str, Any]) -> str:
         except PermissionError:
             pass
     return run["status"]
+
+
+#: The range of `records.param` (a 64-bit integer): a number outside it is only ever text.
+_PARAM_RANGE = range(-2**63, 2**63)
+
+
+def _bench_condition(bench: str, counter: str, platform: str | None,
+                     param: str | None) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause of bench_runs' records (a figure: a median), and its parameters. `param`
+    is a parameter as `history` prints it: a number's digits, a text parameter, or "" for none;
+    the caller still compares each record's own (this narrows, it does not decide)."""
+    where = ["bench = :bench", "counter = :counter", "median IS NOT NULL"]
+    params: dict[str, Any] = {"bench": bench, "counter": counter}
+    if platform is not None:
+        where.append("platform = :platform")
+        params["platform"] = platform
+    if param == "":
+        where.append("param IS NULL AND param_text IS NULL")
+    elif param is not None:
+        digits = param[1:] if param.startswith("-") else param
+        number = int(param) if digits.isascii() and digits.isdigit() else None
+        if number is not None and str(number) == param and number in _PARAM_RANGE:
+            where.append("(param = :param_number OR param_text = :param_text)")
+            params["param_number"] = number
+        else:
+            where.append("param_text = :param_text")
+        params["param_text"] = param
+    return " AND ".join(where), params
 
 
 def stored_param(row: Any) -> int | str | None:

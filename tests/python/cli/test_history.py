@@ -1,12 +1,15 @@
 """`benchlab history NAME`: a benchmark over stored runs, level shifts marked; on SQLite and
 PostgreSQL (db_url). Runs are stored through the Store API with figures known exactly."""
+import contextlib
 import json
 import math
 
 import pytest
 from scipy import stats as scipy_stats
 
+from benchlab.cli import history
 from benchlab.records import Record
+from benchlab.statistics import changepoints
 from benchlab.storage.store import Store
 
 #: Twelve runs of getpid: 100 ns for six runs, then 110 ns (a 10% slowdown at the 7th run),
@@ -16,16 +19,20 @@ GETPID = [100 + d for d in NOISE[:6]] + [110 + d for d in NOISE[6:]]
 
 
 def store_runs(store: Store, medians, *, bench="getpid", host="box", cpu="CPU X", kernel="6.1.0",
-               first_day=1, params=(None,), platforms=("native",), counter="time", codes=None):
+               first_day=1, params=(None,), platforms=("native",), counter="time", codes=None, loads=None):
     """One run per median: three processes whose medians are median-1, median, median+1
     (so the combined figure is the median), on each platform and param; `codes`: each run's
-    code identity of binary `sys` (noise.py), none by default. Their ids."""
+    code identity of binary `sys` (noise.py), none by default; `loads`: each run's 1-minute
+    load average at its start and end on 2 CPUs (context `load`), none by default. Their ids."""
     ids = []
     for index, (day, median) in enumerate(enumerate(medians, start=first_day)):
-        context = {"date": f"2026-10-{day:02d}T09:00:00Z", "host": host, "cpu": cpu, "kernel": kernel,
-                   "git": {"commit": f"{day:02d}" * 20, "dirty": day == 3}, "platforms": {p: {} for p in platforms}}
+        context = {"date": f"2026-{10 + (day - 1) // 28:02d}-{1 + (day - 1) % 28:02d}T09:00:00Z", "host": host,
+                   "cpu": cpu, "kernel": kernel, "git": {"commit": f"{day:02d}" * 20, "dirty": day == 3},
+                   "platforms": {p: {} for p in platforms}}
         if codes is not None:
             context["code"] = {f"sys@{p}": {"id": codes[index]} for p in platforms}
+        if loads is not None:
+            context["load"] = {"start": {"average": loads[index], "cpus": 2}, "end": {"average": loads[index], "cpus": 2}}
         run_id = store.begin_run(["benchlab", "run"], list(platforms), context)
         records = [Record(bench=bench, param=param, counter=counter, samples=[m - 0.5, m, m + 0.5] * 3,
                           iterations=1000, platform=platform, binary="sys", format="jsonl",
@@ -237,3 +244,146 @@ def test_runs_of_one_process_get_shows_interval_from_the_runs_of_several_before_
         [cell] = [row["cells"]["native"] for row in shown["rows"] if row["test"] == "getpid"]
         assert run["interval"] == pytest.approx(cell["median_ci"])
         assert cell["median_ci"][1] - 100 > 4  # the 5 runs' spread between processes, not the process's own +-0.5
+
+
+# -- a long history: only what is shown is read (issue 29) ---------------------------------------
+
+@contextlib.contextmanager
+def counting(store: Store):
+    """Every statement `store` runs in the block, with the rows it returned: [(sql, rows)]."""
+    seen = []
+    reading = store._reading
+
+    @contextlib.contextmanager
+    def counted():
+        with reading() as query:
+            def query_counted(sql, params, json_columns=()):
+                rows = query(sql, params, json_columns)
+                seen.append((sql, len(rows)))
+                return rows
+            yield query_counted
+    store._reading = counted
+    try:
+        yield seen
+    finally:
+        del store._reading  # the class's again
+
+
+def test_history_reads_the_runs_it_shows_whatever_the_store_holds(store):
+    """--last 5 reads the 5 runs it shows and the 20 before them (their run level): as many rows
+    from a store of 30 runs as from one of 60, in as many statements, each limited in SQL."""
+    read = {}
+    store_runs(store, [100.0] * 30, codes=["a"] * 30)
+    for size in (30, 60):
+        if size == 60:
+            store_runs(store, [100.0] * 30, codes=["a"] * 30, first_day=31)
+        with counting(store) as read[size]:
+            series = history.read_series(store, "getpid", platform=None, counter="time", param=None, host=None,
+                                         last=5)
+        assert [p.run["id"] for p in series.points] == list(range(size - 4, size + 1)) and series.earlier
+    assert [rows for _, rows in read[30]] == [rows for _, rows in read[60]]
+    # the runs' ids (25: LIMIT), their rows (25), their records (25 runs x 3 processes)
+    assert [rows for _, rows in read[60]] == [25, 25, 75]
+    ids, runs, records = (sql for sql, _ in read[60])
+    assert "LIMIT :limit" in ids and "WHERE id IN (" in runs and "run_id IN (" in records
+
+
+def test_history_shows_the_latest_runs_by_default_with_the_intervals_of_the_whole_history(store, benchlab,
+                                                                                            monkeypatch):
+    store_runs(store, GETPID * 3, codes=["a"] * 6 + ["b"] * 30)
+    whole = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
+    assert len(whole["runs"]) == 36 and not whole["earlier_runs"]
+    monkeypatch.setattr(history, "DEFAULT_LAST", 5)
+    result = benchlab("history", "getpid")
+    assert [line.split()[0] for line in result.stdout.splitlines()[3:8]] == ["32", "33", "34", "35", "36"]
+    assert result.stderr == "note: the latest 5 runs of the series; earlier ones are not shown (--last N shows more)\n"
+    latest = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
+    assert latest["earlier_runs"] and [run["run"] for run in latest["runs"]] == [32, 33, 34, 35, 36]
+    # each run's interval as in the whole history: the 20 runs read before them hold their run level
+    assert [run["interval"] for run in latest["runs"]] == [run["interval"] for run in whole["runs"][-5:]]
+    assert benchlab("history", "getpid", "--last", "5").stderr == ""  # asked for: no note
+
+
+def test_a_machine_far_back_is_found(store, benchlab, monkeypatch):
+    monkeypatch.setattr(history, "DEFAULT_LAST", 2)  # a page of 22 runs
+    store_runs(store, [100.0] * 3, host="old")
+    store_runs(store, [200.0] * 50, host="new", first_day=4)
+    result = benchlab("history", "getpid", "--host", "old")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()[3:5]] == ["2", "3"]
+    assert "50 runs on other machines left out" in result.stderr
+    latest = benchlab("history", "getpid")
+    # the note counts the runs read: the newest page's, all on the new machine
+    assert [line.split()[0] for line in latest.stdout.splitlines()[3:5]] == ["52", "53"]
+    assert "other machines" not in latest.stderr
+
+
+def test_the_errors_name_what_the_store_holds_when_nothing_matches(store, benchlab):
+    store_runs(store, [100.0] * 2, bench="copy", params=(16, 1024))
+    assert benchlab("history", "copy", "--param", "16", "--counter", "cycles").stderr == (
+        "error: benchmark 'copy' has no 'cycles' counter stored (give --counter time)\n")
+    assert benchlab("history", "copy", "--param", "16", "--platform", "wasm").stderr == (
+        "error: benchmark 'copy' has no 'time' figure on platform 'wasm' (its platforms: native)\n")
+
+
+# -- a shift beside a change of load or machine (issue 29) ----------------------------------------
+
+#: Quiet runs at 100 ns, six on a busy machine (load average 3.6 on 2 CPUs) reading 46% high, quiet again.
+LOADED = [100 + d for d in NOISE[:8]] + [146 + d for d in NOISE[:6]] + [100 + d for d in NOISE[4:12]]
+LOADS = [0.4] * 8 + [3.6] * 6 + [0.4] * 8
+
+
+def test_a_shift_with_a_change_of_load_says_so(store, benchlab):
+    store_runs(store, LOADED, loads=LOADS)
+    result = benchlab("history", "getpid")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[3 + 8].endswith("shift +46.0% (100 -> 146); load quiet -> busy")
+    assert lines[3 + 14].endswith("shift -31.4% (146 -> 100); load busy -> quiet")
+    assert lines[-5:] == [
+        "2 level shifts in 22 runs, run-to-run noise 0.61%:",
+        "  from run 9 (2026-10-09T09:00:00Z, commit 0909090909): 100 -> 146 ns (+46.0%)",
+        "    coincides with a change of load (quiet -> busy): it may be the machine's, not the code's",
+        "  from run 15 (2026-10-15T09:00:00Z, commit 1515151515): 146 -> 100 ns (-31.4%)",
+        "    coincides with a change of load (busy -> quiet): it may be the machine's, not the code's"]
+    document = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
+    assert [run["busy"] for run in document["runs"]] == [load > 2 for load in LOADS]
+    assert [(cp["run"], cp["coincides"]) for cp in document["change_points"]] == [
+        (9, [{"kind": "load", "before": "quiet", "after": "busy"}]),
+        (15, [{"kind": "load", "before": "busy", "after": "quiet"}])]
+
+
+def test_a_shift_of_the_code_on_a_quiet_machine_coincides_with_nothing(store, benchlab):
+    store_runs(store, GETPID, loads=[0.4] * 12)
+    document = json.loads(benchlab("history", "getpid", "--format", "json").stdout)
+    [shift] = document["change_points"]
+    assert (shift["run"], shift["coincides"]) == (7, [])
+    assert [run["busy"] for run in document["runs"]] == [False] * 12
+    # runs from before the load was recorded: unknown, never a change
+    store_runs(store, GETPID, bench="getppid")
+    document = json.loads(benchlab("history", "getppid", "--format", "json").stdout)
+    assert [run["busy"] for run in document["runs"]] == [None] * 12 and document["change_points"][0]["coincides"] == []
+
+
+def point(run_id: int, median: float, cpu: str = "CPU X", **reported) -> history.Point:
+    run = {"id": run_id, "started_at": "", "host": None, "status": "complete",
+           "context": {"host": "ci", "cpu": cpu, "kernel": "6.1.0"}}
+    return history.Point(run, Record(bench="getpid", param=None, samples=[median], platform="native", binary="sys",
+                                      reported=reported))
+
+
+def test_a_shift_with_a_change_of_machine_says_so():
+    # One machine name for runners of two CPU models (BENCHLAB_MACHINE), as a series
+    # read by fingerprint never mixes: the level of the second CPU model is said.
+    points = [point(i, 100.0) for i in range(6)] + [point(6 + i, 120.0, cpu="CPU Y") for i in range(6)]
+    found = changepoints.detect([p.record.median for p in points])
+    assert [cp.index for cp in found] == [6]
+    assert history.coinciding(points, found, 0) == [
+        history.Coincidence("machine", "ci (CPU X, kernel 6.1.0)", "ci (CPU Y, kernel 6.1.0)")]
+
+
+def test_samples_that_waited_for_a_cpu_make_a_run_busy():
+    # formats.md, "Contention": waited over contention.BUSY_SHARE (5%) of the sampling time
+    assert history.busy(point(1, 100.0, run_delay_ns=60.0, sampled_ns=1000.0)) is True
+    assert history.busy(point(1, 100.0, run_delay_ns=40.0, sampled_ns=1000.0)) is False
+    assert history.busy(point(1, 100.0)) is None

@@ -4,7 +4,7 @@ import json
 import math
 
 from benchlab.output.comparisons import render
-from benchlab.formats.exporters.json import document_text
+from benchlab.output.exporters.json import document_text
 from benchlab.statistics.compare import Comparison
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from benchlab.errors import UserError
-from benchlab.formats.exporters import EXPORTERS, RUN_FORMATS
+from benchlab.output.exporters import EXPORTERS, RUN_FORMATS
 from benchlab.formats.importing import FORMAT_NAMES, read_results
 from benchlab.formats.parsers.base import problems
 from benchlab.output.table import Table

@@ -9,7 +9,7 @@ import pytest
 
 from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice
-from benchlab.formats.exporters import EXPORTERS, FORMAT_BY_SUFFIX, RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
+from benchlab.output.exporters import EXPORTERS, FORMAT_BY_SUFFIX, RUN_FORMAT_BY_SUFFIX, RUN_FORMATS, writer
 from benchlab.formats.importing import FORMAT_NAMES, read_results
 from benchlab.errors import UserError
 from benchlab.formats.parsers import FORMAT_NAMES as RUN_NAMES, parse_output
@@ -103,7 +103,7 @@ def test_every_row_loads_its_parser_and_writer(use):
             # a layout of a shared parser is read under that parser's name (b63csv)
             assert parser.name == row.name or row.name in formats.BY_NAME[parser.name].also_reads
         else:
-            assert callable(formats.writer(row.name))
+            assert callable(writer(row.name))
 
 
 def test_readers_list_documents_first_and_the_table_order_otherwise():

@@ -1,7 +1,7 @@
 """instances.py and report.instance_scaling: copies summed, linearity, overlap, failed copies."""
 import pytest
 
-from benchlab.formats.exporters import EXPORTERS
+from benchlab.output.exporters import EXPORTERS
 from benchlab.measuring.instances import check_values
 from benchlab.errors import UserError
 from benchlab.records import Record

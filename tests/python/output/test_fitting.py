@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rich.cells import cell_len
 
-from benchlab.formats.exporters.table import render
+from benchlab.output.exporters.table import render
 from benchlab.output.fitting import Column, Narrower, fit, terminal_width, wrapped
 from benchlab.output.table import Table
 from benchlab.records import Fault, Record

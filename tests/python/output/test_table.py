@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from benchlab.formats.exporters import EXPORTERS
+from benchlab.output.exporters import EXPORTERS
 from benchlab.records import Fault, Record
 from benchlab.output.figures import MARK_NOISY, MARK_OVERLAP, format_value
 from benchlab.output.scaling import scaling

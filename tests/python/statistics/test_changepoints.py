@@ -129,3 +129,65 @@ def test_the_prefix_sum_cost_is_ruptures_l2_cost():
     for start in range(0, 200, 7):
         for end in range(start + 1, 201, 9):
             assert ours.error(start, end) == pytest.approx(theirs.error(start, end), rel=1e-9, abs=1e-9)
+
+
+# -- long series: windows (issue 29) -------------------------------------------------------------
+
+def known(seed: int, n: int, shifts: list[tuple[int, float]], t_noise: bool = False) -> np.ndarray:
+    """n runs of 1% noise (Student-t of 3 degrees of freedom with `t_noise`), each (run, factor)
+    of `shifts` a step of that factor from that run on."""
+    rng = np.random.default_rng(seed)
+    levels = np.ones(n)
+    for at, factor in shifts:
+        levels[at:] *= factor
+    noise = rng.standard_t(3, n) * 0.01 if t_noise else rng.normal(0, 0.01, n)
+    return 100 * levels * np.exp(noise)
+
+
+@pytest.mark.parametrize("seed, n, shifts, t_noise, expected", [
+    (1, 30, [(12, 1.05)], False, [(12, 0.044)]),
+    (2, 120, [(40, 1.10), (90, 0.95)], False, [(40, 0.0978), (90, -0.0501)]),
+    (3, 200, [], True, []),
+    (4, 450, [(99, 1.05), (201, 1.46), (207, 1 / 1.46), (300, 0.97)], False,
+     [(99, 0.0525), (201, 0.4613), (207, -0.3151), (300, -0.0335)]),
+    (5, 800, [(150, 1.05), (299, 1.05), (301, 0.9), (600, 1.02), (790, 1.2)], True,
+     [(150, 0.0526), (299, 0.0459), (301, -0.097), (601, 0.0194), (790, 0.2065)]),
+    (6, 1000, [], False, []),
+])
+def test_the_change_points_are_those_of_one_search_over_the_whole_series(seed, n, shifts, t_noise, expected):
+    """`expected` is what detect found before long series were searched in windows (one PELT
+    over the whole series, main at 107f25e): the same up to MAX_WINDOW runs, where nothing
+    changed, and on these longer ones too, with shifts at and beside the windows' edges (the
+    windows of 450 runs start at 0, 100, 200 and 250)."""
+    found = detect(known(seed, n, shifts, t_noise))
+    assert [(cp.index, round(cp.change, 4)) for cp in found] == expected
+
+
+def test_a_long_series_is_searched_in_windows_of_at_most_max_window(monkeypatch):
+    searched = []
+    search = changepoints._search
+
+    def recording(values, **settings):
+        searched.append(len(values))
+        return search(values, **settings)
+    monkeypatch.setattr(changepoints, "_search", recording)
+    detect(known(7, 1000, [(500, 1.1)]))
+    # windows of 200 from every 100th run, the last ending at the 1000th: 9 of them, 1,800 runs
+    assert searched == [changepoints.MAX_WINDOW] * 9
+    searched.clear()
+    detect(known(7, changepoints.MAX_WINDOW, []))
+    assert searched == [changepoints.MAX_WINDOW]  # up to MAX_WINDOW runs: one search, as a whole
+
+
+def test_windows_keep_each_cut_once():
+    # Every position is kept by exactly one window: the one whose middle is nearest.
+    for n in (201, 450, 1000, 1234):
+        windows = changepoints._windows(n)
+        assert windows[0][0] == 0 and windows[-1][1] == n
+        assert all(end - start == changepoints.MAX_WINDOW for start, end, _ in windows)
+        keeps = [keep for _, _, keep in windows]
+        assert keeps[0][0] == 0 and keeps[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(keeps, keeps[1:]))
+        assert all(start <= low and high <= end for start, end, (low, high) in windows)
+    assert changepoints._windows(450) == [(0, 200, (0, 150.0)), (100, 300, (150.0, 250.0)),
+                                          (200, 400, (250.0, 325.0)), (250, 450, (325.0, 450))]

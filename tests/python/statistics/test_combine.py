@@ -7,7 +7,7 @@ from scipy import stats as scipy_stats
 
 from benchlab.statistics import noise
 from benchlab.statistics.combine import RERUN, RERUN_WITH_HISTORY, combine, history_key
-from benchlab.formats.exporters import EXPORTERS
+from benchlab.output.exporters import EXPORTERS
 from benchlab.records import Record
 from benchlab.output.table import Table
 from benchlab.statistics.stats import WITHIN_RUN

@@ -100,7 +100,7 @@ def test_a_platform_that_cannot_tell_does_not_hide_the_others_waits():
 
 
 def test_an_exported_record_keeps_its_contention_and_a_bad_stored_one_is_refused():
-    from benchlab.formats.exporters.jsonl import result_record
+    from benchlab.output.exporters.jsonl import result_record
     from benchlab.formats.parsers.jsonl import JsonlParser
     from benchlab.formats.parsers.base import Parsed
 

@@ -152,8 +152,8 @@ def revision_of(url: str) -> str | None:
 
 def test_head_is_the_newest_revision_file():
     script = ScriptDirectory(str(migrations.DIRECTORY))
-    assert script.get_current_head() == migrations.HEAD == "0007"
-    assert [r.revision for r in script.walk_revisions()] == ["0007", "0006", "0005", "0004", "0003", "0002", "0001"]
+    assert script.get_current_head() == migrations.HEAD == "0008"
+    assert [r.revision for r in script.walk_revisions()] == ["0008", "0007", "0006", "0005", "0004", "0003", "0002", "0001"]
 
 
 def test_a_new_database_gets_the_schema_store_py_queries(db_url):
@@ -324,8 +324,15 @@ def test_text_parameters_are_kept_beside_numbers_on_both_engines(db_url):
     _, loaded, _ = store.load_run(run_id)
     assert [(r.param, r.median) for r in loaded] == [("(STREAM, 1)", 8399.0), (1024, 8107.0), ("-", 127.0), (None, 5.0)]
     assert [row["param"] for row in store.medians_of_runs([run_id])] == ["(STREAM, 1)", 1024, "-", None]
-    [(_, history)] = store.bench_history("uds")
+    [run] = store.bench_runs("uds", "time", limit=10)
+    history = store.bench_records("uds", "time", [run["id"]])[run["id"]]
     assert [r.param for r in history] == ["(STREAM, 1)", 1024, "-", None]
+    # `history --param`'s text picks the record whose parameter reads so: a number or a text
+    for text, param in (("1024", 1024), ("-", "-"), ("(STREAM, 1)", "(STREAM, 1)"), ("", None)):
+        assert [r["id"] for r in store.bench_runs("uds", "time", limit=10, param=text)] == [run_id]
+        picked = store.bench_records("uds", "time", [run_id], param=text)[run_id]
+        assert [r.param for r in picked] == [param]
+    assert store.bench_runs("uds", "time", limit=10, param="1025") == []
     with engine_of(db_url).connect() as connection:
         stored = connection.execute(sa.text("SELECT param, param_text FROM records ORDER BY id")).all()
     assert [tuple(row) for row in stored] == [(None, "(STREAM, 1)"), (1024, None), (None, "-"), (None, None)]

@@ -521,3 +521,24 @@ def test_a_database_path_too_long_to_open_is_one_error(project, benchlab):
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
     assert ("unable to open database file" in result.stderr or "too long" in result.stderr), result.stderr
+
+
+def test_runs_up_to_reads_no_further_back_than_its_caller_goes(db_url):
+    """The report's history of one machine (issue 29): runs newest first, a page of 100 at a
+    time, so a caller that stops after a few has read one page, whatever the store holds."""
+    store = Store(db_url)
+    ids = [store.import_run(["benchlab", "import", "x"], ["native"], {"n": n}, [], [], [], "complete", 0)
+           for n in range(130)]
+    statements = []
+    reading = store._reading
+
+    def counted():
+        statements.append(1)
+        return reading()
+    store._reading = counted
+    runs = store.runs_up_to(ids[120])
+    assert [next(runs)["id"] for _ in range(3)] == [ids[120], ids[119], ids[118]]
+    assert len(statements) == 1  # one page of 100 runs
+    assert [run["id"] for run in runs] == ids[117::-1] and len(statements) == 2
+    assert [run["context"] for run in store.runs_up_to(ids[1])] == [{"n": 1}, {"n": 0}]
+    store.close()

@@ -66,7 +66,6 @@ class _Session(LineSession):
             bench, counter = name(bench, "name"), name(counter, "counter")
             if failed:
                 self.parsed.fail(self.binary, bench, f"{counter}: assertion fail (B63_ASSERT)")
-                self.parsed.understood_lines += 1
                 return True
             reported = {}
             if percent is not None:
@@ -78,7 +77,6 @@ class _Session(LineSession):
             self.parsed.warn(bad_line(self.binary, number, line, FORMAT, str(bad)))
             return True
         self.parsed.records.append(record)
-        self.parsed.understood_lines += 1
         return True
 
     def reject(self, number: int, line: str) -> None:

@@ -177,7 +177,6 @@ class _Session(LineSession):
             self.parsed.warn(bad_line(self.binary, number, line, self.label, str(bad)))
             return True
         self.groups.setdefault((*key, "", None, None, None, None), []).append((count, per_iteration, None))
-        self.parsed.understood_lines += 1
         return True
 
     def _feed_export(self, number: int, line: str) -> bool:
@@ -201,7 +200,6 @@ class _Session(LineSession):
             self.parsed.warn(bad_line(self.binary, number, line, self.label, str(bad)))
             return True
         self.groups.setdefault(key, []).append((count, per_iteration, overhead))
-        self.parsed.understood_lines += 1
         return True
 
     def reject(self, number: int, line: str) -> None:

@@ -18,6 +18,8 @@ from benchlab.records import Record
 
 #: Warnings kept per binary; the rest are counted and summarised in one line, so a
 #: binary printing a million junk lines costs one screen, not 200 MB of stderr.
+#: Nanoseconds in one of each time unit other tools write (Google Benchmark's time_unit, CSB's latency_unit).
+NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 MAX_WARNINGS = 10
 #: Integers are stored in 64-bit columns (SQLite INTEGER, PostgreSQL BIGINT).
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -52,8 +54,6 @@ class Parsed:
     context: dict[str, Any] | None = None
     #: Warnings beyond MAX_WARNINGS: counted, not kept.
     suppressed: int = 0
-    #: Lines that gave a record or a context: a binary with none printed nothing we understand.
-    understood_lines: int = 0
     #: (benchmark, message) of each benchmark the output itself says failed (Google Benchmark's
     #: `error_occurred`): a result of the run, not a line we could not read.
     failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)

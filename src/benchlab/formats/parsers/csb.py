@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from benchlab.formats.parsers.base import BadValue, LineSession, Parsed, bad_line, figure, name, whole
+from benchlab.formats.parsers.base import NS_PER_UNIT, BadValue, LineSession, Parsed, bad_line, figure, name, whole
 from benchlab.records import Record
 
 _PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=([^;]*);")
@@ -37,7 +37,6 @@ _OP_AVG = re.compile(r"^(op\d+_[A-Za-z0-9_]+)_avg$")
 #: CSB's throughput unit, for lines without `throughput_unit` (see the module's docstring).
 CSB_THROUGHPUT_UNIT = "ops/ms"
 #: ns per unit of a `latency_unit` value we know.
-_NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 class CsbParser:
@@ -60,7 +59,6 @@ class _Session(LineSession):
         for record_or_problem in _records(values):
             if isinstance(record_or_problem, Record):
                 self.parsed.records.append(record_or_problem)
-                self.parsed.understood_lines += 1
             else:
                 self.parsed.warn(bad_line(self.binary, number, line, "csb", record_or_problem))
         return True
@@ -91,9 +89,9 @@ def _records(values: dict[str, str]) -> list[Record | str]:
         results.append(str(bad))
     latency_unit = values.get("latency_unit")
     if latency_unit is not None and latency_unit != "ticks":  # ticks: CSB's, read by ticks_to_ms
-        if latency_unit not in _NS_PER:
-            return [*results, f"latency_unit={latency_unit!r} (known: {', '.join(_NS_PER)})"]
-        ns_per_value = _NS_PER[latency_unit]
+        if latency_unit not in NS_PER_UNIT:
+            return [*results, f"latency_unit={latency_unit!r} (known: {', '.join(NS_PER_UNIT)})"]
+        ns_per_value = NS_PER_UNIT[latency_unit]
     else:
         try:
             ticks_per_ms = figure(values.get("ticks_to_ms", 0) or 0, "ticks_to_ms", minimum=0)

@@ -14,10 +14,9 @@ import json
 from typing import Any
 
 from benchlab.formats.parsers.base import (
-    INT64_MAX, BadValue, Parsed, clean_reported, figure, name, param_value, show, whole)
+    INT64_MAX, NS_PER_UNIT, BadValue, Parsed, clean_reported, figure, name, param_value, show, whole)
 from benchlab.records import Record
 
-_NS_PER = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 #: How far into the output its two top-level keys must appear for it to be Google Benchmark's.
 SNIFF_CHARS = 100_000
 
@@ -84,7 +83,6 @@ class GbenchParser:
             group["real"].append(real)
             group["cpu"].append(cpu)
             group["iterations"].append(iterations)
-            parsed.understood_lines += 1
         for run_name, group in groups.items():
             bench, param = _split_name(run_name)
             for counter, key in (("time", "real"), ("cpu_time", "cpu")):
@@ -107,7 +105,7 @@ def _entry(entry: Any) -> tuple[str, float, float, int] | tuple[str, str] | None
         return None
     run_name = name(entry.get("run_name", label), "run_name")
     unit = entry.get("time_unit", "ns")
-    scale = _NS_PER.get(unit) if isinstance(unit, str) else None
+    scale = NS_PER_UNIT.get(unit) if isinstance(unit, str) else None
     if scale is None:
         raise BadValue(f"unknown time_unit {show(unit)}")
     for key in ("real_time", "cpu_time", "iterations"):

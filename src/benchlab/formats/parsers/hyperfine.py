@@ -49,7 +49,6 @@ class HyperfineParser:
                 continue
             commands.append({"command": records[0].bench, "parameters": records[0].reported.get("parameters")})
             parsed.records.extend(records)
-            parsed.understood_lines += 1
         # The commands as hyperfine named them (`--command-name`, parameters): the run's context.
         parsed.context = {"tool": "hyperfine", "commands": commands}
 

@@ -121,7 +121,6 @@ class _Session(LineSession):
                     f"{', '.join(map(str, SUPPORTED_SCHEMAS))}; results may be misread "
                     "(rebuild against this checkout's header)")
             self.parsed.context = clean_reported(obj)
-            self.parsed.understood_lines += 1
         elif kind in ("result", "throughput"):
             try:
                 records = ([_record(obj, self.warn_at(number, line), self.schema)] if kind == "result"
@@ -133,7 +132,6 @@ class _Session(LineSession):
                 self._bad(number, line, f"bad {kind} record: {why}")
                 return True
             self.parsed.records.extend(records)
-            self.parsed.understood_lines += 1
         else:
             self._bad(number, line, 'no "type": "context"|"result"|"throughput"')
         return True

@@ -42,7 +42,6 @@ class _Session(LineSession):
             self.parsed.warn(bad_line(self.binary, number, line, "lind", str(bad)))
             return True
         self.parsed.records.append(record)
-        self.parsed.understood_lines += 1
         return True
 
     def reject(self, number: int, line: str) -> None:

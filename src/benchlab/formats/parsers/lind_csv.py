@@ -85,7 +85,6 @@ class _Session(LineSession):
         except BadValue as bad:
             self.parsed.warn(bad_line(self.binary, number, line, "lind-csv", str(bad)))
             return True
-        self.parsed.understood_lines += 1
         return True
 
     def _row(self, fields: list[str]) -> list[Record]:

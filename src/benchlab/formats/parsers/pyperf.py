@@ -73,7 +73,6 @@ class PyperfParser:
                     continue  # a calibration run: warmups only
                 per_benchmark.setdefault(record.bench, clean_reported(benchmark.get("metadata") or {}))
                 parsed.records.append(record)
-                parsed.understood_lines += 1
                 process += 1
         parsed.context = {"tool": "pyperf", "version": clean_reported(document.get("version")),
                           "metadata": clean_reported(common), "benchmarks": per_benchmark}

@@ -11,15 +11,22 @@ from __future__ import annotations
 from benchlab.statistics.noise import Machine
 from benchlab.output.htmlreport.runs import StoredRun, load_id
 from benchlab.records import Record
-from benchlab.output.figures import figures
+from benchlab.statistics.combine import figures
 
 
 def history_runs(store, subject: StoredRun, limit: int) -> list[StoredRun]:
-    """The last `limit` runs up to `subject` (included) with its fingerprint, oldest first."""
+    """The last `limit` runs up to `subject` (included) with its fingerprint, oldest first:
+    read newest first and no further back than they go (a store of 10,000 runs costs what one
+    of 1,000 does: bench/scale.py)."""
     wanted = Machine.of_run(subject.run)
-    rows = [row for row in store.list_runs() if row["id"] <= subject.id and Machine.of_run(row) == wanted]
+    rows = []
+    for row in store.runs_up_to(subject.id):
+        if Machine.of_run(row) == wanted:
+            rows.append(row)
+            if len(rows) == limit:
+                break
     rows.sort(key=lambda row: ((row.get("context") or {}).get("date") or row["started_at"] or "", row["id"]))
-    return [subject if row["id"] == subject.id else load_id(store, row["id"]) for row in rows[-limit:]]
+    return [subject if row["id"] == subject.id else load_id(store, row["id"]) for row in rows]
 
 
 def series(history: list[StoredRun]) -> dict[tuple, list[tuple[StoredRun, Record]]]:

@@ -1,7 +1,7 @@
 """The stored runs a report shows, loaded once through the store API.
 
 Every figure on the page comes from here, combined by the same code `benchlab show`
-uses (combine.py, figures.figures), so the page and the table never disagree.
+uses (combine.py, combine.figures), so the page and the table never disagree.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class StoredRun:
         return self._table
 
     def figures(self) -> list[tuple[Record, list[Record]]]:
-        """Each figure of the run (as figures.figures gives it) with the per-process records it
+        """Each figure of the run (as combine.figures gives it) with the per-process records it
         combines, so that a chart can show the processes and the figure side by side (made once)."""
         if self._figures is None:
             self._figures = figures_with_processes(self.records, self.levels)
@@ -81,7 +81,7 @@ class StoredRun:
 
 
 def figures_with_processes(records: list[Record], levels: dict | None = None) -> list[tuple[Record, list[Record]]]:
-    """Each figure with the records it combines, in figures.figures' order (the run's plan)."""
+    """Each figure with the records it combines, in combine.figures' order (the run's plan)."""
     pairs = [(combine_group(group, levels), group) for group in process_groups(records)]
     return sorted(pairs, key=lambda pair: pair[0].reported.get("unit", 0))
 

@@ -370,7 +370,7 @@ def bucket_moves_with_noise(before: StoredRun, rows_a: list[dict[str, Any]], aft
                             rows_b: list[dict[str, Any]]) -> list[charts.BucketMove]:
     """Each bucket's self share move (bucket_moves), with the 99% interval of the difference of
     two binomial shares where both profiles were sampled (perf), none where counted (callgrind)."""
-    from benchlab.profiling.render import bucket_moves
+    from benchlab.output.profiles import bucket_moves
     sampled = _sampled(before) and _sampled(after)
     totals = [sum(r["samples"] for r in rows if r["kind"] == "self") for rows in (rows_a, rows_b)]
     moves = []

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 #: The newest revision in versions/ (a test checks that it is Alembic's head): a database
 #: at it needs nothing, and Alembic is imported only for one that does.
-HEAD = "0007"
+HEAD = "0008"
 
 #: Alembic's table of the current revision. Not its default `alembic_version`, so that a
 #: PostgreSQL database shared with another program that uses Alembic keeps both apart.

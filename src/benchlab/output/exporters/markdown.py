@@ -1,7 +1,7 @@
 """A GitHub-flavoured markdown table, for pull-request comments."""
 from __future__ import annotations
 
-from benchlab.formats.exporters.columns import (
+from benchlab.output.exporters.columns import (
     cells, difference_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines, scaling_tables)
 from benchlab.output.table import Table
 

@@ -7,7 +7,7 @@ suffix, platforms.py makes each row's platform a built-in, config.py checks
 target's compiler, and buildable.py knows which have no threads. Adding a target is
 one row here (and, when its binaries need one, a runner such as wasi.py); a compiler of
 its own also needs its two `[build]` keys in config.BuildSettings, which
-tests/python/measuring/test_buildtargets.py checks.
+tests/python/test_buildtargets.py checks.
 
 This module imports nothing of benchlab (config.py reads it).
 """

@@ -8,6 +8,7 @@ suffixes of `--out` that choose it.
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Callable
 
@@ -19,6 +20,11 @@ if TYPE_CHECKING:
 Exporter = Callable[["Table"], str]
 
 
+def writer(name: str) -> Exporter:
+    """The `render(table) -> str` of the registry's row `name`; its module imported on first use."""
+    return importlib.import_module(f"{__name__}.{formats.BY_NAME[name].writer}").render
+
+
 class _Formats(Mapping[str, Exporter]):
     """Format name -> its module's render function, the module imported when its format is
     first used: `show` prints a table, and need not import what lind_json's parsers do.
@@ -28,7 +34,7 @@ class _Formats(Mapping[str, Exporter]):
         self._use = use
 
     def __getitem__(self, name: str) -> Exporter:
-        return formats.writer(formats.resolve(name, self._use))
+        return writer(formats.resolve(name, self._use))
 
     def __iter__(self) -> Iterator[str]:
         return iter(formats.names(self._use))
@@ -46,4 +52,4 @@ FORMAT_BY_SUFFIX = formats.by_suffix(formats.SHOW)
 RUN_FORMATS: Mapping[str, Exporter] = _Formats(formats.EXPORT)
 RUN_FORMAT_BY_SUFFIX = formats.by_suffix(formats.EXPORT)
 
-__all__ = ["EXPORTERS", "FORMAT_BY_SUFFIX", "RUN_FORMATS", "RUN_FORMAT_BY_SUFFIX", "Exporter"]
+__all__ = ["EXPORTERS", "FORMAT_BY_SUFFIX", "RUN_FORMATS", "RUN_FORMAT_BY_SUFFIX", "Exporter", "writer"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchlab.profiling import perf
-from benchlab.formats.exporters.json import document_text
+from benchlab.output.exporters.json import document_text
 from benchlab.records import printable
 
 

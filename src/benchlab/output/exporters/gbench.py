@@ -21,7 +21,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from benchlab.errors import UserError
-from benchlab.formats.exporters.json import finite
+from benchlab.output.exporters.json import finite
 from benchlab.records import Record
 from benchlab.output.table import Table
 

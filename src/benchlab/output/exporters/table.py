@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from benchlab.formats.exporters.columns import (
+from benchlab.output.exporters.columns import (
     cells, description_lines, difference_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines,
     scaling_tables)
 from benchlab.output.fitting import CUT, Column, Narrower, fit

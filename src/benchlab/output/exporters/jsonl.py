@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchlab.formats.exporters.json import finite
+from benchlab.output.exporters.json import finite
 from benchlab.records import Record
 from benchlab.output.table import Table
 

@@ -1,4 +1,4 @@
-"""benchlab.measuring.buildtargets, the one table of build targets: each row is the compile command,
+"""benchlab.buildtargets, the one table of build targets: each row is the compile command,
 the binaries' suffix, the toolchain checks, the built-in platform and the threads rule that
 build.py, targets.py, platforms.py, config.py, context.py and buildable.py use, and the docs
 list the same; a row added to the table is a platform of its own with nothing else changed."""
@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from benchlab.measuring import buildtargets, context, wasi
+from benchlab import buildtargets
+from benchlab.measuring import context, wasi
 from benchlab.measuring.buildable import NOT_BUILT, unbuildable_reason
 from benchlab.measuring.build import Builder
-from benchlab.measuring.buildtargets import BuildTarget
+from benchlab.buildtargets import BuildTarget
 from benchlab.config import BuildSettings, Config, load_config
 from benchlab.errors import UserError
 from benchlab.measuring.platforms import Platform, builtin_platforms, resolve_platforms
