@@ -23,10 +23,12 @@ from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
 from benchlab.measuring.remeasure import decider
-from benchlab.cli.ci import Outputs, junit_option, summary_option
-from benchlab.cli.common import FiniteFloatRange, config_of, note, quiet_option, rounds_progress
+from benchlab.cli.common import (FiniteFloatRange, config_of, junit_option, note, quiet_option, rounds_progress,
+                                 summary_option)
 from benchlab.errors import ExitCode, UserError
-from benchlab.output.comparisons import Answer, render
+from benchlab.output.ci import Outputs
+from benchlab.output.comparisons import render
+from benchlab.statistics.answer import Answer
 from benchlab.output.fitting import terminal_width
 from benchlab.percent import Percent
 from benchlab.measuring.platforms import resolve_platforms

@@ -17,8 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchlab.cli import unfiltered
-from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option
-from benchlab.cli.show import print_run
+from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, print_run
 from benchlab.measuring.remeasure import kept_binaries
 from benchlab.records import printable
 

@@ -2,15 +2,11 @@
 no identical-code history: noise.py, calibration.py) and store it."""
 from __future__ import annotations
 
-import os
-import sys
-
 import click
 
 from benchlab.measuring import calibration
 from benchlab.statistics import noise
-from benchlab.measuring import context as run_context
-from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option, step_lines
 from benchlab.output.figures import percent_text
 
 
@@ -35,27 +31,10 @@ def command(context: click.Context, runs: int | None, processes: int | None, spa
     it meets a machine."""
     config = config_of(context)
     store = open_store(config, db_url)  # a bad --db is an error before, not after, the runs
-    result = run_and_store(config, store, runs=runs, processes=processes, span=span, seed=seed)
+    result = calibration.calibrate_and_store(config, store, runs=runs, processes=processes, span=span, seed=seed,
+                                             note=note, progress=step_lines)
     click.echo(summary(result))
     return 0
-
-
-def run_and_store(config, store, *, runs: int | None = None, processes: int | None = None,
-                  span: float | None = None, seed: int | None = None) -> calibration.Calibration:
-    """Calibrate and store the machine's priors, saying on stderr what it does (and the load)."""
-    runs, processes = runs or calibration.DEFAULT_RUNS, processes or calibration.DEFAULT_PROCESSES
-    context = run_context.machine()
-    load = calibration.load_average()
-    if calibration.loaded(load):
-        note(f"warning: the machine is loaded (1-minute load average {load:.2f} on {_cpus()} CPUs): the prior "
-             "will hold that load's noise too; calibrate again when it is idle")
-    note(f"calibrating {noise.Machine.of(context).label()}: {runs} runs of {processes} processes of "
-         "benchlab's reference kernels")
-    progress = (lambda m: None) if sys.stderr.isatty() else note
-    result = calibration.calibrate(config, context, runs=runs, processes=processes, span=span, seed=seed,
-                                   progress=progress, warn=lambda m: note(f"warning: {m}"))
-    store.save_machine_priors(result.machine, result.rows())
-    return result
 
 
 def summary(result: calibration.Calibration) -> str:
@@ -67,6 +46,3 @@ def summary(result: calibration.Calibration) -> str:
                  f"processes in {result.seconds:.1f} s, load average {result.load:.2f}; stored as its prior")
     return "\n".join(lines) + "\n"
 
-
-def _cpus() -> int:
-    return os.cpu_count() or 1

@@ -1,4 +1,7 @@
-"""Pieces shared by the subcommands: config, database, output."""
+"""Pieces shared by the subcommands: config, database, output, the click options more than
+one command takes. A command module imports this module and the entry point
+(cli/__init__.py), never another command module: what two commands share that is not
+click's lives below cli/ (output/ci.py, measuring/calibration.py, measuring/sides.py)."""
 from __future__ import annotations
 
 import math
@@ -10,7 +13,7 @@ import click
 
 from benchlab.formats import registry as formats
 from benchlab.config import Config, load_config
-from benchlab.errors import UserError
+from benchlab.errors import ExitCode, UserError
 from benchlab.output.exporters import EXPORTERS, FORMAT_BY_SUFFIX
 from benchlab.output.fitting import terminal_width
 from benchlab.paths import check_output_file, check_path_length, shown_path, write_regular_file
@@ -54,6 +57,17 @@ out_option = click.option("--out", "out_path", type=click.Path(dir_okay=False),
 #: calibrate): only the result (the table, the verdict) and errors.
 quiet_option = click.option("--quiet", "-q", is_flag=True,
                             help="No progress and no notes on stderr: only the results and errors.")
+
+
+#: --summary and --junit of `gate` and `ab`: the files output/ci.py checks and writes.
+summary_option = click.option(
+    "--summary", "summary_path", metavar="FILE",
+    help="Also write the answer as Markdown to FILE, for a pull-request comment: what it says, the table, "
+         "what decided it. (It is also appended to $GITHUB_STEP_SUMMARY when that is set.)")
+junit_option = click.option(
+    "--junit", "junit_path", metavar="FILE",
+    help="Also write the verdicts as JUnit XML to FILE, a test case per row: slower fails, inconclusive "
+         "fails (or is skipped with --inconclusive=pass).")
 
 
 def note(line: str) -> None:
@@ -160,6 +174,35 @@ def stdout_text(report, stdout_format: str) -> str:
         from benchlab.output.exporters.table import render
         return render(report, width=terminal_width(sys.stdout))
     return EXPORTERS[stdout_format](report)
+
+
+def step_lines(line: str) -> None:
+    """A line per step of a long job (a calibration's runs) where stderr is a log, as a
+    note; nothing on a terminal."""
+    if not sys.stderr.isatty():
+        note(line)
+
+
+def print_run(store, run_id: int, output_format: str | None, out_path: str | None) -> int:
+    """Print stored run `run_id` as `show` does (also `baseline show`); its exit status."""
+    from benchlab.output.table import Table  # here: only the commands that print a stored run need it
+    check_out(output_format, out_path)  # before the run is read: a bad --out is not worth the wait
+    run, records, faults = store.load_run(run_id)
+    if not records and output_format in (None, "table", "json") and out_path is None:
+        profile = store.load_profile(run_id)
+        if profile:  # a run of `benchlab profile`: its buckets are what it has to show
+            from benchlab.output.profiles import profile_json, profile_table
+            render = profile_json if output_format == "json" else profile_table
+            click.echo(render((run["context"] or {}).get("profile") or {}, profile, None), nl=False)
+            return ExitCode.OK
+    table = Table(platforms=list(run["platforms"] or []), records=records, faults=faults,
+                    run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],
+                         "context": run["context"], "missing": run["missing"]},
+                    history=store.run_levels(run_id, run["context"]))
+    write_output(table, output_format, out_path)
+    # A run that ended part-way is not a complete result: say so in the exit status too.
+    partial = run["status"] in ("killed", "interrupted") or (run["missing"] and run["status"] != "running")
+    return ExitCode.BENCHMARK_FAILURE if partial else ExitCode.OK
 
 
 def rounds_progress(time_limit: float, max_rounds: int | None, quiet: bool):

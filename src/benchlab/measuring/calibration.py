@@ -8,6 +8,9 @@ between single processes of identical code is estimated, per kind of kernel. A
 calibration has no code change in it, so the run level is the mean of the squared
 consecutive differences (all of them count, as degrees of freedom too): the median
 rule of noise.estimate is for histories that may hold a change of the code.
+
+`calibrate_and_store` is the whole of `benchlab calibrate` but its table (cli/calibrate.py),
+and the gate's first calibration on a machine (measuring/gate.py).
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from benchlab.statistics import noise
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.config import Config
 from benchlab.errors import UserError
+from benchlab.measuring import context as run_context
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.measuring.runner import RunOptions, Runner, Unit
 from benchlab.measuring.targets import Target
@@ -74,6 +78,26 @@ def load_average() -> float:
 
 def loaded(load: float) -> bool:
     return load > LOADED_SHARE * (os.cpu_count() or 1)
+
+
+def calibrate_and_store(config: Config, store, *, runs: int | None = None, processes: int | None = None,
+                        span: float | None = None, seed: int | None = None,
+                        note: Callable[[str], None] = lambda _: None,
+                        progress: Callable[[str], None] = lambda _: None) -> Calibration:
+    """Calibrate this machine and store its priors (Store.save_machine_priors). `note` says
+    what it does, and warns when the machine is loaded; `progress` gets a line per run."""
+    runs, processes = runs or DEFAULT_RUNS, processes or DEFAULT_PROCESSES
+    context = run_context.machine()
+    load = load_average()
+    if loaded(load):
+        note(f"warning: the machine is loaded (1-minute load average {load:.2f} on {os.cpu_count() or 1} CPUs): "
+             "the prior will hold that load's noise too; calibrate again when it is idle")
+    note(f"calibrating {noise.Machine.of(context).label()}: {runs} runs of {processes} processes of "
+         "benchlab's reference kernels")
+    result = calibrate(config, context, runs=runs, processes=processes, span=span, seed=seed,
+                       progress=progress, warn=lambda m: note(f"warning: {m}"))
+    store.save_machine_priors(result.machine, result.rows())
+    return result
 
 
 def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, processes: int = DEFAULT_PROCESSES,

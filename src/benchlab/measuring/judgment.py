@@ -9,27 +9,21 @@ the undecided ones what would decide them.
 A gate whose baseline does not exist yet (the first job of a CI store) has nothing to
 judge: neither a pass nor a usage error, but exit 5 (ExitCode.NO_BASELINE), saying how to
 save one (`no_baseline`).
+
+The answer's data (`Judgment`) and a row's verdict in words (`row_answer`) are in
+statistics/answer.py, where the renderers in output/ reach them too.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Callable
 
 from benchlab.errors import ExitCode
-from benchlab.statistics.compare import INCONCLUSIVE, SLOWER, Comparison, row_name
+from benchlab.statistics.answer import Judgment, row_answer, row_label, threshold_text
+from benchlab.statistics.compare import INCONCLUSIVE, SLOWER, Comparison
 
 #: What `--inconclusive` may say: an undecided row fails the command, or passes it.
 INCONCLUSIVE_POLICIES = ("fail", "pass")
-
-
-@dataclasses.dataclass
-class Judgment:
-    slower: list[Comparison]
-    undecided: list[Comparison]
-    exit_code: ExitCode
-    #: What the command says on stderr, in order.
-    lines: list[str]
 
 
 def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
@@ -38,8 +32,8 @@ def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
     says what would decide the undecided rows."""
     slower = [c for c in comparisons if c.verdict == SLOWER]
     undecided = [c for c in comparisons if c.verdict == INCONCLUSIVE]
-    lines = [f"regression: {_row(c)}: {row_answer(c)}" for c in slower]
-    lines += [f"inconclusive: {_row(c)}: {row_answer(c)}" for c in undecided]
+    lines = [f"regression: {row_label(c)}: {row_answer(c)}" for c in slower]
+    lines += [f"inconclusive: {row_label(c)}: {row_answer(c)}" for c in undecided]
     if undecided:
         lines += [f"to decide the {len(undecided)} inconclusive row(s): {text}" for text in advice(undecided)]
     if slower:
@@ -53,20 +47,10 @@ def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
     if undecided:
         lines.append(f"{command} inconclusive: {len(undecided)} row(s) undecided, accepted by --inconclusive=pass")
         return Judgment(slower, undecided, ExitCode.OK, lines)
-    thresholds = sorted({_percent(c) for c in comparisons})
+    thresholds = sorted({threshold_text(c) for c in comparisons})
     lines.append(f"{command} passed: every row not slower than {', '.join(thresholds) or '-'} "
                  "with 99% confidence")
     return Judgment(slower, undecided, ExitCode.OK, lines)
-
-
-def row_answer(c: Comparison) -> str:
-    """What a row's verdict says against its threshold: `1.0998x [1.05, 1.15], more than 2%
-    slower`, `... reaches both sides of 1.02`, `... not slower than 2%`."""
-    if c.verdict == SLOWER:
-        return f"{_ratio(c)}, more than {_percent(c)} slower" + (f" ({c.cause})" if c.cause else "")
-    if c.verdict == INCONCLUSIVE:
-        return f"{_ratio(c)} reaches both sides of {c.limit:.4g}"
-    return f"{_ratio(c)}, not slower than {_percent(c)}"
 
 
 def no_baseline(baseline: str, run_id: int | None, store_url: str, others: list[str],
@@ -115,15 +99,3 @@ def busy_machine() -> str | None:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return f"the machine is busy (load average {load:.1f} on {cpus} CPUs)" if load > cpus else None
 
-
-def _row(c: Comparison) -> str:
-    return f"{row_name(c.key)} on {c.platform}"
-
-
-def _ratio(c: Comparison) -> str:
-    interval = "an uninformative interval" if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
-    return f"{c.ratio:.4f}x {interval}"
-
-
-def _percent(c: Comparison) -> str:
-    return f"{100 * (c.limit - 1):g}%"

@@ -2,9 +2,9 @@
 the 99% interval and one of three verdicts (statistics/compare.py), in text, markdown or
 json, with the lines that say what the intervals rest on and what is still undecided.
 
-And the answer of `gate` and `ab` as a CI job shows it (`Answer`): a Markdown document
-for the job's summary and a pull-request comment (`summary_markdown`); output/junit.py
-writes the same answer as JUnit XML.
+And the answer of `gate` and `ab` (statistics/answer.py's `Answer`): what the gate prints on
+stdout (`answer_text`), and a Markdown document for a CI job's summary and a pull-request
+comment (`summary_markdown`); output/junit.py writes the same answer as JUnit XML.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from benchlab.output.figures import UNINFORMATIVE_WORD
 from benchlab.statistics.compare import (
     CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
     Comparison, geometric_mean, row_name)
-from benchlab.measuring.judgment import Judgment
 from benchlab.records import printable
+from benchlab.statistics.answer import Answer
 
 
 def interval_text(c: Comparison) -> str:
@@ -146,33 +146,16 @@ def text_table(heads: tuple[str, ...], rows: list[tuple[str, ...]], comparisons:
     return [*fitted.lines(rule=False), *fitted.note_lines()]
 
 
-@dataclasses.dataclass
-class Answer:
-    """What `gate` or `ab` concluded, as a CI job shows it (its summary, a pull-request
-    comment, JUnit XML): the rows, the judgment, and how the rows were measured."""
-    #: "gate" or "ab".
-    command: str
-    #: What was held against what, in a line: "run 3 against baseline 'main' (run 1)".
-    subject: str
-    a_label: str
-    b_label: str
-    comparisons: list[Comparison]
-    #: None: `ab` without --max-regression, which measures and judges nothing.
-    judgment: Judgment | None
-    #: --inconclusive: "fail" (an undecided row fails) or "pass".
-    inconclusive: str = "fail"
-    differences: list[str] = dataclasses.field(default_factory=list)
-    #: How rows were measured, where it is not the same for all: "stored figures for x: why".
-    notes: list[str] = dataclasses.field(default_factory=list)
-    #: What the measuring took (the rounds of ab or of the gate's re-measurement); 0 for stored figures.
-    seconds: float = 0.0
-
-    @property
-    def heading(self) -> str:
-        """The answer in one line: the judgment's last line, or what ab did without one."""
-        if self.judgment is None:
-            return f"{self.command} measured {len(self.comparisons)} row(s), judged none (no --max-regression)"
-        return self.judgment.lines[-1]
+def answer_text(answer: Answer, output_format: str, width: int | None = None) -> str:
+    """What the gate prints on stdout: the comparison (`render`); for a baseline that does
+    not exist yet nothing, or under json a document that says so and holds no rows."""
+    if not answer.no_baseline:
+        return render(answer.comparisons, answer.a_label, answer.b_label, output_format, answer.differences,
+                      width=width)
+    if output_format != "json":
+        return ""
+    return document_text({"a": answer.a_label, "b": answer.b_label, "no_baseline": True, "comparisons": [],
+                          "verdicts": {verdict: 0 for verdict in VERDICTS}}, indent=1)
 
 
 def summary_markdown(answer: Answer) -> str:

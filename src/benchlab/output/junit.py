@@ -19,10 +19,9 @@ import socket
 import xml.etree.ElementTree as ElementTree
 from datetime import datetime, timezone
 
-from benchlab.measuring.judgment import row_answer
 from benchlab.output import comparisons
-from benchlab.output.comparisons import Answer
 from benchlab.records import printable
+from benchlab.statistics.answer import Answer, row_answer
 from benchlab.statistics.compare import INCONCLUSIVE, SLOWER, Comparison, row_name
 
 

@@ -1,4 +1,4 @@
-"""What `gate` gives a CI job (cli/ci.py): the answer as Markdown for a comment (--summary) and
+"""What `gate` gives a CI job (output/ci.py): the answer as Markdown for a comment (--summary) and
 the job's summary ($GITHUB_STEP_SUMMARY), JUnit XML (--junit), and exit 5 when the baseline
 does not exist yet. Stored figures of lind scripts whose figures are set by hand: every
 verdict here is the same on any machine, however busy."""
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from benchlab.cli.ci import STEP_SUMMARY
+from benchlab.output.ci import STEP_SUMMARY
 from conftest import write
 from junit_schema import read_junit, verdicts
 

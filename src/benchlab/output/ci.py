@@ -5,7 +5,7 @@ verdicts as JUnit XML for test widgets (`--junit FILE`).
 
 Every path is checked before anything runs (paths.py), and written once the answer is
 known, before the command exits with it: a job that fails on the answer has its comment
-and its report first.
+and its report first. The options that name the files are cli/common.py's.
 """
 from __future__ import annotations
 
@@ -13,24 +13,14 @@ import dataclasses
 import os
 from pathlib import Path
 
-import click
-
 from benchlab.errors import UserError
 from benchlab.output import junit
-from benchlab.output.comparisons import Answer, summary_markdown
+from benchlab.output.comparisons import summary_markdown
 from benchlab.paths import check_output_file, shown_path, write_regular_file
+from benchlab.statistics.answer import Answer
 
 #: The variable GitHub Actions sets to the file of a step's summary (Markdown, appended to).
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-
-summary_option = click.option(
-    "--summary", "summary_path", metavar="FILE",
-    help="Also write the answer as Markdown to FILE, for a pull-request comment: what it says, the table, "
-         "what decided it. (It is also appended to $GITHUB_STEP_SUMMARY when that is set.)")
-junit_option = click.option(
-    "--junit", "junit_path", metavar="FILE",
-    help="Also write the verdicts as JUnit XML to FILE, a test case per row: slower fails, inconclusive "
-         "fails (or is skipped with --inconclusive=pass).")
 
 
 @dataclasses.dataclass

@@ -1,0 +1,243 @@
+"""`benchlab gate --baseline`'s judgment, out of the command: a candidate run held against a
+baseline, re-measured where it can be, on stored figures elsewhere, and answered. The
+command (cli/compare.py) keeps the flags and the output and gives a `Listener` for what it
+says on the way (pyperf's `compare_to` hands its comparison to `_compare` the same way, and
+`benchlab run` its rounds to session.py).
+
+The steps, in order:
+1. **No baseline yet**: a name that could be a baseline's but names nothing (the first job
+   of a CI store) is answered at once, exit 5, nothing judged (`no_baseline_yet`).
+2. **The plan** (remeasure.py): the units whose baseline binaries are kept, trusted and
+   runnable here are paired with the candidate's; every other unit falls back to its stored
+   figures, with the reason. A run id or a result file has stored figures only.
+3. **The time limit**, checked before anything runs: the least time the pairs' rounds take.
+4. **The first calibration** on a machine, where stored figures are judged: the prior their
+   intervals rest on without identical-code history (calibration.py, noise.py).
+5. **The comparison** of the stored figures (sides.py), then the **re-measurement** of the
+   pairs in interleaved rounds until every row is decided or the time is up; its rows
+   replace the stored ones.
+6. **The threshold rule**: a benchmark's own `[gate.max_regression]` wins over the flag.
+7. **The judgment** (judgment.py): slower fails (3), inconclusive is never a pass (4),
+   with what would decide the undecided rows.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+from typing import Any, Callable, ContextManager
+
+from benchlab.config import Config
+from benchlab.errors import UserError
+from benchlab.measuring import calibration, remeasure
+from benchlab.measuring import context as run_context
+from benchlab.measuring.ab import check_time_limit, default_time_limit
+from benchlab.measuring.judgment import judge, no_baseline, remeasure_advice, stored_advice
+from benchlab.measuring.sides import compare_sides, context_differences
+from benchlab.statistics import noise
+from benchlab.statistics.answer import Answer
+from benchlab.statistics.compare import Comparison, attribute_causes
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What the gate is asked: the command's flags."""
+    #: The candidate: a stored run (an id, latest, -N) or a result file.
+    run: str
+    #: What it is held against: a baseline's name, a run, or a result file.
+    baseline: str
+    #: --max-regression, percent; a benchmark's own [gate.max_regression] wins.
+    max_regression: float = 2.0
+    #: --noise-floor, percent; None: benchlab.toml's.
+    floor: float | None = None
+    #: False: --no-remeasure, stored figures only.
+    remeasure: bool = True
+    #: --time-limit of the re-measurement, seconds; None: default_time_limit of its programs.
+    time_limit: float | None = None
+    #: --inconclusive: "fail" or "pass".
+    inconclusive: str = "fail"
+    #: --trust-stored-binaries.
+    trust_stored: bool = False
+
+
+class _NoDisplay:
+    """The rounds' progress of a listener that shows none."""
+    def line(self, text: str) -> None:
+        pass
+
+    def round_done(self, rounds: int) -> None:
+        pass
+
+
+@dataclasses.dataclass
+class Listener:
+    """What the gate says while it works: each a callback the command gives; by default silent."""
+    #: A line of what it does or found (the command's notes, which --quiet silences).
+    note: Callable[[str], None] = lambda _: None
+    #: A line per run of a first calibration.
+    step: Callable[[str], None] = lambda _: None
+    #: The re-measurement's progress display for a time limit: a context manager whose value
+    #: has `line(text)` and `round_done(rounds)` (output/progress.py's Progress).
+    rounds: Callable[[float], ContextManager[Any]] = lambda _: contextlib.nullcontext(_NoDisplay())
+
+
+@dataclasses.dataclass
+class Remeasured:
+    """The stored comparisons with the re-measured rows in place, and what the rounds took."""
+    comparisons: list[Comparison]
+    rounds: int
+    seconds: float
+
+
+def judge_gate(config: Config, store, request: Request, listener: Listener = Listener()) -> Answer:
+    """The gate's answer: its rows (re-measured where the plan allows), the judgment, and the
+    notes on how rows were measured. `store` is None only when both sides are result files."""
+    missing = no_baseline_yet(store, request)
+    if missing is not None:
+        return missing
+    notes: list[str] = []
+
+    def say(line: str) -> None:
+        listener.note(line)
+        notes.append(line)
+
+    remeasured, time_limit = None, request.time_limit
+    with remeasure.workspace() as directory:
+        plan = remeasure_plan(config, store, request, directory, say) if request.remeasure and store else None
+        if plan is not None and plan.pairs:
+            # before anything runs (a first calibration included): the limit, and what it must fit
+            time_limit = time_limit if time_limit is not None else default_time_limit(len(plan.pairs))
+            check_time_limit(time_limit, benchmark_counts(store, request.run, plan))
+        if plan is None or plan.fallbacks or not plan.pairs:
+            calibrate_first_time(config, store, request.run, listener)
+        comparisons, side_a, side_b = compare_sides(config, request.baseline, request.run, lambda: store,
+                                                    request.floor)
+        if plan is not None and plan.pairs:
+            remeasured = remeasure_rows(config, comparisons, plan, request, time_limit, listener)
+            comparisons = remeasured.comparisons
+    for line in fallback_notes(plan, request):
+        say(line)
+    rule = threshold_of(config, request)
+    for c in comparisons:
+        c.threshold = rule(c.key[0])
+    judgment = judge(comparisons, command="gate", inconclusive=request.inconclusive,
+                     advice=_advice(remeasured, time_limit))
+    held = f"baseline {request.baseline!r} ({side_a.label})" if is_baseline(store, request.baseline) else side_a.label
+    return Answer("gate", f"{side_b.label} against {held}", side_a.label, side_b.label, comparisons, judgment,
+                  request.inconclusive, context_differences(side_a, side_b), notes,
+                  remeasured.seconds if remeasured else 0.0)
+
+
+def threshold_of(config: Config, request: Request) -> Callable[[str], float]:
+    """A benchmark's threshold (a fraction): its own [gate.max_regression], else the flag's."""
+    return lambda bench: config.max_regressions.get(bench, request.max_regression / 100)
+
+
+def _advice(remeasured: Remeasured | None, time_limit: float | None) -> Callable[[list[Comparison]], list[str]]:
+    """What would decide the undecided rows: more rounds for re-measured ones, more processes
+    or a saved baseline for stored ones."""
+    def advice(undecided: list[Comparison]) -> list[str]:
+        again = [c for c in undecided if c.rounds is not None]
+        lines = remeasure_advice(remeasured.rounds, remeasured.seconds, time_limit) if again else []
+        stored = [c for c in undecided if c.rounds is None]
+        return lines + (stored_advice(stored) if stored else [])
+    return advice
+
+
+def is_baseline(store, name: str) -> bool:
+    return store is not None and not Path(name).is_file() and bool(store.list_baselines(name))
+
+
+def no_baseline_yet(store, request: Request) -> Answer | None:
+    """The answer when BASELINE names no baseline, run or file yet, but could name a baseline
+    (a CI store's first job): exit 5, said, and nothing judged. None when it names something;
+    a missing run id stays a usage error."""
+    from benchlab.storage.store import check_baseline_name  # here: SQLAlchemy (cli/common.py's open_store)
+    baseline, run = request.baseline, request.run
+    if store is None or Path(baseline).is_file():
+        return None
+    try:
+        store.resolve_run_id(baseline)
+        return None
+    except UserError as missing:
+        try:
+            check_baseline_name(baseline)
+        except UserError:
+            raise missing from None  # a number, latest, -N: a run that is not there (exit 2)
+    candidate = None if Path(run).is_file() else store.resolve_run_id(run)
+    others = [row["name"] for row in store.list_baselines()]
+    judgment = no_baseline(baseline, candidate, store.url, others)
+    b_label = run if candidate is None else f"run {candidate}"
+    return Answer("gate", f"{b_label} against baseline {baseline!r}, which does not exist yet", baseline, b_label,
+                  [], judgment, request.inconclusive)
+
+
+def remeasure_plan(config: Config, store, request: Request, directory: Path,
+                   say: Callable[[str], None]) -> remeasure.Plan | None:
+    """What can be run again; None when BASELINE names no baseline (a run id, a result file)
+    or the candidate is a result file: then only stored figures exist, and `say` says so."""
+    baseline, run = request.baseline, request.run
+    if not is_baseline(store, baseline):
+        say(f"stored figures only: {baseline} is not a baseline (benchlab baseline save NAME RUN keeps "
+            "its binaries for the gate to run again)")
+        return None
+    if Path(run).is_file():
+        say(f"stored figures only: {run} is a result file (a stored run of `benchlab run` records "
+            "the binaries the gate runs again)")
+        return None
+    base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")
+    candidate_context = store.run_row(store.resolve_run_id(run)).get("context")
+    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory,
+                          trust_stored=request.trust_stored)
+
+
+def fallback_notes(plan: remeasure.Plan | None, request: Request) -> list[str]:
+    """Which rows stand on stored figures, and why: per unit the plan could not pair or the
+    re-measurement could not run; all of them under --no-remeasure."""
+    if plan is not None:
+        return [f"stored figures for {label}: {why}" for label, why in sorted(plan.fallbacks.items())]
+    return [] if request.remeasure else ["stored figures only (--no-remeasure)"]
+
+
+def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasure.Plan, request: Request,
+                   time_limit: float, listener: Listener) -> Remeasured:
+    """The stored comparisons with every row the pairs measure replaced by its re-measured
+    one; a pair that fails to run here joins the plan's fallbacks."""
+    default_floor = request.floor / 100 if request.floor is not None else config.noise_floor
+    labels = ", ".join(pair.name for pair in plan.pairs)
+    listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
+                  f"(--time-limit), less once every row is decided")
+    with listener.rounds(time_limit) as progress:
+        measured, failed, rounds, seconds = remeasure.run(
+            config, plan.pairs, threshold_of=threshold_of(config, request), floor=default_floor,
+            time_limit=time_limit, progress=progress.line, on_round=progress.round_done)
+    plan.fallbacks.update(failed)
+    for c in measured:
+        c.floor = config.noise_floors.get(c.key[0], default_floor)
+    attribute_causes(measured)
+    again = {(c.key, c.platform) for c in measured}
+    return Remeasured(measured + [c for c in comparisons if (c.key, c.platform) not in again], rounds, seconds)
+
+
+def benchmark_counts(store, run: str, plan: remeasure.Plan) -> list[int]:
+    """How many time figures the candidate run has of each pair's binary (binary@platform):
+    what a process of it measures, for the least time a round takes (ab.least_round_seconds)."""
+    _, records, _ = store.load_run(store.resolve_run_id(run))
+    figures: dict[str, set] = {}
+    for record in records:
+        if record.counter == "time":
+            figures.setdefault(noise.code_label(record.binary, record.platform), set()).add(record.key)
+    return [len(figures.get(pair.name, ())) for pair in plan.pairs]
+
+
+def calibrate_first_time(config: Config, store, run: str, listener: Listener) -> None:
+    """`benchlab calibrate`, once, the first time the gate judges stored figures of this machine's
+    runs: the prior that figures with no identical-code history rest on (noise.py)."""
+    if store is None or not config.gate_calibrates or Path(run).is_file():
+        return
+    here = noise.Machine.of(run_context.machine())
+    candidate = store.run_row(store.resolve_run_id(run))
+    if noise.Machine.of(candidate.get("context"), candidate.get("host")) != here or store.machine_priors(here):
+        return
+    listener.note("first gate on this machine: measuring its run-to-run noise (benchlab calibrate)")
+    calibration.calibrate_and_store(config, store, note=listener.note, progress=listener.step)

@@ -1,0 +1,35 @@
+"""The gate's answer as stdout and a CI job show it (output/comparisons.py), from an Answer
+built here: no command, no store."""
+import json
+
+from benchlab.errors import ExitCode
+from benchlab.output.comparisons import answer_text, render, summary_markdown
+from benchlab.statistics.answer import Answer, Judgment
+from benchlab.statistics.compare import BETWEEN_PROCESSES, Comparison
+
+
+def slower_row() -> Comparison:
+    return Comparison(key=("Read", "1", "time", None), platform="native", unit="ns", a=240.5, b=264.5,
+                      ratio=1.0998, low=1.09, high=1.11, floor=0.01, scope=BETWEEN_PROCESSES, processes=(4, 4),
+                      threshold=0.02, program="b.sh")
+
+
+def test_a_judged_answer_prints_its_comparison():
+    row = slower_row()
+    judgment = Judgment([row], [], ExitCode.REGRESSION, ["regression: Read/1 on native: ...",
+                                                         "gate failed: 1 slower beyond the threshold"])
+    answer = Answer("gate", "run 2 against run 1", "run 1", "run 2", [row], judgment, differences=["cpu: X -> Y"])
+    for output_format in ("table", "markdown", "json"):
+        assert answer_text(answer, output_format) == render([row], "run 1", "run 2", output_format, ["cpu: X -> Y"])
+    markdown = summary_markdown(answer).splitlines()
+    assert markdown[:3] == ["### benchlab gate failed: 1 slower beyond the threshold", "", "run 2 against run 1"]
+    assert markdown[-1] == "- regression: Read/1 on native: ..."
+
+
+def test_a_baseline_that_does_not_exist_yet_prints_nothing_but_a_json_document_saying_so():
+    judgment = Judgment([], [], ExitCode.NO_BASELINE, ["no baseline 'main' yet", "gate not judged (exit 5)"])
+    answer = Answer("gate", "run 1 against baseline 'main', which does not exist yet", "main", "run 1", [], judgment)
+    assert answer.no_baseline and answer_text(answer, "table") == answer_text(answer, "markdown") == ""
+    assert json.loads(answer_text(answer, "json")) == {
+        "a": "main", "b": "run 1", "no_baseline": True, "comparisons": [],
+        "verdicts": {"slower": 0, "not slower": 0, "inconclusive": 0}}
