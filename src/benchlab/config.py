@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import random
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,15 @@ DEFAULT_WORKLOAD_WARMUPS = 1
 MAX_TIMEOUT_S = 1e9
 #: The header's bound of --time-limit (BL__MAX_TIME_LIMIT_S; > 0 too).
 MAX_TIME_LIMIT_S = limit("MAX_TIME_LIMIT_S")
-#: The header reads --seed as an unsigned 64-bit number.
+#: The header reads --seed as an unsigned 64-bit number: every --seed takes 0 to this.
 MAX_SEED = 2**64 - 1
+#: A seed nobody chose is drawn below this: any seed works, a short one is easier to type back.
+DRAWN_SEED_LIMIT = 2**31
+
+
+def draw_seed() -> int:
+    """The seed of a run, ab or calibration that was given none (reported, so it can be repeated)."""
+    return random.randrange(DRAWN_SEED_LIMIT)
 #: A workload's runs and warm-ups: as many as the header's samples at most.
 MAX_WORKLOAD_RUNS = 1_000_000
 

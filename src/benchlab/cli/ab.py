@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from benchlab.config import MAX_SEED, draw_seed
 from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, check_time_limit, default_time_limit
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
@@ -134,7 +134,7 @@ def _single(argument: str, config) -> Target:
 @click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
               help="Slowdowns below PCT% are 'not slower' (default: compare.noise_floor, 1).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
-@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), metavar="N", help="Seed of the round order.")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N", help="Seed of the round order.")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
 @summary_option
 @junit_option
@@ -162,7 +162,7 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
                         "ab judges nothing", "give --max-regression PCT, e.g. --max-regression 2%")
     outputs = Outputs.checked(summary_path, junit_path)
     relative = [relative_path(config.root, argument) for argument in programs] if revs else []
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else draw_seed()
     # Short processes, many rounds (PROCESS_TIME_LIMIT_S), unless the user's --arg sets the time limit.
     own_limit = any(arg.startswith("--time-limit") for arg in extra_args)
     options = RunOptions(timeout=config.timeout, seed=seed, extra_args=extra_args,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from benchlab.config import MAX_SEED
 from benchlab.measuring import calibration
 from benchlab.statistics import noise
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option, step_lines
@@ -18,7 +19,7 @@ from benchlab.output.figures import percent_text
 @click.option("--span", type=FiniteFloatRange(min=0, max=3600), metavar="S",
               help=f"Seconds to spread the runs over at least (default {calibration.DEFAULT_SPAN_S:g}): the host's "
                    "states last seconds.")
-@click.option("--seed", type=click.IntRange(min=0, max=2**31 - 1), metavar="N", help="Seed of the layouts.")
+@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N", help="Seed of the layouts.")
 @db_option
 @quiet_option
 @click.pass_context

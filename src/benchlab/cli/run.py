@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import random
 import sys
 
 import click
@@ -15,7 +14,7 @@ from benchlab.measuring.buildable import not_built
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_run_store, out_option, quiet_option,
     write_output)
-from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S
+from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, draw_seed
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
 from benchlab.statistics.contention import busy_note, short_samples_note
@@ -168,7 +167,7 @@ class Flags:
 
 def _run_options(flags: Flags, config) -> RunOptions:
     """What every process of the run is given: the flags, else benchlab.toml, else defaults."""
-    config_seed = config.seed if config.seed is not None else random.randrange(2**31)
+    config_seed = config.seed if config.seed is not None else draw_seed()
     return RunOptions(
         timeout=flags.timeout or config.timeout,
         seed=flags.seed if flags.seed is not None else config_seed,

@@ -17,14 +17,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import random
 import time
 from pathlib import Path
 from typing import Callable
 
 from benchlab.statistics import noise
 from benchlab.measuring.build import BuildFailed, Builder
-from benchlab.config import Config
+from benchlab.config import Config, draw_seed
 from benchlab.errors import UserError
 from benchlab.measuring import context as run_context
 from benchlab.measuring.platforms import resolve_platforms
@@ -110,7 +109,7 @@ def calibrate(config: Config, context: dict, *, runs: int = DEFAULT_RUNS, proces
     span = DEFAULT_SPAN_S if span is None else span
     started, load = clock(), load_average()
     [platform] = resolve_platforms(["native"], config)
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else draw_seed()
     runner = Runner(config, [platform], RunOptions(timeout=config.timeout, seed=seed),
                     Builder(config), warn)
     unit = Unit(Target(name="benchlab-reference", kind="source", path=REFERENCE_SOURCE), platform)

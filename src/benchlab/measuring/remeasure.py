@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import random
 import re
 import tempfile
 from pathlib import Path
@@ -35,7 +34,7 @@ from benchlab.statistics import noise
 from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, paired_scope
 from benchlab.measuring.build import Builder
 from benchlab.statistics.compare import INCONCLUSIVE, Comparison, verdict_of
-from benchlab.config import Config
+from benchlab.config import Config, draw_seed
 from benchlab.errors import UserError
 from benchlab.measuring import trust
 from benchlab.measuring.platforms import Platform, resolve_platforms
@@ -177,7 +176,7 @@ def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], floa
     """Measure the pairs interleaved until decided or `time_limit`: the comparisons (scope
     names the method), the pairs that failed to run here (label -> why), the rounds, and
     the seconds they took."""
-    seed = seed if seed is not None else random.randrange(2**31)
+    seed = seed if seed is not None else draw_seed()
     platforms = list({id(p.a.platform): p.a.platform for p in pairs}.values())
     options = RunOptions(timeout=config.timeout, seed=seed, time_limit=PROCESS_TIME_LIMIT_S)
     runner = Runner(config, platforms, options, Builder(config), lambda m: None)
