@@ -3014,6 +3014,7 @@ typedef struct bl__run {
     size_t instance_count;
     const bl_target **targets;  /* selected threaded targets */
     size_t target_count;
+    uint64_t (*op_freqs)[BL__MAX_OPS]; /* each target's operation frequencies, checked before anything runs */
     bl__result *results;        /* the time pass, one per instance */
     FILE *out;
     uint64_t rng;               /* the harness's own stream, apart from bl_seed() users */
@@ -3238,10 +3239,11 @@ static int bl__check_selection(bl__run *run) {
     size_t i;
     if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = bl__format_named("csb");
     w = &bl__writers[run->o.format];
-    for (i = 0; i < run->target_count; i++) {
-        uint64_t freq[BL__MAX_OPS];
-        if (bl__op_freqs(run->targets[i], &run->o, freq)) return 2;
-    }
+    if (run->target_count &&
+        !(run->op_freqs = BL__CAST(uint64_t(*)[BL__MAX_OPS], calloc(run->target_count, sizeof *run->op_freqs))))
+        return bl__out_of_memory("selecting targets") + 1;
+    for (i = 0; i < run->target_count; i++)
+        if (bl__op_freqs(run->targets[i], &run->o, run->op_freqs[i])) return 2;
     if (!w->result && run->target_count == 0) {
         char others[256];
         fprintf(stderr, "benchlab: --format=%s is the threaded mode's format and no threaded target is selected (use %s)\n",
@@ -3403,6 +3405,7 @@ static int bl__finish(bl__run *run, int status) {
     free(run->results);
     free(run->instances);
     free(BL__CAST(void *, run->targets));
+    free(run->op_freqs);
     free(BL__CAST(void *, run->o.filters));
     return status < 0 ? 0 : status;
 }
@@ -5053,14 +5056,16 @@ static enum bl__target_status bl__run_workers(const bl_target *t, const bl__opti
 }
 #endif
 
-/* Runs one target into r; r->problem says why when it did not run. */
-static enum bl__target_status bl__run_target(const bl_target *t, const bl__options *o, bl__tp_result *r) {
+/* Runs one target into r, its operations at `freq` (bl__op_freqs, computed once when the flags
+   were checked); r->problem says why when it did not run. */
+static enum bl__target_status bl__run_target(const bl_target *t, const bl__options *o, const uint64_t *freq,
+                                             bl__tp_result *r) {
     size_t k;
     memset(r, 0, sizeof *r);
     r->target = t;
     r->threads = o->threads;
     r->duration_s = o->duration_given ? o->duration_s : o->time_limit_s;
-    bl__op_freqs(t, o, r->freq); /* validated before the run */
+    memcpy(r->freq, freq, t->op_count * sizeof *freq);
     r->ops = BL__CAST(bl__opstats *, calloc(t->op_count, sizeof(bl__opstats)));
     r->thread_ops = BL__CAST(double *, calloc(o->threads, sizeof(double)));
     r->thread_s = BL__CAST(double *, calloc(o->threads, sizeof(double)));
@@ -5349,7 +5354,7 @@ static int bl__run_targets(bl__run *run) {
     int status = 0;
     for (i = 0; i < run->target_count; i++) {
         bl__tp_result tr;
-        if (bl__run_target(run->targets[i], &run->o, &tr) == BL__TARGET_FAILED) status = 1;
+        if (bl__run_target(run->targets[i], &run->o, run->op_freqs[i], &tr) == BL__TARGET_FAILED) status = 1;
         w->throughput(run->out, &run->o, &tr);
         fflush(run->out);
         bl__tp_free(&tr);
