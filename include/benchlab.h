@@ -744,17 +744,25 @@ typedef struct bl__registry {
 
 BL__DEF bl__registry bl__benchmarks;
 
+/* A registry's array with room for one more item: `items` itself, or grown (doubled, from
+   `first`); NULL when out of memory, `items` then left as it was. */
+static void *bl__room_for_one(void *items, size_t count, size_t *capacity, size_t size, size_t first) {
+    size_t grown;
+    void *more;
+    if (count < *capacity) return items;
+    grown = *capacity ? 2 * *capacity : first;
+    more = realloc(items, grown * size);
+    if (more) *capacity = grown;
+    return more;
+}
+
 BL__DEF void bl__register(const char *name, bl_body_fn body, int is_baseline,
                           const char *param_name, const int64_t *params, size_t param_count,
                           const char *file, int line) {
     bl__registry *r = &bl__benchmarks;
-    if (r->count == r->capacity) {
-        size_t capacity = r->capacity ? 2 * r->capacity : 16;
-        bl__bench *items = BL__CAST(bl__bench *, realloc(r->items, capacity * sizeof *items));
-        if (!items) { r->out_of_memory = 1; return; }
-        r->items = items;
-        r->capacity = capacity;
-    }
+    bl__bench *items = BL__CAST(bl__bench *, bl__room_for_one(r->items, r->count, &r->capacity, sizeof *items, 16));
+    if (!items) { r->out_of_memory = 1; return; }
+    r->items = items;
     r->items[r->count].name = name;
     r->items[r->count].body = body;
     r->items[r->count].is_baseline = is_baseline;
@@ -785,13 +793,10 @@ BL__DEF bl__difference_registry bl__differences;
 
 BL__DEF void bl__register_difference(const char *bench, const char *base, const char *file, int line) {
     bl__difference_registry *r = &bl__differences;
-    if (r->count == r->capacity) {
-        size_t capacity = r->capacity ? 2 * r->capacity : 8;
-        bl__difference *items = BL__CAST(bl__difference *, realloc(r->items, capacity * sizeof *items));
-        if (!items) { r->out_of_memory = 1; return; }
-        r->items = items;
-        r->capacity = capacity;
-    }
+    bl__difference *items =
+        BL__CAST(bl__difference *, bl__room_for_one(r->items, r->count, &r->capacity, sizeof *items, 8));
+    if (!items) { r->out_of_memory = 1; return; }
+    r->items = items;
     r->items[r->count].bench = bench;
     r->items[r->count].base = base;
     r->items[r->count].file = file;
@@ -809,13 +814,10 @@ BL__DEF bl__target_registry bl__targets;
 
 BL__DEF void bl_register_target(const bl_target *t) {
     bl__target_registry *r = &bl__targets;
-    if (r->count == r->capacity) {
-        size_t capacity = r->capacity ? 2 * r->capacity : 8;
-        const bl_target **items = BL__CAST(const bl_target **, realloc(BL__CAST(void *, r->items), capacity * sizeof *items));
-        if (!items) { r->out_of_memory = 1; return; }
-        r->items = items;
-        r->capacity = capacity;
-    }
+    const bl_target **items = BL__CAST(const bl_target **, bl__room_for_one(BL__CAST(void *, r->items), r->count,
+                                                                             &r->capacity, sizeof *items, 8));
+    if (!items) { r->out_of_memory = 1; return; }
+    r->items = items;
     r->items[r->count++] = t;
 }
 

@@ -246,28 +246,27 @@ def _check_contention(reported: dict) -> None:
 def _overhead_samples(obj: dict, raw: list, warn) -> list[float] | None:
     """The empty loop's sample of each round, for a schema-2 time record that subtracted it
     (formats.md); without a usable list the record's figures stay as measured."""
-    values = obj.get("overhead_samples")
-    if obj.get("subtracted") is not True or values is None:
+    if obj.get("subtracted") is not True or obj.get("overhead_samples") is None:
         return None
-    try:
-        if not isinstance(values, list) or len(values) != len(raw):
-            raise BadValue(f"overhead_samples must be a list of {len(raw)} numbers, one per sample")
-        return [figure(v, "overhead_samples[]") for v in values]
-    except BadValue as bad:
-        warn(f"{bad}; the figures are left as measured")
-        return None
+    return _per_round(obj, "overhead_samples", raw, warn, "the figures are left as measured")
 
 
 def _base_samples(obj: dict, raw: list, warn) -> list[float] | None:
     """BL_DIFFERENCE's base: its sample of each round, kept in `reported` (the store needs
     no column for it) for statistics.difference to pair with the record's own samples."""
-    values = obj.get("base_samples")
+    return _per_round(obj, "base_samples", raw, warn, f"the difference to {show(obj.get('difference_to'))} is left out")
+
+
+def _per_round(obj: dict, key: str, raw: list, warn, without: str) -> list[float] | None:
+    """A list of one number per round beside `samples` (`raw`), or None after a warning
+    that says what is `without` it."""
+    values = obj.get(key)
     try:
         if not isinstance(values, list) or len(values) != len(raw):
-            raise BadValue(f"base_samples must be a list of {len(raw)} numbers, one per sample")
-        return [figure(v, "base_samples[]") for v in values]
+            raise BadValue(f"{key} must be a list of {len(raw)} numbers, one per sample")
+        return [figure(v, f"{key}[]") for v in values]
     except BadValue as bad:
-        warn(f"{bad}; the difference to {show(obj.get('difference_to'))} is left out")
+        warn(f"{bad}; {without}")
         return None
 
 
