@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import hashlib
 import random
 import resource
@@ -53,6 +52,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Iterator
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gate_scenarios import locked  # noqa: E402  (bench/ is not a package)
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHLAB = [sys.executable, "-m", "benchlab"]
@@ -230,19 +232,6 @@ def time_command(name: str, argv: list[str], url: str, cwd: Path) -> tuple[float
     if done.returncode not in ANSWERS.get(name, (0,)):
         raise SystemExit(f"scale: `benchlab {' '.join(argv)}` exited {done.returncode}: {done.stderr.strip()[-500:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
-
-
-@contextlib.contextmanager
-def locked(path: str | None) -> Iterator[None]:
-    if path is None:
-        yield
-        return
-    with open(path, "a") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(file, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager

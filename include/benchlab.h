@@ -1774,11 +1774,12 @@ static double bl__ratio_resolution(double cost_ns, uint64_t iterations, uint64_t
 /* BL_DIFFERENCE: the per-round differences between this benchmark and its base, each
    less its share of the same round's empty loop (the base's share from its own median, as
    the baseline's is in bl__time_figures), and their median with its 99% interval: paired,
-   so a slow phase of the machine that slows both cancels, as it does in a ratio. */
-static void bl__difference_figures(bl__result *r) {
+   so a slow phase of the machine that slows both cancels, as it does in a ratio.
+   `loop_median` is the empty loop's median over the same rounds. */
+static void bl__difference_figures(bl__result *r, double loop_median) {
     double *d = BL__CAST(double *, malloc((r->count ? r->count : 1) * sizeof(double)));
     double base_share = 0;
-    bl_stats base, overhead, diff;
+    bl_stats base, diff;
     size_t i;
     r->difference = r->difference_low = r->difference_high = bl__nan();
     if (r->base) r->difference_to = r->base->instance->display;
@@ -1788,8 +1789,7 @@ static void bl__difference_figures(bl__result *r) {
     }
     if (r->subtracted) {
         bl_compute_stats(r->base_samples, r->count, &base);
-        bl_compute_stats(r->overhead_samples, r->count, &overhead);
-        base_share = bl__loop_share(base.median, overhead.median);
+        base_share = bl__loop_share(base.median, loop_median);
     }
     for (i = 0; i < r->count; i++) {
         double loop = r->subtracted ? r->overhead_samples[i] : 0;
@@ -1836,7 +1836,7 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
         }
     }
     free(net);
-    bl__difference_figures(r);
+    bl__difference_figures(r, overhead.median);
 }
 
 /* ---- I11. Context of the run ----------------------------------------------------------------- */
@@ -2722,7 +2722,7 @@ static int bl__set_binary(bl__options *o, const char *flag, const char *value) {
     return 0;
 }
 
-/* -i (B63's dialect): B63's interactive lines, unless --format says otherwise. */
+/* -i (B63's dialect): B63's interactive lines; the later of -i and --format wins. */
 static int bl__set_interactive(bl__options *o, const char *flag, const char *value) {
     (void)flag;
     (void)value;

@@ -8,6 +8,7 @@ from __future__ import annotations
 from benchlab.output.figures import format_value
 from benchlab.records import Record
 from benchlab.statistics import difference
+from benchlab.statistics.compare import row_name
 
 
 def lines(records: list[Record]) -> list[str]:
@@ -18,9 +19,8 @@ def lines(records: list[Record]) -> list[str]:
         return []
     out = ["differences to a base (BL_DIFFERENCE; median of per-round differences, 99% interval):"]
     for record, d in found:
-        name = record.bench if record.param is None else f"{record.bench}/{record.param_name or 'param'}={record.param}"
         where = f" on {record.platform}" if record.platform else ""
         processes = f", {d.processes} processes" if d.processes > 1 else ""
-        out.append(f"  {name} - {d.base}{where}: {format_value(d.value)} {record.unit} "
+        out.append(f"  {row_name(record.key)} - {d.base}{where}: {format_value(d.value)} {record.unit} "
                    f"[{format_value(d.low)}, {format_value(d.high)}] ({d.scope}{processes})")
     return out
