@@ -258,6 +258,13 @@ class Contention:
         return {field: getattr(self, field) for field in CONTENTION_FIELDS}
 
 
+#: A fault's kinds: the binary ran (or was built) and failed there; or the platform is one
+#: its source cannot be built for, by design (a `-` cell, not a failure).
+FAILED = "failed"
+NOT_BUILT = "not-built"
+FAULT_KINDS = (FAILED, NOT_BUILT)
+
+
 @dataclasses.dataclass
 class Fault:
     """A binary that did not finish normally on one platform, and why."""
@@ -269,6 +276,10 @@ class Fault:
     sweep: dict[str, Any] | None = None
     #: Which of the run's processes failed (None when the run has one per binary).
     process: int | None = None
+    #: FAILED or NOT_BUILT (FAULT_KINDS).
+    kind: str = FAILED
+    #: Which copy of an `instances` sweep failed, from 1 (None for a fault of a whole process).
+    copy: int | None = None
 
     def __post_init__(self) -> None:
         _storable_fields(self)
