@@ -13,7 +13,14 @@ Prints:
     a lower layer into a higher one, and cycles between folders;
   - hand-typed name lists: lines that spell out most of a family of names (the header's
     output formats, the statistics, the build targets), and the files holding them. Adding a
-    member to the family means editing each of those lines, so fewer is better.
+    member to the family means editing each of those lines, so fewer is better;
+  - meaning kept in strings or spelled twice (issue 30): the store's statements per query
+    language, its classes and openers, how often a records column is spelled there; the
+    "median_ci" literals and the string keys read from a record's summary; code reading a
+    fault's kind out of its reason text; the header's tests that stop sampling on time;
+  - the tests against the source: test files whose folder and name mirror a module of
+    src/benchlab (tests/python/<folder>/test_<module>[_<aspect>].py; header/ and project/
+    hold the tests of what is outside src/: include/benchlab.h, the docs, packaging).
 
 No imports of benchlab: it reads files, so it measures any checkout, old or new.
 """
@@ -252,6 +259,8 @@ def report(root: pathlib.Path) -> None:
         print(f"  {path}:{number}")
     flat = sorted(p.name for p in (root / "src/benchlab").glob("*.py"))
     print(f"\n## modules directly in src/benchlab/: {len(flat)}")
+    meanings(root)
+    tests_against_source(root)
 
 
 def layers(root: pathlib.Path, graph: dict[str, set[str]]) -> None:
@@ -277,6 +286,91 @@ def layers(root: pathlib.Path, graph: dict[str, set[str]]) -> None:
     print(f"\n## cycles between folders: {len(folder_cycles)}")
     for group in folder_cycles:
         print("  " + " <-> ".join(group))
+
+
+#: A statement in SQLAlchemy Core, and one in SQL text (a string that starts with a verb).
+CORE_STATEMENT = re.compile(r"\bsa\.(select|insert|update|delete)\(|\.(insert|update|delete)\(\)")
+SQL_VERB = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b")
+SUMMARY_KEY = re.compile(r"""\.summary(?:\[|\.get\()\s*["'](\w+)["']""")
+REASON_TEXT = re.compile(r"reason\)?\.(startswith|endswith)\(|\.(match|search|fullmatch)\([^)]*reason")
+HEADER_TIME_STOP = re.compile(r">=\s*[\w>.-]*time_limit_s\s*\*\s*1e9")
+
+
+def storage_modules(root: pathlib.Path) -> list[pathlib.Path]:
+    """The store's own modules: src/benchlab/storage without its Alembic revisions."""
+    folder = root / "src/benchlab/storage"
+    return sorted(p for p in folder.rglob("*.py") if "migrations" not in p.relative_to(folder).parts)
+
+
+def string_constants(path: pathlib.Path) -> list[str]:
+    """The literal strings of a module, an f-string by its first literal part."""
+    texts = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            texts.append(node.value)
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            texts.append(str(node.values[0].value))
+    return texts
+
+
+def store_figures(root: pathlib.Path) -> None:
+    modules = storage_modules(root)
+    core = sum(len(CORE_STATEMENT.findall(p.read_text())) for p in modules)
+    sql = sum(1 for p in modules for text in string_constants(p) if SQL_VERB.match(text))
+    classes, openers = [], []
+    for path in modules:
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                classes.append(node.name)
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("open"):
+                openers.append(node.name)
+    column = sum(p.read_text().count("sample_iterations") for p in modules)
+    print(f"\n## the store (src/benchlab/storage, its revisions aside): {core} statements in SQLAlchemy Core, "
+          f"{sql} in SQL text; {len(classes)} classes ({', '.join(classes)}); {len(openers)} open* functions "
+          f"({', '.join(openers)}); a records column (sample_iterations) spelled {column} times")
+
+
+def meanings(root: pathlib.Path) -> None:
+    store_figures(root)
+    python = sorted((root / "src/benchlab").rglob("*.py"))
+    ci = [(p, string_constants(p).count("median_ci")) for p in python]
+    ci = [(p, n) for p, n in ci if n]
+    print(f"\n## \"median_ci\" typed: {sum(n for _, n in ci)} times in {len(ci)} modules")
+    reads = [(p, key) for p in python for key in SUMMARY_KEY.findall(p.read_text())]
+    print(f"\n## a record's summary read by string key: {len(reads)} reads of {len(set(k for _, k in reads))} "
+          f"keys in {len(set(p for p, _ in reads))} modules")
+    decoding = [(p, n) for p in python for n, line in enumerate(p.read_text().splitlines(), 1)
+                if REASON_TEXT.search(line)]
+    print(f"\n## a fault's kind read from its reason text: {len(decoding)} lines")
+    for path, number in decoding:
+        print(f"  {path.relative_to(root)}:{number}")
+    header = (root / "include/benchlab.h").read_text().splitlines()
+    stops = [n for n, line in enumerate(header, 1) if HEADER_TIME_STOP.search(line)]
+    print(f"\n## the header's tests that stop sampling on time: {len(stops)} "
+          f"(lines {', '.join(map(str, stops))})")
+
+
+def mirrored(root: pathlib.Path, test: pathlib.Path) -> bool:
+    """Whether tests/python/<folder>/test_<module>[_<aspect>].py names a module of src/benchlab/<folder>
+    (or header/ and project/, the tests of what is outside src/)."""
+    relative = test.relative_to(root / "tests/python")
+    if relative.parts[0] in ("header", "project"):
+        return True
+    folder = root / "src/benchlab" / relative.parent
+    name = test.stem[len("test_"):]
+    modules = [p.stem.rstrip("_") for p in folder.glob("*.py") if p.stem != "__init__"]
+    modules += [p.name for p in folder.iterdir() if (p / "__init__.py").is_file()] if folder.is_dir() else []
+    return any(name == m or name.startswith(m + "_") for m in modules)
+
+
+def tests_against_source(root: pathlib.Path) -> None:
+    tests = sorted((root / "tests/python").rglob("test_*.py"))
+    others = [t for t in tests if not mirrored(root, t)]
+    suffixed = [t for t in tests if t.stem.endswith("_cli")]
+    print(f"\n## test files that mirror src/ by folder and name: {len(tests) - len(others)} of {len(tests)}; "
+          f"files named *_cli: {len(suffixed)}")
+    for test in others:
+        print(f"  {test.relative_to(root)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,7 @@ packages=(
   libbenchmark-tools                              # its tools/compare.py, which reads `benchlab export --format gbench`
   qemu-user valgrind hyperfine libjemalloc-dev linux-perf
   musl-tools                                      # the header's musl build (tests/c/modes_test.sh)
-  git time                                        # GNU time: the reference max RSS in tests/python/test_workloads.py
+  git time                                        # GNU time: the reference max RSS in tests/python/measuring/test_workloads.py
   postgresql                                      # the store's tests on PostgreSQL: a throw-away server (scripts/pg-test-server)
   chromium fonts-dejavu-core                      # benchlab report's tests open the page in headless Chromium (Playwright drives it)
 )

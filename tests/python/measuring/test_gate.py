@@ -1,7 +1,7 @@
 """The gate's judgment without its command (measuring/gate.py): a small store of runs whose
 figures are set here, judged by `judge_gate` directly. The plan, the fallbacks to stored
 figures, the threshold rule, the first calibration's decision and the no-baseline answer;
-the re-measurement of real binaries is tests/python/cli/test_gate_remeasure.py's."""
+the re-measurement of real binaries is tests/python/measuring/test_remeasure.py's."""
 import hashlib
 import json
 
