@@ -1587,10 +1587,15 @@ static int bl__precise(bl__result *r, const bl__options *o, int compared) {
    name a stop, each its own way. In order, the first that holds:
      "samples"     it has max_samples: --samples, else the time pass's maximum
                    (BL__DEFAULT_MAX_SAMPLES); in a pass, as many as the time pass took;
-     "time limit"  spent_ns, the wall time of the benchmark's own samples (BL_SUSPEND blocks
-                   included; calibration, a pass's warm-up sample and the samples of the
-                   empty loop and baseline beside it not), has reached --time-limit, and it
-                   has BL__MIN_SAMPLES_AT_LIMIT samples;
+     "time limit"  spent_ns, the wall time of the benchmark's own samples, has reached
+                   --time-limit, and it has BL__MIN_SAMPLES_AT_LIMIT samples. A sample
+                   counts from its first reading to its last, BL_SUSPEND blocks included:
+                   in the time pass between its two timer reads; in a pass from before its
+                   first counter read to after its last, so the two reads count too (two
+                   system calls for perf events: in one run on this project's VM, samples
+                   of 60.5 us in the time pass took 65 us in the perf-software pass).
+                   Calibration, a pass's warm-up sample and the samples of the empty loop
+                   and the baseline beside it do not count;
      "precision"   `precise`: the time pass's check of the median's interval (bl__precise);
                    a pass gives 0, as its count follows the time pass's.
    NULL: take another sample. */
@@ -4405,7 +4410,7 @@ static int bl__pass_reserve(const bl__pass *p, const bl__rerun *q, bl__result *r
 /* bl__pass_sample of the benchmark itself, adding its wall time (BL_SUSPEND blocks
    included) to *spent_ns: what the stop rule counts. Read on the time pass's timer, as
    bl__sample_ns reads it, but outside the counter reads: a timer read inside them would be
-   counted (its instructions, its cycles) in every sample. */
+   counted (its instructions, its cycles) in every sample's figure. */
 static void bl__pass_own_sample(const bl__pass *p, const bl__rerun *q, uint64_t n, double *value, double *running,
                                 double *spent_ns) {
     uint64_t start = bl__now();
