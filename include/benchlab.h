@@ -4326,8 +4326,8 @@ static void bl__pass_switch(const bl__pass *p, int on) {
    count the time pass calibrated, for --samples samples (without it, as many as the time
    pass took) within the time limit, stopped by the time pass's rule (bl__stop_reason);
    with a baseline, in alternating pairs (AB, BA, ...), so every counter gets its ratio
-   too. Passes keep this scheme of their own: a counter's figure does not
-   drift with the machine as time does. */
+   too. Passes keep this scheme of their own: a counter's figure does not drift with the
+   machine as time does. */
 
 /* A pass's state while a sample runs: what its BL_SUSPEND blocks counted, to take out
    of the sample, as the time pass takes out their time (section I8). */
