@@ -840,10 +840,22 @@ typedef struct bl__timer {
 
 BL__DEF bl__timer bl__clock;
 
+/* BL__TEST_CLOCK, for tests only: defined before the header as the name of a static
+   `uint64_t f(void)` the test defines, that then is the clock in ns. With bl__clock.use_tsc
+   0 every sample and every time limit reads it, so a test can check when a sampling loop
+   stops on made-up time rather than on how busy the machine was (tests/c/stop_rule_test.c).
+   bl__setup_timer must not run on it: it waits for the clock to move. */
+#ifdef BL__TEST_CLOCK
+static uint64_t BL__TEST_CLOCK(void);
+#endif
 static uint64_t bl__clock_ns(void) {
+#ifdef BL__TEST_CLOCK
+    return BL__TEST_CLOCK();
+#else
     BL__TIMESPEC ts;
     bl__clock_gettime(BL__CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
 }
 
 /* The TSC backend (BL__HAVE_TSC: x86-64 without BL_NO_TSC). Elsewhere bl__tsc_invariant()
@@ -1519,9 +1531,10 @@ static double bl__sample_target_ns(const bl__options *o) {
    of the machine then hits every benchmark alike, every benchmark's samples span the
    whole run, and the baseline's sample of round i pairs with the compared sample of
    round i. A benchmark stops when its median's interval is within --precision, or at
-   --samples, or when its samples have used --time-limit; the empty loop and the
-   baseline go on while anyone needs them. --schedule=sequential runs the same loop on
-   one benchmark at a time (with its own empty loop and baseline). */
+   --samples, or when its samples have used --time-limit (bl__stop_reason, the rule the
+   counter passes stop by too); the empty loop and the baseline go on while anyone needs
+   them. --schedule=sequential runs the same loop on one benchmark at a time (with its
+   own empty loop and baseline). */
 
 typedef struct bl__rounds {
     bl__result **series;      /* [0] is the empty loop */
@@ -1567,11 +1580,40 @@ static int bl__precise(bl__result *r, const bl__options *o, int compared) {
     return 1;
 }
 
+/* The stop rule of every sampling loop: the time pass's rounds (bl__update_stop) and each
+   counter pass (bl__pass_rounds) ask it after each sample of a benchmark, so its time record
+   and its counter records stop on the same counts and say why in the same words (`stopped`
+   in docs/formats.md); one function, so that the loops cannot come to count time, or
+   name a stop, each its own way. In order, the first that holds:
+     "samples"     it has max_samples: --samples, else the time pass's maximum
+                   (BL__DEFAULT_MAX_SAMPLES); in a pass, as many as the time pass took;
+     "time limit"  spent_ns, the wall time of the benchmark's own samples, has reached
+                   --time-limit, and it has BL__MIN_SAMPLES_AT_LIMIT samples. A sample
+                   counts from its first reading to its last, BL_SUSPEND blocks included:
+                   in the time pass between its two timer reads; in a pass from before its
+                   first counter read to after its last, so the two reads count too (two
+                   system calls for perf events: in one run on this project's VM, samples
+                   of 60.5 us in the time pass took 65 us in the perf-software pass).
+                   Calibration, a pass's warm-up sample and the samples of the empty loop
+                   and the baseline beside it do not count;
+     "precision"   `precise`: the time pass's check of the median's interval (bl__precise);
+                   a pass gives 0, as its count follows the time pass's.
+   NULL: take another sample. */
+static const char *bl__stop_reason(size_t count, size_t max_samples, double spent_ns, double time_limit_s,
+                                   int precise) {
+    if (count >= max_samples) return "samples";
+    if (spent_ns >= time_limit_s * 1e9 && count >= BL__MIN_SAMPLES_AT_LIMIT) return "time limit";
+    if (precise) return "precision";
+    return NULL;
+}
+
+/* A stopped benchmark keeps its first reason, though it may go on sampling as the
+   baseline or a base of others (bl__wanted). */
 static void bl__update_stop(const bl__rounds *g, bl__result *r, const bl__options *o) {
+    int precise;
     if (r->stopped) return;
-    if (r->count >= g->max_samples) r->stopped = "samples";
-    else if (r->spent_ns >= o->time_limit_s * 1e9 && r->count >= BL__MIN_SAMPLES_AT_LIMIT) r->stopped = "time limit";
-    else if (o->precision_pct > 0 && bl__precise(r, o, bl__is_compared(g, r))) r->stopped = "precision";
+    precise = o->precision_pct > 0 && bl__precise(r, o, bl__is_compared(g, r));
+    r->stopped = bl__stop_reason(r->count, g->max_samples, r->spent_ns, o->time_limit_s, precise);
 }
 
 static void bl__shuffle(size_t *items, size_t n, uint64_t *rng) {
@@ -4282,9 +4324,10 @@ static void bl__pass_switch(const bl__pass *p, int on) {
 /* -- The passes ------------------------------------------------------------------------------
    Each pass reruns one benchmark with one kind of counter switched on, at the iteration
    count the time pass calibrated, for --samples samples (without it, as many as the time
-   pass took) within the time limit (bl__pass_rounds says how it counts); with a baseline, in alternating pairs (AB, BA, ...), so every counter
-   gets its ratio too. Passes keep this scheme of their own: a counter's figure does not
-   drift with the machine as time does. */
+   pass took) within the time limit, stopped by the time pass's rule (bl__stop_reason);
+   with a baseline, in alternating pairs (AB, BA, ...), so every counter gets its ratio
+   too. Passes keep this scheme of their own: a counter's figure does not drift with the
+   machine as time does. */
 
 /* A pass's state while a sample runs: what its BL_SUSPEND blocks counted, to take out
    of the sample, as the time pass takes out their time (section I8). */
@@ -4365,28 +4408,29 @@ static int bl__pass_reserve(const bl__pass *p, const bl__rerun *q, bl__result *r
 }
 
 /* bl__pass_sample of the benchmark itself, adding its wall time (BL_SUSPEND blocks
-   included) to *spent_ns: what the pass's time limit counts, as the time pass's does. */
+   included) to *spent_ns: what the stop rule counts. Read on the time pass's timer, as
+   bl__sample_ns reads it, but outside the counter reads: a timer read inside them would be
+   counted (its instructions, its cycles) in every sample's figure. */
 static void bl__pass_own_sample(const bl__pass *p, const bl__rerun *q, uint64_t n, double *value, double *running,
                                 double *spent_ns) {
-    uint64_t start = bl__clock_ns();
+    uint64_t start = bl__now();
     bl__pass_sample(p, q->body, n, q->arg, value, running);
-    *spent_ns += (double)(bl__clock_ns() - start);
+    *spent_ns += (double)(bl__now() - start) * bl__clock.ns_per_tick;
 }
 
 /* The samples, in pairs with the baseline whose order alternates (AB, BA, ...), so that
-   neither always runs warm from the other; until the count asked for, or until the
-   benchmark's own samples have used the time limit and number BL__MIN_SAMPLES_AT_LIMIT.
-   The limit counts the benchmark's samples only, as the time pass's does: counting the
-   baseline's and the warm-up too gave a compared benchmark about 60% of the samples
-   --samples asked for (examples/baseline.c at --samples=50: 20-22 of the time pass's 30).
-   Adds each counter's running share to run_sum; returns the number of samples. */
+   neither always runs warm from the other, until the stop rule (bl__stop_reason) says why
+   they end: the count asked for, or the time limit. Its time counts the benchmark's samples
+   only, as the time pass's does: counting the baseline's and the warm-up too gave a
+   compared benchmark about 60% of the samples --samples asked for (examples/baseline.c at
+   --samples=50: 20-22 of the time pass's 30). Adds each counter's running share to
+   run_sum; returns the number of samples, and the rule's reason in *stopped. */
 static size_t bl__pass_rounds(const bl__pass *p, const bl__rerun *q, uint64_t *rng, bl__result *res,
-                              double *run_sum) {
+                              double *run_sum, const char **stopped) {
     double va[BL__MAX_COUNTERS], vb[BL__MAX_COUNTERS], ra[BL__MAX_COUNTERS], rb[BL__MAX_COUNTERS], spent = 0;
     size_t j, count = 0;
-    while (count < q->samples) {
+    while (!(*stopped = bl__stop_reason(count, q->samples, spent, q->time_limit_s, 0))) {
         uint64_t n, nb = 0;
-        if (spent >= q->time_limit_s * 1e9 && count >= BL__MIN_SAMPLES_AT_LIMIT) break;
         n = bl__jitter(q->iterations, rng);
         if (q->base_body) {
             nb = bl__jitter(q->base_iterations, rng);
@@ -4415,7 +4459,7 @@ static size_t bl__pass_rounds(const bl__pass *p, const bl__rerun *q, uint64_t *r
    are all finite are kept: a perf event that never ran during a sample gives NaN, which
    no statistic may see. Counters are not corrected for the harness, so the figures as
    measured are the reported ones. */
-static void bl__pass_figures(bl__result *r, size_t count, double run_sum, const bl__rerun *q) {
+static void bl__pass_figures(bl__result *r, size_t count, double run_sum, const bl__rerun *q, const char *stopped) {
     int paired = q->base_body != NULL;
     size_t i, kept = 0;
     for (i = 0; i < count; i++) {
@@ -4429,7 +4473,7 @@ static void bl__pass_figures(bl__result *r, size_t count, double run_sum, const 
     r->count = kept;
     r->running_fraction = count ? run_sum / (double)count : 0;
     r->iterations = q->iterations;
-    r->stopped = count < q->samples ? "time limit" : "samples";
+    r->stopped = stopped;
     if (kept == 0) {
         r->problem = "the event never ran during a sample: the PMU gave its counters to other events (fewer events at once may help)";
         return;
@@ -4453,14 +4497,15 @@ static void bl__pass_figures(bl__result *r, size_t count, double run_sum, const 
    counter's figures. 0: out of memory. */
 static int bl__measure_pass(const bl__pass *p, const bl__rerun *q, uint64_t *rng, bl__result *res) {
     double run_sum[BL__MAX_COUNTERS], warm[BL__MAX_COUNTERS], warm_running[BL__MAX_COUNTERS];
+    const char *stopped;
     size_t j, count;
     for (j = 0; j < p->count; j++) run_sum[j] = 0;
     if (!bl__pass_reserve(p, q, res)) return 0;
     bl__pass_switch(p, 1);
     bl__pass_sample(p, q->body, q->iterations, q->arg, warm, warm_running);
-    count = bl__pass_rounds(p, q, rng, res, run_sum);
+    count = bl__pass_rounds(p, q, rng, res, run_sum, &stopped);
     bl__pass_switch(p, 0);
-    for (j = 0; j < p->count; j++) bl__pass_figures(&res[j], count, run_sum[j], q);
+    for (j = 0; j < p->count; j++) bl__pass_figures(&res[j], count, run_sum[j], q, stopped);
     return 1;
 }
 
