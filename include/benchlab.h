@@ -4986,6 +4986,23 @@ static void bl__op_table(unsigned char *table, const uint64_t *freq, size_t op_c
     }
 }
 
+/* 64-byte aligned blocks from malloc, freed with bl__aligned_free. Not posix_memalign:
+   strict ISO modes hide it when a system header came before this one (glibc), or when
+   <stdlib.h> did (musl decides header by header). The block's start is kept in the
+   pointer's width just below the aligned address. */
+static void *bl__aligned_alloc(size_t size) {
+    unsigned char *raw = BL__CAST(unsigned char *, malloc(size + 64 + sizeof(void *)));
+    uintptr_t at;
+    if (!raw) return NULL;
+    at = ((uintptr_t)(raw + sizeof(void *)) + 63) & ~(uintptr_t)63;
+    BL__CAST(void **, at)[-1] = raw;
+    return BL__CAST(void *, at);
+}
+
+static void bl__aligned_free(void *block) {
+    if (block) free(BL__CAST(void **, block)[-1]);
+}
+
 /* The crew of one run, each worker on cache lines of its own and its statistics in a
    block of its own. 0 when out of memory (bl__crew_free frees what was allocated). */
 static int bl__crew_new(bl__crew *crew, const bl_target *t, const bl__options *o, const uint64_t *freq) {
@@ -4996,10 +5013,10 @@ static int bl__crew_new(bl__crew *crew, const bl_target *t, const bl__options *o
     bl__op_table(crew->table, freq, t->op_count);
     bl__csb_tick_bounds(crew->csb_bound, o->csb_ns, bl__op_ns_per_tick());
     crew->tids = BL__CAST(pthread_t *, calloc(o->threads, sizeof(pthread_t)));
-    if (!crew->tids || posix_memalign(&mem, 64, sizeof(bl__run_flags)) != 0) return 0;
+    if (!crew->tids || !(mem = bl__aligned_alloc(sizeof(bl__run_flags)))) return 0;
     crew->flags = BL__CAST(bl__run_flags *, mem);
     memset(crew->flags, 0, sizeof *crew->flags);
-    if (posix_memalign(&mem, 64, o->threads * sizeof(bl__worker)) != 0) return 0;
+    if (!(mem = bl__aligned_alloc(o->threads * sizeof(bl__worker)))) return 0;
     crew->workers = BL__CAST(bl__worker *, mem);
     memset(crew->workers, 0, o->threads * sizeof(bl__worker));
     for (i = 0; i < o->threads; i++) {
@@ -5017,7 +5034,7 @@ static int bl__crew_new(bl__crew *crew, const bl_target *t, const bl__options *o
         w->ready = &crew->flags->ready;
         w->go = &crew->flags->go;
         w->stop = &crew->flags->stop;
-        if (posix_memalign(&mem, 64, stats_bytes) != 0) return 0;
+        if (!(mem = bl__aligned_alloc(stats_bytes))) return 0;
         w->stats = BL__CAST(bl__opstats *, mem);
         for (k = 0; k < t->op_count; k++) bl__opstats_init(&w->stats[k]);
     }
@@ -5076,9 +5093,9 @@ static void bl__crew_merge(const bl__crew *crew, const bl_target *t, bl__tp_resu
 
 static void bl__crew_free(bl__crew *crew) {
     size_t i;
-    for (i = 0; crew->workers && i < crew->threads; i++) free(crew->workers[i].stats);
-    free(crew->workers);
-    free(crew->flags);
+    for (i = 0; crew->workers && i < crew->threads; i++) bl__aligned_free(crew->workers[i].stats);
+    bl__aligned_free(crew->workers);
+    bl__aligned_free(crew->flags);
     free(crew->tids);
 }
 

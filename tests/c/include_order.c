@@ -3,6 +3,7 @@
    C++20; gcc, clang, and musl-gcc where installed). */
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #include <string.h>
 #include "benchlab.h"
