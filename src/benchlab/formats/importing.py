@@ -431,7 +431,8 @@ _OLD_REASON = re.compile(r"(?P<not_built>not built for )|copy (?P<copy>\d+) of \
 
 def kind_and_copy_of_old_fault(reason: str) -> tuple[str, int | None]:
     """The kind and copy of a fault from an export written before faults had them: the one
-    place benchlab reads a fault's meaning from its text (docs/formats.md, *jsonl*)."""
+    place a file's fault is read for its meaning from its text (docs/formats.md, *jsonl*; the
+    store's revision 0009 reads an older database's faults so, once, on its own)."""
     said = _OLD_REASON.match(reason)
     if said is None:
         return FAILED, None
