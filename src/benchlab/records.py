@@ -278,7 +278,8 @@ class Fault:
     process: int | None = None
     #: FAILED or NOT_BUILT (FAULT_KINDS).
     kind: str = FAILED
-    #: Which copy of an `instances` sweep failed, from 1 (None for a fault of a whole process).
+    #: Which copy of an `instances` sweep failed, from 0 as its records' reported `copy` (None
+    #: for a fault of a whole process).
     copy: int | None = None
 
     def __post_init__(self) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from benchlab import buildtargets
 from benchlab.measuring import context, wasi
-from benchlab.measuring.buildable import NOT_BUILT, unbuildable_reason
+from benchlab.measuring.buildable import unbuildable_reason
 from benchlab.measuring.build import Builder
 from benchlab.buildtargets import BuildTarget
 from benchlab.config import BuildSettings, Config, load_config
@@ -99,7 +99,7 @@ def test_a_missing_toolchain_and_a_missing_library_name_the_package(project):
 
 def test_only_a_target_without_threads_excuses_a_pthread_source(tmp_path):
     source = write(tmp_path / "t.c", "#include <pthread.h>\nint main(void) { return 0; }\n")
-    assert unbuildable_reason([source], "wasm32-wasi") == f"{NOT_BUILT}wasm32-wasi: includes <pthread.h> " \
+    assert unbuildable_reason([source], "wasm32-wasi") == "not built for wasm32-wasi: includes <pthread.h> " \
                                                           "(wasi-libc has no threads)"
     assert unbuildable_reason([source], "native") is None
 

@@ -12,6 +12,7 @@ import click
 from benchlab.formats import registry as formats
 from benchlab.cli.common import FormatChoice, config_of, db_option, open_store
 from benchlab.errors import ExitCode, UserError
+from benchlab.records import NOT_BUILT
 from benchlab.formats.importing import (DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE,
                                         MAX_RECORDS_VARIABLE, max_bytes, max_records, read_results)
 
@@ -46,14 +47,16 @@ def command(context: click.Context, path: str, file_format: str | None, platform
         raise UserError(f"{path} was already imported as run {earlier} (the same content, sha256)",
                         f"see it with: benchlab show {earlier}; to store it again anyway, add --again")
     argv = context.obj.get("argv", ["benchlab", "import", path])
-    status, code = ("failed", ExitCode.BENCHMARK_FAILURE) if imported.faults else ("complete", ExitCode.OK)
+    # A platform a source cannot build (a `-` cell) is no failure, as `benchlab run` judged it.
+    failed = [fault for fault in imported.faults if fault.kind != NOT_BUILT]
+    status, code = ("failed", ExitCode.BENCHMARK_FAILURE) if failed else ("complete", ExitCode.OK)
     # One transaction: the run, every record, fault and finished unit, its status, or nothing at all.
     run_id = store.import_run(argv, imported.platforms, imported.context, imported.records, imported.faults,
                               imported.units, status, code)
-    for fault in imported.faults:
+    for fault in failed:
         click.echo(f"warning: {path}: {fault.reason} (a failure the file reports, stored with the run)", err=True)
     benchmarks = len({(r.bench, r.param) for r in imported.records})
-    failures = f", {len(imported.faults)} failed" if imported.faults else ""
+    failures = f", {len(failed)} failed" if failed else ""
     click.echo(f"imported {path} ({imported.format}): {len(imported.records)} records of {benchmarks} "
                f"benchmarks on {', '.join(imported.platforms)}{failures}; saved as run {run_id} (benchlab show {run_id})")
     return ExitCode.OK

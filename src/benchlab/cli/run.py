@@ -10,7 +10,6 @@ from rich.console import Console
 from benchlab.cli import unfiltered
 from benchlab.measuring import context as run_context
 from benchlab.measuring.build import Builder
-from benchlab.measuring.buildable import not_built
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_run_store, out_option, quiet_option,
     write_output)
@@ -21,6 +20,7 @@ from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.output.progress import PlannedWork, Progress, TimeBudget
 from benchlab.output.table import Table
+from benchlab.records import NOT_BUILT
 from benchlab.measuring.runner import DEFAULT_PROCESSES, RunOptions, Runner, Sweep
 from benchlab.measuring.recording import Recorder, RunStorage
 from benchlab.measuring.session import PRESETS, PRECISION_BUDGET_S, Budget, Session, process_started, stop_note
@@ -109,7 +109,7 @@ def command(context: click.Context, **given) -> int:
     progress.note(short_samples_note(outcome.records))
     if flags.filters and outcome.filtered_out == len(info["plan"]):
         raise _no_match(flags.filters, storage)
-    failed = any(not not_built(fault) for fault in outcome.faults)  # a platform a source cannot build is no failure
+    failed = any(fault.kind != NOT_BUILT for fault in outcome.faults)  # a platform a source cannot build is no failure
     exit_code, status = (ExitCode.BENCHMARK_FAILURE, "failed") if failed else (ExitCode.OK, "complete")
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
     problem = storage.close(info, status, exit_code) if storage else None

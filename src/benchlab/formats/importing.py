@@ -26,8 +26,8 @@ from typing import Any
 
 from benchlab.formats import registry as formats
 from benchlab.errors import UserError
-from benchlab.formats.parsers.base import BadValue, Parsed, name, problems, show
-from benchlab.records import Fault, Record, missing_units
+from benchlab.formats.parsers.base import BadValue, Parsed, name, problems, show, whole
+from benchlab.records import FAILED, FAULT_KINDS, NOT_BUILT, Fault, Record, missing_units
 
 _ROWS = formats.used_by(formats.IMPORT)
 #: The formats an import reads, as --format names them (benchlab.formats.registry): the JSON documents,
@@ -402,12 +402,41 @@ def _exported_faults(path: str, faults: Any) -> list[Fault]:
     if not isinstance(faults, list) or not all(isinstance(f, dict) for f in faults):
         raise UserError(f"{path}: context record: run.faults must be a list of objects, got {show(faults)}", NOTHING_IMPORTED)
     try:
-        return [Fault(binary=name(f.get("binary"), "fault binary"), platform=name(f.get("platform"), "fault platform"),
-                      reason=str(f.get("reason") or "no reason given"),
-                      stderr_tail=[str(line) for line in f.get("stderr_tail") or []], sweep=f.get("sweep"))
-                for f in faults]
+        return [_exported_fault(f) for f in faults]
     except BadValue as bad:
         raise UserError(f"{path}: context record: run.faults: {bad}", NOTHING_IMPORTED) from None
+
+
+def _exported_fault(fault: dict[str, Any]) -> Fault:
+    """One fault of an export: its kind and copy as written, or, in an export from before
+    faults had them (no `kind`), as its reason says them."""
+    reason = str(fault.get("reason") or "no reason given")
+    if "kind" in fault:
+        kind, copy = fault["kind"], fault.get("copy")
+    else:
+        kind, copy = kind_and_copy_of_old_fault(reason)
+    if kind not in FAULT_KINDS:
+        raise BadValue(f"fault kind must be one of {', '.join(FAULT_KINDS)}, got {show(kind)}")
+    return Fault(binary=name(fault.get("binary"), "fault binary"), platform=name(fault.get("platform"), "fault platform"),
+                 reason=reason, stderr_tail=[str(line) for line in fault.get("stderr_tail") or []],
+                 sweep=fault.get("sweep"), kind=kind, copy=None if copy is None else whole(copy, "fault copy", minimum=0))
+
+
+#: How an export from before faults had a kind and a copy (benchlab up to issue 30) said
+#: them, in the reason alone: a platform its source cannot be built for, and which copy of
+#: an `instances` sweep failed. Frozen here, as those files wrote them: what a run writes
+#: today is measuring/buildable.py's and measuring/instances.py's, and may change.
+_OLD_REASON = re.compile(r"(?P<not_built>not built for )|copy (?P<copy>\d+) of \d+: ")
+
+
+def kind_and_copy_of_old_fault(reason: str) -> tuple[str, int | None]:
+    """The kind and copy of a fault from an export written before faults had them: the one
+    place a file's fault is read for its meaning from its text (docs/formats.md, *jsonl*; the
+    store's revision 0009 reads an older database's faults so, once, on its own)."""
+    said = _OLD_REASON.match(reason)
+    if said is None:
+        return FAILED, None
+    return (NOT_BUILT if said["not_built"] else FAILED), (int(said["copy"]) if said["copy"] else None)
 
 
 def _platforms(records: list[Record], faults: list[Fault], order: Any) -> list[str]:

@@ -9,8 +9,8 @@ for a platform, and the rest of the run decides the exit status. The rule applie
 once the compiler has failed: a toolchain that does build the source (wasi-threads)
 runs it as any other.
 
-The fault's reason carries the kind (it starts with NOT_BUILT), as a copy's fault names
-its copy (instances.py): stored runs keep it without a column of its own.
+The fault says so in its kind (records.NOT_BUILT), which the table, the exit status and the
+report read; its reason (starting with NOT_BUILT_REASON) is only the text shown in the cell.
 """
 from __future__ import annotations
 
@@ -20,14 +20,9 @@ from pathlib import Path
 from benchlab import buildtargets
 
 #: How a "not buildable here" fault's reason starts (then the build target).
-NOT_BUILT = "not built for "
+NOT_BUILT_REASON = "not built for "
 _THREAD_HEADER = re.compile(r"^\s*#\s*include\s*<(pthread|threads)\.h>", re.MULTILINE)
 _LOCAL_HEADER = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
-
-
-def not_built(fault) -> bool:
-    """Whether a fault says its target cannot be built for the platform (a `-` cell, not a failure)."""
-    return fault.reason.startswith(NOT_BUILT)
 
 
 def unbuildable_reason(sources: list[Path], target: str) -> str | None:
@@ -41,7 +36,7 @@ def unbuildable_reason(sources: list[Path], target: str) -> str | None:
     header = _thread_header(sources)
     if header is None:
         return None
-    return f"{NOT_BUILT}{target}: includes <{header}> ({row.no_threads})"
+    return f"{NOT_BUILT_REASON}{target}: includes <{header}> ({row.no_threads})"
 
 
 def _thread_header(sources: list[Path]) -> str | None:

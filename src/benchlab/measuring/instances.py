@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import resource
 import signal
 import threading
@@ -51,18 +50,12 @@ FILES_RESERVE = 64
 PROCESSES_PER_COPY = 2
 #: The variable that tells the measure launcher which descriptor is the start gate.
 START_FD_VARIABLE = "BENCHLAB_START_FD"
-#: How a copy's fault begins (its reason is stored as text, so this is how `show` knows it too).
-COPY_FAULT = re.compile(r"^copy (\d+) of (\d+): ")
 
 
 def copy_fault_reason(index: int, count: int, reason: str) -> str:
+    """The text of a copy's fault; which copy it was is the fault's `copy` field, which the
+    table reads (this text is only shown)."""
     return f"copy {index} of {count}: {reason}"
-
-
-def fault_copy(reason: str) -> int | None:
-    """Which copy a fault's reason names, or None for a fault of a whole process."""
-    match = COPY_FAULT.match(reason)
-    return int(match.group(1)) if match else None
 
 
 def check_values(values: tuple[str, ...]) -> tuple[str, ...]:

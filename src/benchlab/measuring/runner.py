@@ -30,14 +30,14 @@ from typing import Any, Callable, Iterator
 from benchlab import limits
 from benchlab.statistics import noise
 from benchlab.measuring.build import BuildFailed, Builder
-from benchlab.measuring.buildable import not_built, unbuildable_reason
+from benchlab.measuring.buildable import unbuildable_reason
 from benchlab.config import Config
 from benchlab.errors import UserError
 from benchlab.measuring.instances import INSTANCES, Copy, check_values, copy_fault_reason, run_together
 from benchlab.formats.parsers import Parsed, parse_stream
 from benchlab.measuring.platforms import Platform
 from benchlab.measuring.process import STDERR_TAIL_LINES, byte_amount, run_process
-from benchlab.records import Fault, Record
+from benchlab.records import NOT_BUILT, Fault, Record
 from benchlab.measuring.targets import Target
 from benchlab.measuring.workloads import run_workload
 
@@ -247,7 +247,7 @@ class Runner:
             item.platform = unit.platform.name
             item.binary = unit.target.name
             # A source the platform cannot build is so at every sweep value: one row says it.
-            item.sweep = None if isinstance(item, Fault) and not_built(item) else sweep
+            item.sweep = None if isinstance(item, Fault) and item.kind == NOT_BUILT else sweep
         for fault in result.faults:
             fault.process = process
         return result
@@ -315,7 +315,7 @@ class Runner:
                 elif reason is not None:
                     tail = outcome.stderr_tail() or (head if reason == "printed no results" else [])
                     result.faults.append(Fault(unit.target.name, unit.platform.name,
-                                               copy_fault_reason(index, count, reason), tail))
+                                               copy_fault_reason(index, count, reason), tail, copy=index))
                     failed.append(index)
                 if result.context is None:
                     result.context = parsed.context
@@ -487,7 +487,7 @@ def _build_fault(unit: Unit, failure: BuildFailed) -> Fault:
     wasm32-wasi: buildable.py), the `-` cell's reason, which does not fail the run."""
     reason = unbuildable_reason([failure.source, *unit.target.companions], failure.target)
     if reason is not None:
-        return Fault(unit.target.name, unit.platform.name, reason, [])
+        return Fault(unit.target.name, unit.platform.name, reason, [], kind=NOT_BUILT)
     tail = [line for line in failure.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
     return Fault(unit.target.name, unit.platform.name, f"does not compile for {failure.target}", tail)
 

@@ -11,12 +11,10 @@ import dataclasses
 import functools
 from typing import Any
 
-from benchlab.measuring.buildable import not_built
 from benchlab.output.figures import (LEGEND, MARK_DISAGREE, MARK_NOISY, MARK_OVERLAP, WORKLOAD_FORMAT,
                               format_value, is_noisy, overlaps, spread_text)
 from benchlab.statistics.combine import figures
-from benchlab.measuring.instances import fault_copy
-from benchlab.records import Fault, Record
+from benchlab.records import NOT_BUILT, Fault, Record
 
 #: Sweep flags that mean the thread count (runner.SWEEP_ALIASES: threads is -t).
 SWEEP_ALIASES_OF_THREADS = ("threads", "-t", "--threads")
@@ -25,7 +23,7 @@ SWEEP_ALIASES_OF_THREADS = ("threads", "-t", "--threads")
 #: What a cell holds, one word each (csv's and json's "status" column; the text table's
 #: wording follows from it).
 OK = "ok"                    # a figure
-FAILED = "failed"            # the binary failed (or, see not_built, cannot be built) there
+FAILED = "failed"            # the binary failed (or, a fault of kind NOT_BUILT, cannot be built) there
 UNSUPPORTED = "unsupported"  # the record says the platform cannot measure this counter
 EMPTY = "empty"              # nothing: the benchmark did not run on that platform
 
@@ -75,8 +73,8 @@ class Cell:
             # A source the platform cannot build (buildable.py) is left out there, not failed.
             # The figure alone (a narrow table) leaves the reason to the failures under the table.
             if spread == SPREAD_NONE:
-                return "-" if not_built(self.fault) else "FAILED"
-            return f"- ({self.reason})" if not_built(self.fault) else f"FAILED: {self.reason}"
+                return "-" if self.fault.kind == NOT_BUILT else "FAILED"
+            return f"- ({self.reason})" if self.fault.kind == NOT_BUILT else f"FAILED: {self.reason}"
         if status == EMPTY:
             return "-"
         if status == UNSUPPORTED:
@@ -234,8 +232,7 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
                 cell.failed_processes = sum(1 for f in process_faults
                                             if f.binary == cell.record.binary and f.platform == cell.platform
                                             and _value(f.sweep) == _value(cell.record.sweep)
-                                            and (fault_copy(f.reason) is None
-                                                 or (f.process, fault_copy(f.reason)) not in counted))
+                                            and (f.copy is None or (f.process, f.copy) not in counted))
     # A FAILED row per binary and platform that gave nothing; several failed processes of
     # one binary make one row (the failure lines list each with its reason).
     failed_rows: dict[tuple, Row] = {}

@@ -74,7 +74,8 @@ def test_jsonl_is_a_context_record_then_every_record_with_all_it_has(project, be
     assert context["run"]["id"] == 1 and context["run"]["status"] == "failed"
     assert context["run"]["platforms"] == ["native", "wasm"] and context["run"]["context"]["seed"] == 5
     assert context["run"]["faults"] == [{"binary": "crash", "platform": "wasm", "reason": "exit status 3",
-                                         "stderr_tail": ["boom"], "sweep": None, "process": None}]
+                                         "stderr_tail": ["boom"], "sweep": None, "process": None,
+                                         "kind": "failed", "copy": None}]
     assert len(records) == 7 and {r["type"] for r in records} == {"result"}
     first = records[0]
     assert first["samples"] == [10.0, 11.0, 12.0] and first["overhead_samples"] == [1.0, 1.0, 1.5]

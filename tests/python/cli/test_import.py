@@ -72,6 +72,22 @@ def test_google_benchmark_keeps_every_repetition_its_context_and_its_failure(pro
     assert (run["context"]["date"], run["context"]["host"]) == (document["context"]["date"], document["context"]["host_name"])
 
 
+@pytest.mark.parametrize("fault", [
+    # an old export says it in its reason only; a new one in its kind, whatever the reason says
+    {"reason": "not built for wasm32-wasi: includes <pthread.h> (wasi-libc has no threads)"},
+    {"reason": "needs threads", "kind": "not-built", "copy": None},
+])
+def test_an_export_whose_only_fault_is_a_platform_it_cannot_build_imports_as_complete(project, benchlab, fault):
+    lines = [json.loads(line) for line in (DATA / "export-before-fault-kinds.jsonl").read_text().splitlines()]
+    lines[0]["run"]["faults"] = [{"binary": "locked", "platform": "wasm", "stderr_tail": [], "sweep": None, **fault}]
+    (project / "export.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = benchlab("import", "export.jsonl")
+    assert (result.exit_code, result.stderr) == (0, "")  # a `-` cell is no failure: no warning of one
+    assert result.stdout.startswith("imported export.jsonl (jsonl): 4 records of 2 benchmarks on native, wasm; saved")
+    run, _, faults = stored(project)
+    assert (run["status"], run["exit_code"], [f.reason for f in faults]) == ("complete", 0, [fault["reason"]])
+
+
 def test_hyperfine_times_are_samples_in_seconds_and_commands_are_kept(project, benchlab):
     copy(project, "hyperfine.json")
     assert benchlab("import", "hyperfine.json").exit_code == 0

@@ -132,7 +132,7 @@ def test_a_failing_copy_is_named_and_the_others_are_kept_as_incomplete(project, 
     document = json.loads((project / "r.json").read_text())
     assert document["faults"] == [{"binary": "flaky.sh", "platform": "native", "reason": "copy 1 of 2: exit status 3",
                                    "stderr_tail": ["copy one gives up"], "sweep": {"flag": "instances", "value": "2"},
-                                   "process": None}]
+                                   "process": None, "kind": "failed", "copy": 1}]
     two = [r for r in document["records"] if r["sweep"]["value"] == "2"]
     # both copies' records are kept (copy 1 printed before it failed), marked incomplete
     assert sorted(r["reported"]["copy"] for r in two) == [0, 1]

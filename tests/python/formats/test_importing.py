@@ -1,7 +1,11 @@
 """benchlab.formats.importing against damaged files: whatever is done to a real file (cut short,
 a span overwritten, a line repeated or dropped, junk inserted), reading it either gives
-records fit to store or one UserError; never a traceback, never a bad record."""
+records fit to store or one UserError; never a traceback, never a bad record. And the faults
+of benchlab's own exports, read back with their kind and copy, from old exports too."""
+import json
 from pathlib import Path
+
+import pytest
 
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
@@ -9,6 +13,7 @@ from benchlab.errors import UserError
 from benchlab.output.exporters import EXPORTERS, RUN_FORMATS
 from benchlab.formats.importing import FORMAT_NAMES, read_results
 from benchlab.formats.parsers.base import problems
+from benchlab.records import FAILED, NOT_BUILT
 from benchlab.output.table import Table
 from conftest import REPO
 
@@ -67,3 +72,58 @@ def test_a_damaged_file_reads_whole_or_is_one_user_error(tmp_path, case, named):
             render(report)
         except UserError:
             pass
+
+
+#: An export from before faults had a kind and a copy (tests/python/data/README.md).
+OLD_EXPORT = DATA / "export-before-fault-kinds.jsonl"
+LOCKED_REASON = "not built for wasm32-wasi: includes <pthread.h> (wasi-libc has no threads)"
+
+
+def kinds(faults) -> list[tuple]:
+    return [(f.binary, f.platform, f.kind, f.copy, f.reason) for f in faults]
+
+
+def test_an_export_from_before_fault_kinds_gets_them_from_its_reasons():
+    imported = read_results(str(OLD_EXPORT))
+    assert kinds(imported.faults) == [("locked", "wasm", NOT_BUILT, None, LOCKED_REASON),
+                                      ("flaky.sh", "native", FAILED, 1, "copy 1 of 2: exit status 3")]
+
+
+def with_faults(tmp_path: Path, change) -> str:
+    """The old export with its faults changed by `change` (a list of dicts, changed in place)."""
+    lines = [json.loads(line) for line in OLD_EXPORT.read_text().splitlines()]
+    change(lines[0]["run"]["faults"])
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def test_an_export_with_kinds_is_read_by_them_and_never_by_its_reasons(tmp_path):
+    def contradict(faults):  # each reason says the opposite of its fields
+        faults[0].update(kind=FAILED, copy=None)
+        faults[1].update(kind=NOT_BUILT, copy=0)
+    imported = read_results(with_faults(tmp_path, contradict))
+    assert kinds(imported.faults) == [("locked", "wasm", FAILED, None, LOCKED_REASON),
+                                      ("flaky.sh", "native", NOT_BUILT, 0, "copy 1 of 2: exit status 3")]
+
+
+def test_an_export_written_today_reads_back_its_kinds_and_copies(tmp_path):
+    old = read_results(str(OLD_EXPORT))
+    run = {"id": 1, "status": "failed", "context": old.context, "missing": [], "argv": []}
+    exported = RUN_FORMATS["jsonl"](Table(platforms=old.platforms, records=old.records, faults=old.faults, run=run))
+    written = json.loads(exported.splitlines()[0])["run"]["faults"]
+    assert [(f["kind"], f["copy"]) for f in written] == [(NOT_BUILT, None), (FAILED, 1)]
+    (tmp_path / "again.jsonl").write_text(exported)
+    assert kinds(read_results(str(tmp_path / "again.jsonl")).faults) == kinds(old.faults)
+
+
+@pytest.mark.parametrize("fault, message", [
+    ({"kind": "crashed"}, "fault kind must be one of failed, not-built, got 'crashed'"),
+    ({"kind": FAILED, "copy": -1}, "fault copy must be a whole number >= 0, got -1"),
+    ({"kind": FAILED, "copy": "first"}, "fault copy must be a whole number >= 0, got 'first'"),
+])
+def test_a_fault_of_an_unknown_kind_or_copy_is_one_error(tmp_path, fault, message):
+    path = with_faults(tmp_path, lambda faults: faults[1].update(fault))
+    with pytest.raises(UserError) as error:
+        read_results(path)
+    assert str(error.value) == f"{path}: context record: run.faults: {message} (nothing was imported)"

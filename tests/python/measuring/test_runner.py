@@ -29,7 +29,7 @@ from benchlab.errors import UserError
 from benchlab.formats.parsers import Parsed
 from benchlab.measuring.platforms import Platform, builtin_platforms
 from benchlab.measuring.process import Outcome
-from benchlab.records import Fault, Record
+from benchlab.records import NOT_BUILT, Fault, Record
 from benchlab.measuring.runner import (
     ENV_PAD_VARIABLE, RunOptions, Runner, Sweep, benchmark_arguments, layout_env, machine_warnings, no_match,
     read_output)
@@ -385,7 +385,7 @@ def test_a_source_with_threads_is_not_built_for_wasm_at_any_swept_value(lab):
     result = runner.run_unit(second, process=1)
     # one `-` row for the source, not one per swept value: the fault has no sweep
     assert result.faults == [Fault("locked", "wasm", "not built for wasm32-wasi: includes <pthread.h> "
-                                   "(wasi-libc has no threads)", [], sweep=None, process=1)]
+                                   "(wasi-libc has no threads)", [], sweep=None, process=1, kind=NOT_BUILT)]
     assert runner.known_build_failure(first)
 
 

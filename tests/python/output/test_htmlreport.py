@@ -412,3 +412,14 @@ def test_a_profile_named_as_the_run_or_the_baseline_is_no_comparison_and_no_erro
     html = write_report(store, tmp_path, "7").read_text()
     assert "<h1>benchlab report: run 7</h1>" in html and "No benchmark in common" in html
     assert "run 4 \u2192 run 7" in html  # the profile itself: its move from the one before
+
+
+def test_the_summary_counts_failures_by_the_faults_kind_not_their_words():
+    from benchlab.output.htmlreport import summary
+    from benchlab.output.htmlreport.runs import StoredRun
+    from benchlab.records import NOT_BUILT, Fault
+    faults = [Fault("locked", "wasm", "needs threads", kind=NOT_BUILT),
+              Fault("liar", "wasm", "not built for wasm32-wasi: a binary's own words")]
+    stored = StoredRun({"id": 1, "platforms": ["native", "wasm"]}, [], faults)
+    assert summary.failures(stored) == ["liar on wasm: not built for wasm32-wasi: a binary's own words"]
+    assert summary.measured(stored).failed == 1

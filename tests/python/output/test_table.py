@@ -6,10 +6,10 @@ import json
 import numpy as np
 
 from benchlab.output.exporters import EXPORTERS
-from benchlab.records import Fault, Record
+from benchlab.records import NOT_BUILT, Fault, Record
 from benchlab.output.figures import MARK_NOISY, MARK_OVERLAP, format_value
 from benchlab.output.scaling import scaling
-from benchlab.output.table import Table
+from benchlab.output.table import SPREAD_NONE, Table
 
 
 def tight(center: float, n: int = 30) -> list[float]:
@@ -288,3 +288,37 @@ def test_one_cell_status_decides_the_text_csv_and_json_alike():
     assert cells[0]["b"] == {"status": "unsupported", "reason": "no PMU"} and "c" not in cells[0]
     assert cells[1] == {"c": {"status": "failed", "reason": "exit status 3"}}
     assert cells[0]["a"]["status"] == "ok" and cells[0]["a"]["median"] == 200
+
+
+def test_a_fault_is_a_dash_or_a_failure_by_its_kind_whatever_its_reason_says():
+    # The words of a reason mean nothing: a NOT_BUILT fault is `-` however it is worded, and a
+    # failure whose reason happens to start like one (a binary's own message) still fails.
+    faults = [Fault("locked", "wasm", "needs threads", kind=NOT_BUILT),
+              Fault("liar", "wasm", "not built for wasm32-wasi: a binary's own words", ["stderr line"])]
+    report = Table(["native", "wasm"], [record("native", 10)], faults)
+    cells = {row.test: row.cells["wasm"] for row in report.rows if row.failed}
+    assert (cells["locked"].text, cells["locked"].shown(SPREAD_NONE)) == ("- (needs threads)", "-")
+    assert (cells["liar"].text, cells["liar"].shown(SPREAD_NONE)) == (
+        "FAILED: not built for wasm32-wasi: a binary's own words", "FAILED")
+    table = EXPORTERS["table"](report)
+    assert table.rstrip().endswith("failures:\nliar on wasm: not built for wasm32-wasi: a binary's own words\n"
+                                   "    stderr line")
+
+
+def instance_copy(index: int, process: int) -> Record:
+    return Record(bench="b", param=None, counter="throughput", unit="ops/s", samples=[100.0], platform="native",
+                  binary="b", sweep={"flag": "instances", "value": "2"},
+                  reported={"copy": index, "instances": 2, "window_s": [0.0, 1.0], "process": process})
+
+
+def test_a_failed_copy_is_matched_to_the_records_by_its_copy_field_not_its_reason():
+    # Process 0's copy 1 printed its record, then failed: its figure is among the cell's, so
+    # the cell does not count it as a missing process. Its reason need not name the copy.
+    records = [instance_copy(0, 0), instance_copy(1, 0), instance_copy(0, 1), instance_copy(1, 1)]
+    sweep = {"flag": "instances", "value": "2"}
+    after_printing = Fault("b", "native", "exit status 3", sweep=sweep, process=0, copy=1)
+    whole_process = Fault("b", "native", "copy 1 of 2: says a copy, is of the process", sweep=sweep, process=0)
+    [row] = Table(["native"], records, [after_printing]).rows
+    assert row.cells["native"].failed_processes == 0
+    [row] = Table(["native"], records, [whole_process]).rows
+    assert row.cells["native"].failed_processes == 1 and row.cells["native"].text.endswith("processes]")

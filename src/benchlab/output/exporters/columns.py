@@ -1,10 +1,9 @@
 """Column headings and cell texts shared by the table and markdown exporters."""
 from __future__ import annotations
 
-from benchlab.measuring.buildable import not_built
 from benchlab.statistics.combine import RERUN_WITH_PRIOR
 from benchlab.measuring.instances import INSTANCES
-from benchlab.records import printable
+from benchlab.records import NOT_BUILT, printable
 from benchlab.output.figures import LEGEND, NOISE_THRESHOLD, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, format_value
 from benchlab.output.scaling import scaling
 from benchlab.output.table import SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
@@ -156,7 +155,7 @@ def failure_lines(table: Table) -> list[str]:
     """Each failure with its reason and the end of its stderr; the same failure of several
     processes of one binary once, with how many processes it hit."""
     groups: dict[tuple, list] = {}
-    for fault in (f for f in table.faults if not not_built(f)):  # a `-` cell says why, not a failure
+    for fault in (f for f in table.faults if f.kind != NOT_BUILT):  # a `-` cell says why, not a failure
         sweep = f" {fault.sweep['flag']}={fault.sweep['value']}" if fault.sweep else ""
         groups.setdefault((fault.binary, fault.platform, sweep, fault.reason), []).append(fault)
     lines = []
