@@ -145,12 +145,13 @@ class Interval(NamedTuple):
     high: float
 
 
-@dataclasses.dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     """A record's figures, typed: what `Record.summary` stores as a dict (formats.md's
     names, written by stats.summarize for one process and by statistics/combine.py for
     several), read here once so that no reader spells a key. None: the record does not
-    have that figure (a foreign format's record, one process, nothing subtracted)."""
+    have that figure (a foreign format's record, one process, nothing subtracted).
+    Immutable, and a NamedTuple rather than a frozen dataclass: made for every record a
+    table shows, at a sixth of the cost (`benchlab show` of 12,500 rows)."""
 
     #: Samples (of every process of a combined figure).
     n: int | None = None
@@ -196,12 +197,12 @@ class Summary:
 
     @classmethod
     def of(cls, stored: dict[str, Any]) -> "Summary":
-        """From the stored dict form; a key absent or null leaves the field's default."""
-        values = {}
-        for name in _SUMMARY_FIELDS:
-            value = stored.get(_STORED_AS.get(name, name))
-            if value is not None:
-                values[name] = _READ_AS[name](value) if name in _READ_AS else value
+        """From the stored dict form; a key absent or null leaves the field's default, a key
+        that is no figure (a newer version's) is left out."""
+        values = {_FIELD_OF[key]: value for key, value in stored.items() if key in _FIELD_OF and value is not None}
+        for name, read in _READ_AS.items():
+            if name in values:
+                values[name] = read(values[name])
         return cls(**values)
 
     @property
@@ -213,10 +214,11 @@ class Summary:
 
 #: Summary fields stored under another name (formats.md's).
 _STORED_AS = {"interval": "median_ci", "raw_interval": "raw_median_ci"}
+#: Each stored key's field.
+_FIELD_OF = {_STORED_AS.get(name, name): name for name in Summary._fields}
 #: Summary fields whose stored (JSON) form is a list.
-_READ_AS = {"interval": lambda pair: Interval(*pair), "raw_interval": lambda pair: Interval(*pair),
-            "process_medians": tuple, "outlier_processes": tuple}
-_SUMMARY_FIELDS = tuple(field.name for field in dataclasses.fields(Summary))
+_READ_AS = {"interval": Interval._make, "raw_interval": Interval._make, "process_medians": tuple,
+            "outlier_processes": tuple}
 
 
 @dataclasses.dataclass
@@ -275,8 +277,12 @@ class Record:
 
     @property
     def figures(self) -> Summary:
-        """The summary's figures, typed (read from `summary` each time: it is the one kept)."""
-        return Summary.of(self.summary)
+        """The summary's figures, typed. Read once per summary (a table asks each record
+        several times): `summary` is replaced, never changed in place, once a record exists."""
+        cached = self.__dict__.get("_figures")  # not a field: to_dict and == leave it out
+        if cached is None or cached[0] is not self.summary:
+            cached = self.__dict__["_figures"] = (self.summary, Summary.of(self.summary))
+        return cached[1]
 
     @property
     def supported(self) -> bool:
