@@ -7,7 +7,6 @@ output: the text table, markdown, csv, json, `stats`, `history` and the HTML rep
 """
 from __future__ import annotations
 
-
 from benchlab.records import Interval, Record, Summary
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so

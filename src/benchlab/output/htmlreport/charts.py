@@ -191,12 +191,13 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
                              f"<br>{_figure_meaning(figure)}<extra></extra>"})
         raw = figures.raw_median
         if raw is not None:  # the figure before the empty loop was subtracted, beside it
+            overhead = 0.0 if figures.overhead is None else figures.overhead
             data.append({
                 "type": "scatter", "mode": "markers", "x": ["raw"], "y": [raw], **axes, "name": "raw",
                 "marker": {"symbol": "diamond-open", "size": 11, "color": "#111"},
                 "hovertemplate": f"{text(platform)}: raw %{{y:.4g}} {text(figure.unit)}, before subtracting "
                                  f"{figures.share_subtracted:.3g} of the empty loop's "
-                                 f"{0.0 if figures.overhead is None else figures.overhead:.4g}: quote it for a throughput-bound "
+                                 f"{overhead:.4g}: quote it for a throughput-bound "
                                  f"body of a few cycles<extra></extra>"})
         shapes.append({"type": "rect", "xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}",
                        "y0": low, "y1": high, "fillcolor": "#999", "opacity": 0.18, "line": {"width": 0},
