@@ -199,7 +199,7 @@ class Summary(NamedTuple):
     def of(cls, stored: dict[str, Any]) -> "Summary":
         """From the stored dict form; a key absent or null leaves the field's default, a key
         that is no figure (a newer version's) is left out."""
-        values = {_FIELD_OF[key]: value for key, value in stored.items() if key in _FIELD_OF and value is not None}
+        values = {FIELD_OF[key]: value for key, value in stored.items() if key in FIELD_OF and value is not None}
         for name, read in _READ_AS.items():
             if name in values:
                 values[name] = read(values[name])
@@ -214,8 +214,9 @@ class Summary(NamedTuple):
 
 #: Summary fields stored under another name (formats.md's).
 _STORED_AS = {"interval": "median_ci", "raw_interval": "raw_median_ci"}
-#: Each stored key's field.
-_FIELD_OF = {_STORED_AS.get(name, name): name for name in Summary._fields}
+#: Each stored summary key's Summary field: every key stats.summarize and statistics/combine.py
+#: write is one (tests/python/test_records.py checks it), so no figure goes unread.
+FIELD_OF = {_STORED_AS.get(name, name): name for name in Summary._fields}
 #: Summary fields whose stored (JSON) form is a list.
 _READ_AS = {"interval": Interval._make, "raw_interval": Interval._make, "process_medians": tuple,
             "outlier_processes": tuple}

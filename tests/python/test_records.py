@@ -1,8 +1,10 @@
 """records.py: a record's figures read typed from its stored summary (Summary, Record.figures)."""
 import json
 
-from benchlab.records import Interval, Record, Summary
-from benchlab.statistics.combine import combine
+from benchlab import stats
+from benchlab.records import FIELD_OF, Interval, Record, Summary
+from benchlab.statistics import noise
+from benchlab.statistics.combine import combine, history_key
 
 
 def subtracted_record(process=None, level=3.0):
@@ -51,6 +53,22 @@ def test_combined_figures_are_typed_too():
     assert figures.processes == 3 and len(figures.process_medians) == 3
     assert figures.interval == Interval(*combined.summary["median_ci"])
     assert figures.between_cv == combined.summary["between_cv"] and figures.ci_scope == combined.summary["ci_scope"]
+
+
+def test_every_figure_a_summary_stores_has_a_field():
+    one = subtracted_record()
+    # earlier runs that measured the spread between processes: one process gets a rerun interval
+    level = noise.RunLevel(variance=0.01, earlier_runs=4, df=3, process_cv2=0.001, process_df=10)
+    history = {history_key(one): level}
+    # five processes alike and one ten times slower: an outlier process
+    outlier = [subtracted_record(process, 3.0) for process in range(5)] + [subtracted_record(5, 30.0)]
+    stored = [one.summary, combine([one], history)[0].summary, combine(outlier, history)[0].summary,
+              combine([subtracted_record(process, 3.0 + process) for process in range(3)])[0].summary]
+    written = {key for summary in stored for key in summary}
+    assert written - FIELD_OF.keys() == set()
+    assert set(stats.STATISTICS) <= FIELD_OF.keys()
+    # the rare figures were written, so the first assert saw them
+    assert {"outlier_processes", "noise_source", "run_sd", "earlier_runs", "between_sd", "raw_median_ci"} <= written
 
 
 def test_a_null_or_unknown_stored_key_leaves_the_default():
