@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 from benchlab.statistics import noise  # noqa: E402
 from benchlab.statistics.combine import combine  # noqa: E402
-from benchlab.statistics.stats import t_quantile_99  # noqa: E402
+from benchlab.stats import t_quantile_99  # noqa: E402
 from benchlab.storage.store import Store  # noqa: E402
 
 

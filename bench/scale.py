@@ -91,7 +91,7 @@ class Synthetic:
     """Runs shaped like real ones (module docstring), the n-th always the same (seeded by n)."""
 
     def __init__(self):
-        from benchlab.statistics import stats
+        from benchlab import stats
         rng = random.Random(29)
         # One template per (figure, platform, process): samples around 1.0, summarised once;
         # each run scales them (summaries are linear in the samples but for counts).

@@ -45,7 +45,7 @@ def __getattr__(name):
         from benchlab.formats.parsers import parse_output
         return parse_output
     if name in ("summarize", "ratio_with_ci"):
-        from benchlab.statistics import stats
+        from benchlab import stats
         return getattr(stats, name)
     if name == "run_wasi":
         from benchlab.measuring.wasi import run_wasi

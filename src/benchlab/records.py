@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 #: What no database text column can hold: a lone surrogate (JSON's "\ud800", a file name's
 #: undecodable byte) is not valid UTF-8, and PostgreSQL's text has no NUL.
@@ -137,6 +137,91 @@ def in_param_order(records: list["Record"]) -> list["Record"]:
     return sorted(records, key=lambda record: (first[record.bench], param_order(record.param)))
 
 
+class Interval(NamedTuple):
+    """A figure's 99% interval (formats.md's `median_ci`), in the figure's unit: a pair, so
+    that `low, high = interval` reads it and JSON writes it as the stored `[low, high]`."""
+
+    low: float
+    high: float
+
+
+class Summary(NamedTuple):
+    """A record's figures, typed: what `Record.summary` stores as a dict (formats.md's
+    names, written by stats.summarize for one process and by statistics/combine.py for
+    several), read here once so that no reader spells a key. None: the record does not
+    have that figure (a foreign format's record, one process, nothing subtracted).
+    Immutable, and a NamedTuple rather than a frozen dataclass: made for every record a
+    table shows, at a sixth of the cost (`benchlab show` of 12,500 rows)."""
+
+    #: Samples (of every process of a combined figure).
+    n: int | None = None
+    median: float | None = None
+    min: float | None = None
+    max: float | None = None
+    mean: float | None = None
+    stddev: float | None = None
+    p75: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    mad: float | None = None
+    #: The median's interval (`median_ci`): within one process, or of a rerun (`ci_scope` says).
+    interval: Interval | None = None
+    ci_level: float | None = None
+    #: What the interval covers: "within this run", or a rerun of as many processes.
+    ci_scope: str | None = None
+    outliers_low: int | None = None
+    outliers_high: int | None = None
+    #: Whether the interval reaches zero once the empty loop's cost is subtracted; None for a
+    #: record that says nothing of it (no empty loop was subtracted from its samples).
+    zero: bool | None = None
+    #: The median and its interval (`raw_median_ci`) before the empty loop's cost was subtracted.
+    raw_median: float | None = None
+    raw_interval: Interval | None = None
+    #: The empty loop's median, and the share of it subtracted (stats.loop_share).
+    overhead: float | None = None
+    loop_share: float | None = None
+    #: The processes a combined figure is the mean of (statistics/combine.py); 1 for one process.
+    processes: int = 1
+    process_medians: tuple[float, ...] = ()
+    #: Indexes into process_medians of the processes left out of the figure as outliers.
+    outlier_processes: tuple[int, ...] = ()
+    between_sd: float | None = None
+    between_cv: float | None = None
+    #: The processes' own intervals do not all overlap.
+    disagree: bool = False
+    #: Where the spread between runs came from (earlier runs, or the machine prior), its size
+    #: relative to the figure, and how many earlier runs gave it.
+    noise_source: str | None = None
+    run_sd: float | None = None
+    earlier_runs: int | None = None
+
+    @classmethod
+    def of(cls, stored: dict[str, Any]) -> "Summary":
+        """From the stored dict form; a key absent or null leaves the field's default, a key
+        that is no figure (a newer version's) is left out."""
+        values = {FIELD_OF[key]: value for key, value in stored.items() if key in FIELD_OF and value is not None}
+        for name, read in _READ_AS.items():
+            if name in values:
+                values[name] = read(values[name])
+        return cls(**values)
+
+    @property
+    def share_subtracted(self) -> float:
+        """The share of the empty loop's cost subtracted (stats.loop_share): all of it where
+        the record does not say."""
+        return 1.0 if self.loop_share is None else self.loop_share
+
+
+#: Summary fields stored under another name (formats.md's).
+_STORED_AS = {"interval": "median_ci", "raw_interval": "raw_median_ci"}
+#: Each stored summary key's Summary field: every key stats.summarize and statistics/combine.py
+#: write is one (tests/python/test_records.py checks it), so no figure goes unread.
+FIELD_OF = {_STORED_AS.get(name, name): name for name in Summary._fields}
+#: Summary fields whose stored (JSON) form is a list.
+_READ_AS = {"interval": Interval._make, "raw_interval": Interval._make, "process_medians": tuple,
+            "outlier_processes": tuple}
+
+
 @dataclasses.dataclass
 class Record:
     """One (benchmark, param, counter) result of one binary on one platform.
@@ -146,7 +231,8 @@ class Record:
     binary, so that every format is summarised by the same definitions. A benchlab
     time record (schema 2) has its samples as measured and, in `overhead_samples`, the
     empty loop's sample of each round: the summary's figures are after subtracting it
-    round by round, as the header's are.
+    round by round, as the header's are. `summary` is the stored (JSON) form; readers
+    read `figures`, the same typed.
     """
 
     bench: str
@@ -172,7 +258,7 @@ class Record:
     def __post_init__(self) -> None:
         _storable_fields(self)  # one bad name must not lose a run's every record at the write
         if not self.summary and self.samples:
-            from benchlab.statistics import stats  # here: numpy, which `benchlab --help` should not import
+            from benchlab import stats  # here: numpy, which `benchlab --help` should not import
             self.summary = stats.summarize(self.samples, self.overhead_samples)
 
     @property
@@ -189,6 +275,15 @@ class Record:
     @property
     def median(self) -> float | None:
         return self.summary.get("median")
+
+    @property
+    def figures(self) -> Summary:
+        """The summary's figures, typed. Read once per summary (a table asks each record
+        several times): `summary` is replaced, never changed in place, once a record exists."""
+        cached = self.__dict__.get("_figures")  # not a field: to_dict and == leave it out
+        if cached is None or cached[0] is not self.summary:
+            cached = self.__dict__["_figures"] = (self.summary, Summary.of(self.summary))
+        return cached[1]
 
     @property
     def supported(self) -> bool:

@@ -70,8 +70,8 @@ class Point:
 
     @property
     def interval(self) -> list[float] | None:
-        ci = self.record.summary.get("median_ci")
-        return [float(ci[0]), float(ci[1])] if ci else None
+        ci = self.record.figures.interval
+        return [float(ci.low), float(ci.high)] if ci else None
 
 
 @click.command("history")
@@ -292,7 +292,7 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
         same = by_code.setdefault(code, []) if code is not None else []
         if j >= first:
             result.append(_with_level(point, noise.estimate(same), records_by_run))
-        figure = noise.run_figure(point.record.summary.get("process_medians") or [])
+        figure = noise.run_figure(point.record.figures.process_medians)
         if figure is not None and code is not None:
             same.append(figure)
             del same[:-noise.MAX_EARLIER_RUNS]  # estimate reads the last 20 only
@@ -300,7 +300,7 @@ def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]]
 
 
 def _with_level(point: Point, level: noise.RunLevel | None, records_by_run: dict[int, list[Record]]) -> Point:
-    if level is None or not (point.record.summary.get("processes", 1) > 1 or knows_process_spread(level)):
+    if level is None or not (point.record.figures.processes > 1 or knows_process_spread(level)):
         return point
     key = history_key(point.record)
     mine = [r for r in records_by_run[point.run["id"]] if history_key(r) == key]  # this figure's processes only
@@ -505,7 +505,7 @@ def _json(series: Series, shifts: list[Shift]) -> str:
                    "noise": changepoints.noise_level(values) if len(values) > 2 else None},
         "runs": [{"run": p.run["id"], "date": p.date, "commit": p.git.get("commit"), "dirty": p.git.get("dirty"),
                   "host": Fingerprint.of_run(p.run).host, "median": p.record.median, "interval": p.interval,
-                  "processes": p.record.summary.get("processes", 1), "status": p.run["status"], "busy": busy(p)}
+                  "processes": p.record.figures.processes, "status": p.run["status"], "busy": busy(p)}
                  for p in points],
         # Whether the series has runs before the first shown (--last N shows more).
         "earlier_runs": series.earlier,

@@ -11,12 +11,13 @@ import sys
 
 import click
 
-from benchlab.statistics import contention, noise, stats
+from benchlab import stats
+from benchlab.statistics import contention, noise
 from benchlab.cli.common import config_of, db_option, open_reader
 from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, terminal_width, wrapped
-from benchlab.records import Record, printable
+from benchlab.records import Record, Summary, printable
 from benchlab.output.figures import (MIN_SAMPLES_FOR_CI, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, figure_interval,
                                      format_value, half_width_text, percent_text)
 from benchlab.statistics.combine import figures
@@ -25,7 +26,7 @@ from benchlab.statistics.combine import figures
 PROCESS_COLUMNS = (
     ("process", lambda r: "-" if r.process is None else str(r.process)),
     ("median", lambda r: format_value(r.median)),
-    ("raw", lambda r: "-" if r.summary.get("raw_median") is None else format_value(r.summary["raw_median"])),
+    ("raw", lambda r: "-" if r.figures.raw_median is None else format_value(r.figures.raw_median)),
     ("99% within its run", lambda r: "-" if r.format == WORKLOAD_FORMAT else _interval_text(figure_interval(r))),
     ("samples", lambda r: str(len(r.samples))),
     ("stopped at", lambda r: str(r.reported.get("stopped", "-"))),
@@ -89,13 +90,13 @@ def _run_heading(run: dict) -> str:
 def figure_lines(figure: Record, processes: list[Record], width: int | None = None) -> list[str]:
     """The lines of one figure: `figure` as show combines it, `processes` its records; within
     `width` columns when given (a terminal's: output/fitting.py)."""
-    summary, unit = figure.summary, figure.unit
+    figures, unit = figure.figures, figure.unit
     lines = [_name(figure)]
     if not figure.supported:
         return lines + [f"  not supported: {figure.reason}"]
     if figure.median is None:
         return lines + ["  no samples"]
-    low_high = summary.get("median_ci")
+    low_high = figures.interval
     if figure.format == WORKLOAD_FORMAT:
         lines.append(f"  figure        {format_value(figure.median)} {unit}, median of {_count(len(figure.samples), 'run')}; "
                      f"range {_interval_text(figure_interval(figure))} (too few runs for a 99% interval)")
@@ -110,23 +111,23 @@ def figure_lines(figure: Record, processes: list[Record], width: int | None = No
             half = f" ({half_width_text(figure.median, low_high)})" if low_high and figure.median else ""
             interval = f"99% interval {_interval_text(low_high)}{half}"
         lines.append(f"  figure        {format_value(figure.median)} {unit}, {interval}")
-        lines.append(f"  interval of   {summary.get('ci_scope', '-')}")
-    if summary.get("noise_source"):
-        lines.append(f"  noise from    {summary['noise_source']}: spread between runs "
-                     f"{percent_text(summary.get('run_sd', 0))}")
+        lines.append(f"  interval of   {figures.ci_scope or '-'}")
+    if figures.noise_source:
+        lines.append(f"  noise from    {figures.noise_source}: spread between runs "
+                     f"{percent_text(figures.run_sd or 0)}")
     elif figure.counter == "time" and len(processes) > 1:
         lines.append(f"  noise from    {noise.describe(None)}")
     measured = [r for r in processes if r.supported and r.median is not None]
     spread = ""
-    if summary.get("between_cv") is not None:
-        spread = (f"; CV of their medians {percent_text(summary['between_cv'])}; their own intervals "
-                  + ("do not all overlap (!)" if summary.get("disagree") else "overlap"))
-    outliers = summary.get("outlier_processes") or []
+    if figures.between_cv is not None:
+        spread = (f"; CV of their medians {percent_text(figures.between_cv)}; their own intervals "
+                  + ("do not all overlap (!)" if figures.disagree else "overlap"))
+    outliers = figures.outlier_processes
     if outliers:
         spread += (f"; outlier (!, left out of the figure): process "
                    + ", ".join(str(measured[i].process) if i < len(measured) else str(i) for i in outliers))
-    if summary.get("raw_median") is not None:
-        lines.append(f"  raw           {format_value(summary['raw_median'])} {unit}{_raw_note(summary)}")
+    if figures.raw_median is not None:
+        lines.append(f"  raw           {format_value(figures.raw_median)} {unit}{_raw_note(figures)}")
     lines.append(f"  processes     {len(measured)}{spread}")
     lines.extend(_sample_lines(measured, unit))
     lines.extend(_contention_lines(measured))
@@ -134,10 +135,10 @@ def figure_lines(figure: Record, processes: list[Record], width: int | None = No
     return wrapped(lines, width, LABEL_INDENT) + [INDENT + line for line in table]
 
 
-def _raw_note(summary: dict) -> str:
+def _raw_note(figures: Summary) -> str:
     """What the raw figure is beside the figure: the same for a long body, whose share of the
     empty loop is 0 (stats.loop_share), else the one to quote for a throughput-bound body."""
-    share = summary.get("loop_share", 1.0)
+    share = figures.share_subtracted
     if share == 0:
         return (f", the same: none of the empty loop is subtracted from a body over "
                 f"{format_value(stats.loop_share_limits()[1])} times its cost")
@@ -148,15 +149,15 @@ def _raw_note(summary: dict) -> str:
 
 def _sample_lines(measured: list[Record], unit: str) -> list[str]:
     """The samples of all processes (after subtracting the empty loop where it was)."""
-    per = [r.summary for r in measured]
+    per = [r.figures for r in measured]
     total = sum(len(r.samples) for r in measured)
-    low = min(r.summary.get("min", r.median) for r in measured)
-    high = max(r.summary.get("max", r.median) for r in measured)
+    low = min(r.median if s.min is None else s.min for r, s in zip(measured, per))
+    high = max(r.median if s.max is None else s.max for r, s in zip(measured, per))
     lines = [f"  samples       {total}: minimum {format_value(low)}, maximum {format_value(high)} {unit}; "
-             f"outside Tukey's fences {sum(int(s.get('outliers_low', 0)) for s in per)} low, "
-             f"{sum(int(s.get('outliers_high', 0)) for s in per)} high"]
-    raws = [s["raw_median"] for s in per if s.get("raw_median") is not None]
-    loops = [s["overhead"] for s in per if s.get("overhead") is not None]
+             f"outside Tukey's fences {sum(s.outliers_low or 0 for s in per)} low, "
+             f"{sum(s.outliers_high or 0 for s in per)} high"]
+    raws = [s.raw_median for s in per if s.raw_median is not None]
+    loops = [s.overhead for s in per if s.overhead is not None]
     if raws and loops:
         lines.append(f"  subtracted    the empty loop: {_span(loops)} {unit} per iteration; "
                      f"before subtracting, medians {_span(raws)} {unit}")

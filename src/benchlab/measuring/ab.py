@@ -24,7 +24,8 @@ from typing import Callable
 
 import numpy as np
 
-from benchlab.statistics import distributions, stats
+from benchlab import stats
+from benchlab.statistics import distributions
 from benchlab.statistics.compare import Comparison
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
@@ -317,4 +318,4 @@ def filter_text(record: Record) -> str:
 
 def _has_figure(record: Record) -> bool:
     """A figure a ratio can be taken of: measured, and not indistinguishable from zero."""
-    return record.supported and bool(record.median) and not record.summary.get("zero")
+    return record.supported and bool(record.median) and not record.figures.zero

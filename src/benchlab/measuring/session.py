@@ -224,11 +224,11 @@ def widest_interval(records: list, levels: dict | None) -> Widest | None:
     """The timing figure whose rerun interval (combine: the one the table prints) is widest
     relative to its figure; None without such figures."""
     from benchlab.statistics.combine import combine, history_key
-    from benchlab.statistics.stats import t_quantile_99
+    from benchlab.stats import t_quantile_99
 
     widest = None
     for figure in combine(records, levels or {}):
-        interval = figure.summary.get("median_ci") if figure.counter == "time" else None
+        interval = figure.figures.interval if figure.counter == "time" else None
         if not interval or not figure.median or figure.median <= 0:
             continue
         half = (interval[1] - interval[0]) / 2 / figure.median

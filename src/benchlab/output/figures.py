@@ -7,9 +7,7 @@ output: the text table, markdown, csv, json, `stats`, `history` and the HTML rep
 """
 from __future__ import annotations
 
-from typing import Any
-
-from benchlab.records import Record
+from benchlab.records import Interval, Record, Summary
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
 #: it bounds nothing: such a value is marked uncertain.
@@ -43,16 +41,16 @@ def format_value(value: float | None) -> str:
 
 
 
-def spread_text(summary: dict[str, Any], cv: bool = True) -> str:
+def spread_text(figures: Summary, cv: bool = True) -> str:
     """For a figure of several processes: +-h%, the half-width of the interval a rerun lands
     in, and (unless `cv` is False) the CV of the processes' medians (the between-process variation)."""
-    median, ci = summary.get("median"), summary.get("median_ci")
-    one_process_alone = summary.get("processes", 1) < 2 and summary.get("earlier_runs") is None
+    median, ci = figures.median, figures.interval
+    one_process_alone = figures.processes < 2 and figures.earlier_runs is None
     if not median or not ci or one_process_alone:
         return ""  # one process: its interval covers only itself, and the ? mark says if it is wide
     text = f" {half_width_text(median, ci)}"
-    if cv and summary.get("between_cv") is not None:
-        text += f" cv{percent_text(summary['between_cv'])}"
+    if cv and figures.between_cv is not None:
+        text += f" cv{percent_text(figures.between_cv)}"
     return text
 
 
@@ -99,24 +97,25 @@ def percent_text(fraction: float) -> str:
 
 
 
-def figure_interval(record: Record) -> tuple[float, float] | None:
+def figure_interval(record: Record) -> Interval | None:
     """The interval the table judges a figure by: its 99% interval, a workload's range, or
     None where one process's few samples bound nothing (the ? mark)."""
+    figures = record.figures
     if record.format == WORKLOAD_FORMAT and record.summary:
         # A workload's runs are too few for a 99% interval (below 8 it is [min, max]
         # anyway, formats.md): its range is what the table shows and judges.
-        return float(record.summary["min"]), float(record.summary["max"])
-    ci = record.summary.get("median_ci")
+        return Interval(float(figures.min), float(figures.max))
+    ci = figures.interval
     # A deterministic count (callgrind's instructions) is exact from one sample.
-    enough = (record.summary.get("n", 0) >= MIN_SAMPLES_FOR_CI or record.summary.get("processes", 1) > 1
+    enough = ((figures.n or 0) >= MIN_SAMPLES_FOR_CI or figures.processes > 1
               or record.reported.get("deterministic") is True)
     if not enough or not ci:
         return None
-    return float(ci[0]), float(ci[1])
+    return Interval(float(ci.low), float(ci.high))
 
 
 def is_noisy(record: Record) -> bool:
-    if record.summary.get("zero"):
+    if record.figures.zero:
         return False  # shown as ~0 with its bound: no relative width to judge
     interval = figure_interval(record)
     median = record.median

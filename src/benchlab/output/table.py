@@ -79,21 +79,21 @@ class Cell:
             return "-"
         if status == UNSUPPORTED:
             return f"not supported: {self.reason}"
-        summary = self.record.summary
-        if summary.get("zero"):
-            high = summary["median_ci"][1]
+        figures = self.record.figures
+        if figures.zero:
+            high = figures.interval.high
             # An interval of [0, 0] (every process's figure clamped at 0) is below nothing.
             value = f"~0 (<{format_value(high)})" if high > 0 else "~0 (<=0)"
         else:
             value = format_value(self.record.median) + (
-                "" if spread == SPREAD_NONE else spread_text(summary, cv=spread == SPREAD_FULL))
+                "" if spread == SPREAD_NONE else spread_text(figures, cv=spread == SPREAD_FULL))
         if self.record.format == WORKLOAD_FORMAT and spread != SPREAD_NONE:
             # A workload's few runs (3 by default) bound nothing statistically: show their range.
-            value += f" [{format_value(summary.get('min'))}–{format_value(summary.get('max'))}]"
+            value += f" [{format_value(figures.min)}–{format_value(figures.max)}]"
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
         stands = ""
         if self.failed_processes:
-            processes = summary.get("processes", 1)
+            processes = figures.processes
             stands = f" [{processes} of {processes + self.failed_processes} processes]"
         return f"{value}{ratio}{self.marks}{stands}"
 
@@ -121,7 +121,7 @@ class Row:
     def iterations_label(self) -> str:
         if self.kind == WORKLOAD_FORMAT:
             # One execution per sample: the number worth showing is the runs measured.
-            runs = next((c.record.summary.get("n") for c in self.cells.values() if c.record and c.record.summary), None)
+            runs = next((c.record.figures.n for c in self.cells.values() if c.record and c.record.summary), None)
             return f"{runs} runs" if runs else ""
         if self.iterations is None:
             return ""
@@ -219,7 +219,7 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
                     cell.marks += MARK_OVERLAP
             if is_noisy(cell.record):
                 cell.marks += MARK_NOISY
-            if cell.record.summary.get("disagree"):
+            if cell.record.figures.disagree:
                 cell.marks += MARK_DISAGREE
     result = list(rows.values())
     process_faults = [f for f in faults if f.process is not None]

@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from benchlab.statistics import contention, difference, noise, stats
-from benchlab.records import CONTENTION_FIELDS, Record
+from benchlab import stats
+from benchlab.statistics import contention, difference, noise
+from benchlab.records import CONTENTION_FIELDS, Record, Summary
 
 #: What a combined interval covers (formats.md, `ci_scope`).
 RERUN = "a rerun of as many processes"
@@ -131,12 +132,7 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
         reported.update(lost.fields())  # the processes' counts summed, not the first's
     if any(r.short_samples for r in measured):
         reported["short_samples"] = True
-    reported["processes"] = [
-        {"process": r.process, "median": r.median, "median_ci": r.summary.get("median_ci"),
-         **({"raw_median": r.summary["raw_median"]} if "raw_median" in r.summary else {}),
-         "stack_offset": r.reported.get("stack_offset"), "env_pad": r.reported.get("env_pad"),
-         **({"copy": r.reported["copy"]} if "copy" in r.reported else {})}
-        for r in measured]
+    reported["processes"] = [_process_entry(r) for r in measured]
     return Record(
         bench=first.bench, param=first.param, param_name=first.param_name, counter=first.counter, unit=first.unit,
         iterations=first.iterations, platform=first.platform, binary=first.binary, format=first.format,
@@ -145,10 +141,25 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
         reported=reported, summary=summary)
 
 
+def _process_entry(record: Record) -> dict[str, Any]:
+    """One process's own figure, listed beside the combined one (the report draws each)."""
+    figures = record.figures
+    entry = {"process": record.process, "median": record.median,
+             "median_ci": list(figures.interval) if figures.interval else None}
+    if figures.raw_median is not None:
+        entry["raw_median"] = figures.raw_median
+    entry.update(stack_offset=record.reported.get("stack_offset"), env_pad=record.reported.get("env_pad"))
+    if "copy" in record.reported:
+        entry["copy"] = record.reported["copy"]
+    return entry
+
+
 def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel | None) -> dict[str, Any]:
     # An outlier process (noise.outlier_processes) is marked, not allowed to set the figure
     # and its width: it is left out of both, and its median stays listed.
     outliers = noise.outlier_processes([float(m) for m in medians], level)
+    every = [r.figures for r in measured]
+    kept_figures = [f for i, f in enumerate(every) if i not in outliers]
     kept = np.array([m for i, m in enumerate(medians) if i not in outliers], dtype=float)
     count = len(kept)
     figure = float(kept.mean())
@@ -163,79 +174,78 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
         summary["outlier_processes"] = outliers
     if level is not None:
         summary["noise_source"] = noise.describe(level)
-    _raw_figure(summary, [r for i, r in enumerate(measured) if i not in outliers])
+    _raw_figure(summary, kept_figures)
     # Figures of the distribution: the middle process's, so one odd process cannot move them.
     for key in MIDDLE_PROCESS:
-        values = [r.summary[key] for r in measured if key in r.summary]
+        values = [getattr(f, key) for f in every if getattr(f, key) is not None]
         if values:
             summary[key] = statistics.median(values)  # np.median would import numpy.ma: 12 ms
-    summary["min"] = min(r.summary.get("min", figure) for r in measured)
-    summary["max"] = max(r.summary.get("max", figure) for r in measured)
+    summary["min"] = min(figure if f.min is None else f.min for f in every)
+    summary["max"] = max(figure if f.max is None else f.max for f in every)
     if count == 1:
-        return _one_process(summary, measured[0].summary, figure, level)
+        return _one_process(summary, every[0], figure, level)
     spread = float(kept.std(ddof=1))
     half, _ = noise.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
     low = figure - half
     if level is not None:
         summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
     summary.update(
-        median_ci=[max(0.0, low) if _non_negative(measured) else low, figure + half],
+        median_ci=[max(0.0, low) if _non_negative(every) else low, figure + half],
         ci_scope=rerun_scope(level),
         between_sd=spread,
         between_cv=spread / figure if figure else None,
-        disagree=bool(outliers) or _disagree([r for i, r in enumerate(measured) if i not in outliers]),
+        disagree=bool(outliers) or _disagree(kept_figures),
         # Indistinguishable from the empty loop only if every process said so: a rerun
         # interval reaching 0 says the processes disagree widely, not that the cost is nil.
-        zero=all(r.summary.get("zero") for r in measured),
+        zero=all(f.zero for f in every),
     )
     return summary
 
 
-def _raw_figure(summary: dict[str, Any], kept: list[Record]) -> None:
+def _raw_figure(summary: dict[str, Any], kept: list[Summary]) -> None:
     """The figure before the empty loop was subtracted, beside the one after (issue 20):
     the mean of the same processes' raw medians, as the figure is of theirs; the empty
     loop's cost and the share of it subtracted (the middle process's). Only when every
     process subtracted (docs/formats.md, "Which figure to quote")."""
-    raws = [r.summary.get("raw_median") for r in kept]
+    raws = [f.raw_median for f in kept]
     if not kept or any(v is None for v in raws):
         return
     summary["raw_median"] = statistics.fmean(raws)
-    summary["overhead"] = statistics.median(r.summary.get("overhead", 0.0) for r in kept)
-    summary["loop_share"] = statistics.median(r.summary.get("loop_share", 1.0) for r in kept)
+    summary["overhead"] = statistics.median(0.0 if f.overhead is None else f.overhead for f in kept)
+    summary["loop_share"] = statistics.median(f.share_subtracted for f in kept)
 
 
-def _one_process(summary: dict[str, Any], only: dict[str, Any], figure: float,
+def _one_process(summary: dict[str, Any], only: Summary, figure: float,
                  level: noise.RunLevel | None) -> dict[str, Any]:
     """The figure of one process: its own interval ("within this run"), or, when earlier
     runs on this machine measured the spread between processes (and between runs), the
     interval a rerun of one process lands in: the machine's pooled process spread stands
     in for the one a single process cannot see (noise.process_spread). Never narrower
     than the process's own interval."""
-    own = only.get("median_ci")  # a foreign record may carry none
-    summary.update(between_sd=None, between_cv=None, disagree=False, zero=only.get("zero", False))
+    own = only.interval  # a foreign record may carry none
+    summary.update(between_sd=None, between_cv=None, disagree=False, zero=bool(only.zero))
     if not knows_process_spread(level) or figure <= 0:
-        summary.update(median_ci=list(own) if own else None, ci_scope=only.get("ci_scope", stats.WITHIN_RUN))
+        summary.update(median_ci=list(own) if own else None, ci_scope=only.ci_scope or stats.WITHIN_RUN)
         return summary
     half, _ = noise.rerun_half_width(figure, 0.0, 1, level, stats.t_quantile_99)
     low, high = figure - half, figure + half
     if own:  # never narrower than the process's own interval
-        low, high = min(low, own[0]), max(high, own[1])
-    summary.update(median_ci=[max(0.0, low) if "zero" in only else low, high],
+        low, high = min(low, own.low), max(high, own.high)
+    summary.update(median_ci=[max(0.0, low) if only.zero is not None else low, high],
                    ci_scope=rerun_scope(level), run_sd=level.relative_sd, earlier_runs=level.earlier_runs,
                    noise_source=noise.describe(level))
     return summary
 
 
-def _non_negative(measured: list[Record]) -> bool:
+def _non_negative(figures: list[Summary]) -> bool:
     """Figures after subtracting the empty loop are never below zero, nor their intervals."""
-    return any("zero" in r.summary for r in measured)
+    return any(f.zero is not None for f in figures)
 
 
-def _disagree(measured: list[Record]) -> bool:
+def _disagree(figures: list[Summary]) -> bool:
     """True when two processes' own intervals do not overlap: the machine (or the CPU,
     or the layout) differed between them by more than either could see."""
-    intervals = [r.summary.get("median_ci") for r in measured]
-    intervals = [ci for ci in intervals if ci]
+    intervals = [f.interval for f in figures if f.interval]
     if len(intervals) < 2:
         return False
-    return max(ci[0] for ci in intervals) > min(ci[1] for ci in intervals)
+    return max(ci.low for ci in intervals) > min(ci.high for ci in intervals)

@@ -42,7 +42,8 @@ import dataclasses
 import math
 from typing import Iterable
 
-from benchlab.statistics import noise, stats
+from benchlab import stats
+from benchlab.statistics import noise
 from benchlab.statistics.combine import figures, history_key, knows_process_spread
 from benchlab.records import Record, printable
 
@@ -141,16 +142,16 @@ def uninformative_interval(figure: float, low: float, high: float) -> bool:
 
 def spread(record: Record) -> tuple[float, float, int]:
     """(figure, standard error of the figure, processes) of a combined record."""
-    summary = record.summary
-    outliers = set(summary.get("outlier_processes") or ())  # left out of the figure (combine.py)
-    medians = [m for i, m in enumerate(summary.get("process_medians") or [summary["median"]]) if i not in outliers]
-    figure = float(summary["median"])
+    figures = record.figures
+    outliers = set(figures.outlier_processes)  # left out of the figure (combine.py)
+    medians = [m for i, m in enumerate(figures.process_medians or [figures.median]) if i not in outliers]
+    figure = float(figures.median)
     if len(medians) > 1:
         mean = sum(medians) / len(medians)
         sd = math.sqrt(sum((m - mean) ** 2 for m in medians) / (len(medians) - 1))
         return figure, sd / math.sqrt(len(medians)), len(medians)
     # One process: its 99% interval of the median, as a standard error.
-    low, high = summary.get("median_ci") or (figure, figure)
+    low, high = figures.interval or (figure, figure)
     return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
 
 
@@ -217,7 +218,7 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, program=b.binary,
             ratio=ratio, low=low, high=high,
             floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
-            processes=(a.summary.get("processes", 1), b.summary.get("processes", 1)), deterministic=deterministic))
+            processes=(a.figures.processes, b.figures.processes), deterministic=deterministic))
     attribute_causes(result)
     return result
 

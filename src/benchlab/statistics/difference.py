@@ -22,7 +22,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from benchlab.records import Record
-from benchlab.statistics import noise, stats
+from benchlab import stats
+from benchlab.statistics import noise
 
 #: Where a combined record keeps its processes' difference (combine.combine_processes).
 COMBINED_KEY = "difference_figure"

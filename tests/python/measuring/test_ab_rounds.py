@@ -144,7 +144,7 @@ def test_rounds_that_met_different_host_states_do_not_set_the_width():
     way). The signed-rank interval holds 1 at least 98% of the time (99% nominal) and is a
     fraction of the t interval's width, which the contaminated rounds set."""
     import numpy as np
-    from benchlab.statistics import stats
+    from benchlab import stats
     from benchlab.measuring.ab import paired_interval
     rng = np.random.default_rng(17)
     covered, robust_widths, t_widths = 0, [], []

@@ -10,7 +10,7 @@ from benchlab.statistics.combine import RERUN, RERUN_WITH_HISTORY, combine, hist
 from benchlab.output.exporters import EXPORTERS
 from benchlab.records import Record
 from benchlab.output.table import Table
-from benchlab.statistics.stats import WITHIN_RUN
+from benchlab.stats import WITHIN_RUN
 
 
 def process_record(process, samples, *, bench="b", overhead_samples=None):

@@ -10,7 +10,8 @@ import pytest
 from conftest import REPO, compile_c, run_binary, write
 from benchlab.formats.parsers import parse_output
 from benchlab.records import Record
-from benchlab.statistics import difference, noise, stats
+from benchlab import stats
+from benchlab.statistics import difference, noise
 
 # The shape of libloong's harness: an empty VM call (args_0), a syscall through it, and the
 # syscall reported less the call; a sweep paired by parameter value.

@@ -10,7 +10,7 @@ from benchlab.statistics.combine import RERUN, RERUN_WITH_HISTORY, RERUN_WITH_PR
 from benchlab.statistics.compare import BETWEEN_PROCESSES, BETWEEN_RUNS, ratio_interval
 from benchlab.records import Record
 from benchlab.statistics.noise import RunFigure, RunLevel, estimate, run_figure
-from benchlab.statistics.stats import t_quantile_99
+from benchlab.stats import t_quantile_99
 from benchlab.storage.store import Store
 
 

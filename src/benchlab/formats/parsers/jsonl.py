@@ -17,7 +17,7 @@ from typing import Any
 from benchlab.formats.parsers.base import (
     BadValue, LineSession, Parsed, bad_line, clean_reported, figure, name, param_value, show, whole)
 from benchlab.records import CONTENTION_FIELDS, Record
-from benchlab.statistics.stats import STATISTICS
+from benchlab.stats import STATISTICS
 
 #: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
 #: as measured, with the empty loop's sample of each round in `overhead_samples`.

@@ -108,18 +108,17 @@ def cells(table: Table, row: Row, notes: dict[str, int] | None = None, spread: s
 
 def legend_lines(table: Table) -> list[str]:
     lines = [f"{mark}  {LEGEND[mark]}" for mark in table.marks_used]
-    summaries = [cell.record.summary for row in table.rows for cell in row.cells.values()
-                 if cell.record is not None and cell.record.summary.get("earlier_runs")]
-    earlier = sorted({s["earlier_runs"] for s in summaries if s.get("ci_scope") != RERUN_WITH_PRIOR})
+    summaries = [cell.record.figures for row in table.rows for cell in row.cells.values()
+                 if cell.record is not None and cell.record.figures.earlier_runs]
+    earlier = sorted({s.earlier_runs for s in summaries if s.ci_scope != RERUN_WITH_PRIOR})
     if earlier:
         runs = f"{earlier[0]}" if len(earlier) == 1 else f"{earlier[0]}-{earlier[-1]}"
         lines.append(f"±  a rerun's figure lands within it 99% of the time: it adds to this run's processes "
                      f"the spread between {runs} earlier runs of identical code on this machine")
-    if any(s.get("ci_scope") == RERUN_WITH_PRIOR for s in summaries):
+    if any(s.ci_scope == RERUN_WITH_PRIOR for s in summaries):
         lines.append("±  (no earlier runs of identical code: the spread between runs that this machine's prior, "
                      "benchlab calibrate, gives for the figure's kind of kernel)")
-        if any(cell.record is not None and cell.record.summary.get("earlier_runs")
-               and cell.record.summary.get("processes", 1) < 2 for row in table.rows for cell in row.cells.values()):
+        if any(s.processes < 2 for s in summaries):
             lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")
     if any(UNINFORMATIVE_WORD in cell.text for row in table.rows for cell in row.cells.values()
            if cell.record is not None):

@@ -5,7 +5,7 @@ import csv
 import io
 
 from benchlab.records import printable, spreadsheet_cell
-from benchlab.statistics.stats import STATISTICS
+from benchlab.stats import STATISTICS
 from benchlab.output.table import EMPTY, OK, Table
 
 #: The statistics after the median's own columns (median, ci_low, ci_high): every one but the
@@ -36,12 +36,12 @@ def render(table: Table) -> str:
                 continue
             values = {**base, "binary": cell.binary, "status": cell.status, "reason": cell.reason}
             if cell.status == OK:
-                summary = cell.record.summary
-                ci = summary.get("median_ci") or [None, None]
+                figures = cell.record.figures
+                ci = figures.interval or [None, None]
                 values.update({
-                    "median": summary.get("median"), "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio,
-                    "marks": cell.marks, "iterations": cell.record.iterations, "samples": summary.get("n"),
-                    **{k: summary.get(k) for k in FIGURES},
+                    "median": figures.median, "ci_low": ci[0], "ci_high": ci[1], "ratio": cell.ratio,
+                    "marks": cell.marks, "iterations": cell.record.iterations, "samples": figures.n,
+                    **{k: getattr(figures, k) for k in FIGURES},
                 })
             writer.writerow(_escaped(values))
     return buffer.getvalue()

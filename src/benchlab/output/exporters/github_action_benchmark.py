@@ -65,12 +65,12 @@ def _entry(row: Row, platform: str, record: Record, run_id: Any, commit: str | N
     if interval is not None:
         low, high = interval
         entry["range"] = f"± {max(high - record.median, record.median - low):.6g}"
-        covers = "a rerun" if record.summary.get("processes", 1) > 1 else "this process"
+        covers = "a rerun" if record.figures.processes > 1 else "this process"
         # as every output says it: an interval as wide as the figure bounds nothing (figures.py)
         uninformative = "; uninformative: as wide as the figure" if interval_bounds_text(
             record.median, interval) == UNINFORMATIVE_WORD else ""
         extra.append(f"99% interval: [{low:.6g}, {high:.6g}] {record.unit} (covers {covers}{uninformative})")
-    extra.append(f"processes: {record.summary.get('processes', 1)}")
+    extra.append(f"processes: {record.figures.processes}")
     if record.iterations:
         extra.append(f"iterations: {record.iterations}")
     extra.append(f"benchlab run {run_id}" + (f", commit {commit[:12]}" if commit else ""))

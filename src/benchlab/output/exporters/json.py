@@ -42,10 +42,10 @@ def render(table: Table) -> str:
             if cell.status == EMPTY:
                 continue
             cells[platform] = {"status": cell.status, "reason": cell.reason} if cell.status != OK else {
-                "status": OK, "median": cell.record.median, "median_ci": cell.record.summary.get("median_ci"),
+                "status": OK, "median": cell.record.median, "median_ci": cell.record.figures.interval,
                 # before the empty loop was subtracted, and what was (null: nothing was)
-                "raw_median": cell.record.summary.get("raw_median"), "overhead": cell.record.summary.get("overhead"),
-                "loop_share": cell.record.summary.get("loop_share"),
+                "raw_median": cell.record.figures.raw_median, "overhead": cell.record.figures.overhead,
+                "loop_share": cell.record.figures.loop_share,
                 "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations,
                 # what the kernel said its samples lost to other tasks (null: not measured)
                 **_contention(cell.record)}

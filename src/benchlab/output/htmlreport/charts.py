@@ -19,7 +19,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from benchlab.output.figures import interval_bounds_text
-from benchlab.statistics import combine, stats
+from benchlab import stats
+from benchlab.statistics import combine
 from benchlab.statistics.compare import row_name, uninformative_interval
 from benchlab.records import printable
 
@@ -128,7 +129,7 @@ def process_values(record) -> np.ndarray:
     of the same round (stats.summarize)."""
     samples = np.asarray(record.samples, dtype=float)
     if record.overhead_samples and len(record.overhead_samples) == len(samples):
-        share = record.summary.get("loop_share", 1.0)
+        share = record.figures.share_subtracted
         samples = samples - share * np.asarray(record.overhead_samples, dtype=float)
     return samples
 
@@ -176,7 +177,8 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
         non_negative = _non_negative(processes)
         traces, drawn, far = _process_boxes(processes, axes, figure.unit)
         far_out += [(platform, *item) for item in far]
-        low, high = figure.summary.get("median_ci") or (figure.median, figure.median)
+        figures = figure.figures
+        low, high = figures.interval or (figure.median, figure.median)
         low = max(0.0, low) if non_negative else low  # a time or a rate has no interval below 0
         data += traces
         data.append({
@@ -187,14 +189,15 @@ def distribution(chart_id: str, key: tuple, by_platform: list[tuple[str, Any, li
             "hovertemplate": f"{text(platform)}: %{{y:.4g}} {interval_bounds_text(figure.median, (low, high))} "
                              f"{text(figure.unit)}"
                              f"<br>{_figure_meaning(figure)}<extra></extra>"})
-        raw = figure.summary.get("raw_median")
+        raw = figures.raw_median
         if raw is not None:  # the figure before the empty loop was subtracted, beside it
+            overhead = 0.0 if figures.overhead is None else figures.overhead
             data.append({
                 "type": "scatter", "mode": "markers", "x": ["raw"], "y": [raw], **axes, "name": "raw",
                 "marker": {"symbol": "diamond-open", "size": 11, "color": "#111"},
                 "hovertemplate": f"{text(platform)}: raw %{{y:.4g}} {text(figure.unit)}, before subtracting "
-                                 f"{figure.summary.get('loop_share', 1.0):.3g} of the empty loop's "
-                                 f"{figure.summary.get('overhead', 0.0):.4g}: quote it for a throughput-bound "
+                                 f"{figures.share_subtracted:.3g} of the empty loop's "
+                                 f"{overhead:.4g}: quote it for a throughput-bound "
                                  f"body of a few cycles<extra></extra>"})
         shapes.append({"type": "rect", "xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}",
                        "y0": low, "y1": high, "fillcolor": "#999", "opacity": 0.18, "line": {"width": 0},
@@ -237,10 +240,10 @@ def _far_out_caption(far_out: list[tuple[str, str, int, float]], unit: str) -> s
 def _figure_meaning(figure) -> str:
     """What the diamond and its interval are: combine.py's figure of several processes, or
     one process's median and its interval within the run."""
-    if figure.summary.get("processes", 1) > 1:
-        scope = figure.summary.get("ci_scope") or combine.RERUN
-        return f"mean of {figure.summary['processes']} process medians; 99% interval: {scope}"
-    return f"median; 99% interval: {figure.summary.get('ci_scope') or stats.WITHIN_RUN}"
+    figures = figure.figures
+    if figures.processes > 1:
+        return f"mean of {figures.processes} process medians; 99% interval: {figures.ci_scope or combine.RERUN}"
+    return f"median; 99% interval: {figures.ci_scope or stats.WITHIN_RUN}"
 
 
 #: The space between two platforms' panels, a fraction of the chart's width.

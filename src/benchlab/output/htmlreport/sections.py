@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 from benchlab.output.comparisons import interval_text, verdict_text
 from benchlab.statistics import compare as comparing
-from benchlab.statistics import contention, stats
+from benchlab import stats
+from benchlab.statistics import contention
 from benchlab.statistics.distributions import normal_quantile_two_sided
 from benchlab.output.htmlreport import charts
 from benchlab.output.htmlreport.charts import Chart, RatioBar, TrendPoint
@@ -249,7 +250,7 @@ def trends(subject: StoredRun, history: list[StoredRun], found: list[Trend], new
 
 
 def _point(stored: StoredRun, record) -> TrendPoint:
-    low, high = record.summary.get("median_ci") or (record.median, record.median)
+    low, high = record.figures.interval or (record.median, record.median)
     return TrendPoint(stored.id, stored.date, stored.commit, stored.host, float(record.median), float(low), float(high))
 
 
@@ -304,10 +305,11 @@ def _workload_lines(runs: list[StoredRun], name: str, platform: str, measures: t
         for record in stored.records:
             if (record.format == WORKLOAD_FORMAT and record.bench == name and record.platform == platform
                     and record.counter in measures and record.supported and record.median is not None):
-                summary = record.summary
+                figures = record.figures
+                low = record.median if figures.min is None else figures.min
+                high = record.median if figures.max is None else figures.max
                 lines.setdefault(record.counter, []).append(TrendPoint(
-                    stored.id, stored.date, stored.commit, stored.host, float(record.median),
-                    float(summary.get("min", record.median)), float(summary.get("max", record.median))))
+                    stored.id, stored.date, stored.commit, stored.host, float(record.median), float(low), float(high)))
     return {m: lines[m] for m in measures if m in lines}
 
 

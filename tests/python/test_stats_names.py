@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from benchlab.statistics import combine, stats
+from benchlab import stats
+from benchlab.statistics import combine
 from benchlab.output.exporters import csv
 from benchlab.formats.parsers import jsonl
 from conftest import FAST, HEADER, run_binary

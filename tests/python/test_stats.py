@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from benchlab.statistics import stats
+from benchlab import stats
 from conftest import REPO
 
 VECTORS = REPO / "tests" / "vectors"

@@ -3,6 +3,10 @@
 The C header computes the same numbers; tests/vectors/ holds inputs and the
 expected outputs that both implementations must reproduce. Samples are always in
 the order they were taken: the interval of the median depends on it.
+
+In the base layer, beside records.py: a record's summary is these statistics of its own
+samples (Record.__post_init__), so every layer reads them; statistics/ builds on them
+(processes combined, comparisons, history).
 """
 from __future__ import annotations
 
