@@ -292,7 +292,7 @@ uint64_t bl_random(uint64_t *state);
    tests/vectors/ checks both. BL__STATISTICS is the one list of the figures of a bl_stats,
    in the order a jsonl record writes them: the struct's first fields (each a double, named
    as listed), the jsonl writer and the C tests are made from it, and
-   src/benchlab/statistics/stats.py's STATISTICS must name the same (a test reads both). */
+   src/benchlab/stats.py's STATISTICS must name the same (a test reads both). */
 #define BL__STATISTICS(X) X(median) X(min) X(max) X(mean) X(stddev) X(p75) X(p90) X(p99) X(mad)
 #define BL__STATISTIC_FIELD(name) double name;
 typedef struct bl_stats {

@@ -32,7 +32,7 @@ BATCHES = int(limit("BATCHES"))
 MIN_BATCHES = int(limit("MIN_BATCHES"))
 #: The statistics of one process's samples, by their names in a jsonl record and in
 #: summarize()'s dict, in the record's order: the header's BL__STATISTICS, which makes
-#: the fields of its bl_stats and its jsonl writer (tests/python/statistics/test_stats_names.py
+#: the fields of its bl_stats and its jsonl writer (tests/python/test_stats_names.py
 #: checks that the two lists agree). Lists of statistics elsewhere are made from this one.
 STATISTICS = ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad")
 #: The statistics of spread, not of location: subtracting the empty loop leaves them as
