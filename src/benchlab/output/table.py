@@ -23,7 +23,8 @@ SWEEP_ALIASES_OF_THREADS = ("threads", "-t", "--threads")
 #: What a cell holds, one word each (csv's and json's "status" column; the text table's
 #: wording follows from it).
 OK = "ok"                    # a figure
-FAILED = "failed"            # the binary failed (or, a fault of kind NOT_BUILT, cannot be built) there
+FAILED = "failed"            # the binary failed there
+NOT_BUILT_CELL = NOT_BUILT   # its source cannot be built for that platform, by design: "-", no failure
 UNSUPPORTED = "unsupported"  # the record says the platform cannot measure this counter
 EMPTY = "empty"              # nothing: the benchmark did not run on that platform
 
@@ -46,14 +47,16 @@ class Cell:
     @property
     def status(self) -> str:
         if self.record is None:
-            return EMPTY if self.fault is None else FAILED
+            if self.fault is None:
+                return EMPTY
+            return NOT_BUILT_CELL if self.fault.kind == NOT_BUILT else FAILED
         return OK if self.record.supported else UNSUPPORTED
 
     @property
     def reason(self) -> str | None:
         """Why a failed or unsupported cell has no figure."""
         status = self.status
-        if status == FAILED:
+        if status in (FAILED, NOT_BUILT_CELL):
             return self.fault.reason
         return self.record.reason if status == UNSUPPORTED else None
 
@@ -69,12 +72,11 @@ class Cell:
     def shown(self, spread: str) -> str:
         """The cell's text with as much of its spread as `spread` (SPREAD_*) says."""
         status = self.status
+        # The figure alone (a narrow table) leaves the reason to the failures under the table.
         if status == FAILED:
-            # A source the platform cannot build (buildable.py) is left out there, not failed.
-            # The figure alone (a narrow table) leaves the reason to the failures under the table.
-            if spread == SPREAD_NONE:
-                return "-" if self.fault.kind == NOT_BUILT else "FAILED"
-            return f"- ({self.reason})" if self.fault.kind == NOT_BUILT else f"FAILED: {self.reason}"
+            return "FAILED" if spread == SPREAD_NONE else f"FAILED: {self.reason}"
+        if status == NOT_BUILT_CELL:  # left out there (buildable.py), not failed
+            return "-" if spread == SPREAD_NONE else f"- ({self.reason})"
         if status == EMPTY:
             return "-"
         if status == UNSUPPORTED:

@@ -303,6 +303,10 @@ def test_a_fault_is_a_dash_or_a_failure_by_its_kind_whatever_its_reason_says():
     table = EXPORTERS["table"](report)
     assert table.rstrip().endswith("failures:\nliar on wasm: not built for wasm32-wasi: a binary's own words\n"
                                    "    stderr line")
+    # json and csv readers tell them apart by the cell's status, without reading text
+    statuses = {row["test"]: row["cells"]["wasm"]["status"]
+                for row in json.loads(EXPORTERS["json"](report))["rows"] if "wasm" in row["cells"]}
+    assert statuses == {"locked": "not-built", "liar": "failed"}
 
 
 def instance_copy(index: int, process: int) -> Record:

@@ -17,7 +17,6 @@ from benchlab.output.htmlreport.runs import StoredRun
 from benchlab.output.htmlreport.sections import Trend
 from benchlab.output.figures import MARK_DISAGREE, MARK_NOISY
 from benchlab.output.table import FAILED, OK
-from benchlab.records import NOT_BUILT
 from benchlab.statistics import compare as comparing
 from benchlab.statistics import contention
 
@@ -213,7 +212,7 @@ def failures(stored: StoredRun) -> list[str]:
     found = []
     for row in stored.report().rows:
         for platform, cell in row.cells.items():
-            if cell.status == FAILED and cell.fault.kind != NOT_BUILT:
+            if cell.status == FAILED:
                 found.append(f"{name_of((row.test, row.param, row.counter or 'time', row.sweep_value))} on {platform}: "
                              f"{cell.reason}")
     return found
@@ -224,7 +223,7 @@ def measured(stored: StoredRun) -> Measured:
     the machine was busy."""
     cells = [cell for row in stored.report().rows for cell in row.cells.values()]
     ok = [cell for cell in cells if cell.status == OK]
-    failed = sum(1 for cell in cells if cell.status == FAILED and cell.fault.kind != NOT_BUILT)
+    failed = sum(1 for cell in cells if cell.status == FAILED)
     busy = contention.busy_note(stored.records)
     return Measured(stored.id, len(ok), failed, sum(1 for cell in ok if MARK_NOISY in cell.marks),
                     sum(1 for cell in ok if MARK_DISAGREE in cell.marks), busy)
