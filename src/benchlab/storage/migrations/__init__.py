@@ -1,12 +1,12 @@
 """The store's schema, created and upgraded by Alembic whenever a store is opened.
 
 The revisions in versions/ are the schema's history, the same DDL on SQLite and
-PostgreSQL; store.py's tables are what the code queries, and
+PostgreSQL; schema.py's tables are what the code queries, and
 tests/python/storage/test_migrations.py checks that the head of the revisions matches them on
 both engines. A schema change is a new file versions/NNNN_what.py (`revision = "NNNN"`,
 `down_revision` the previous one, an `upgrade()` written with alembic.op, and
 op.batch_alter_table for changes to existing columns, which SQLite makes by copying the
-table) plus the same change in store.py. A released revision is never edited: databases
+table) plus the same change in schema.py. A released revision is never edited: databases
 out there have run it.
 
 Opening a database at the head costs one read, takes no lock and does not import
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from benchlab import __version__
 from benchlab.errors import UserError
 
-# SQLAlchemy is imported by the functions that use it: store_read reads HEAD and
+# SQLAlchemy is imported by the functions that use it: store.py reads HEAD and
 # VERSION_TABLE to open a store without it.
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 #: The newest revision in versions/ (a test checks that it is Alembic's head): a database
 #: at it needs nothing, and Alembic is imported only for one that does.
-HEAD = "0008"
+HEAD = "0009"
 
 #: Alembic's table of the current revision. Not its default `alembic_version`, so that a
 #: PostgreSQL database shared with another program that uses Alembic keeps both apart.
