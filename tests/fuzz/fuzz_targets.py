@@ -35,7 +35,7 @@ from benchlab.formats.parsers import GBENCH, LINE_PARSERS, detect, parse_output
 from benchlab.formats.parsers.base import MAX_WARNINGS, Parsed, problems
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.records import Record
-from benchlab.storage.store import open_store, Store
+from benchlab.storage.store import Store, open_store
 
 # -- values that broke things (issue 11) and their relatives ------------------------------------
 
