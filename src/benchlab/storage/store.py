@@ -18,11 +18,13 @@ unfinished transaction when the file is next opened). An import is one transacti
 (import_run): nothing of it is visible until all of it is.
 
 How a Record or a Fault is a row, and back, is in one place each (record_row beside
-row_record, fault_row beside row_fault), with the columns of schema.py.
+row_record, fault_row beside row_fault): a column of schema.py named as a field holds it as
+it is, so that a new one is spelled in schema.py and its revision only.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -40,7 +42,7 @@ from typing import Any, Callable, Iterator, Protocol
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import NAME_FIELDS, Fault, Record, missing_units, printable, storable, storable_name
 from benchlab.statistics import noise
-from benchlab.storage import migrations, sql
+from benchlab.storage import migrations, schema, sql
 from benchlab.storage.sql import Statement
 
 DB_ENVIRONMENT_VARIABLE = "BENCHLAB_DB"
@@ -691,47 +693,52 @@ def _insert_unit(run: Run, run_id: int, unit_records: list[Record], unit_faults:
         run(sql.INSERT_UNIT, [{"run_id": run_id, "sweep": None, **unit} for unit in done])
 
 
+#: The fields of a Record and of a Fault: a column of `records` or `faults` of a field's name
+#: holds that field as it is, unless record_row / fault_row (and their readers) say otherwise.
+_RECORD_FIELDS = frozenset(field.name for field in dataclasses.fields(Record))
+_FAULT_FIELDS = frozenset(field.name for field in dataclasses.fields(Fault))
+
+
 def record_row(run_id: int, record: Record) -> dict[str, Any]:
     """A Record as a row of `records` (row_record reads it back)."""
+    row = {column.name: getattr(record, column.name, None) for column in schema.RECORDS.written}
     # Fields set after the record was made (a binary's name from an undecodable file name)
     # are made storable here too: one bad name must not fail the write of a whole unit.
-    text = {field: storable_name(field, getattr(record, field)) for field in NAME_FIELDS}
-    return dict(
-        run_id=run_id, platform=text["platform"], binary=text["binary"], bench=text["bench"],
+    row.update({field: storable_name(field, getattr(record, field)) for field in NAME_FIELDS})
+    row.update(
+        run_id=run_id,
         # a number in `param`, text in `param_text` (revision 0007)
         param=None if isinstance(record.param, str) else record.param,
         param_text=storable(record.param) if isinstance(record.param, str) else None,
-        param_name=text["param_name"], counter=text["counter"], unit=text["unit"], format=text["format"],
-        iterations=record.iterations, median=record.median, sweep=record.sweep, samples=record.samples,
-        sample_iterations=record.sample_iterations, summary=record.summary,
         # the empty loop's sample of each round, beside the samples, so the subtraction can be redone
         reported={**record.reported, "overhead_samples": record.overhead_samples}
         if record.overhead_samples else record.reported)
+    return row
 
 
 def row_record(row: dict[str, Any]) -> Record:
     """A row of `records` (by column name) as a Record (record_row wrote it)."""
     reported = dict(row["reported"] or {})
-    return Record(
-        overhead_samples=reported.pop("overhead_samples", None),
-        bench=row["bench"], param=stored_param(row), param_name=row["param_name"], counter=row["counter"],
-        unit=row["unit"], format=row["format"] or "", iterations=row["iterations"], sweep=row["sweep"],
-        samples=row["samples"], sample_iterations=row["sample_iterations"], summary=row["summary"] or {},
-        reported=reported, platform=row["platform"], binary=row["binary"])
+    overhead_samples = reported.pop("overhead_samples", None)
+    fields = {name: value for name, value in row.items() if name in _RECORD_FIELDS}
+    fields.update(param=stored_param(row), format=row["format"] or "", summary=row["summary"] or {},
+                  reported=reported, overhead_samples=overhead_samples)
+    return Record(**fields)
 
 
 def fault_row(run_id: int, fault: Fault) -> dict[str, Any]:
     """A Fault as a row of `faults` (row_fault reads it back)."""
+    row = {column.name: getattr(fault, column.name, None) for column in schema.FAULTS.written}
     # PostgreSQL's text columns cannot hold a NUL, which a compiler's message quoting a
     # broken source can carry: written as \0 on both engines alike.
-    return dict(run_id=run_id, platform=fault.platform, binary=fault.binary, reason=fault.reason.replace("\0", "\\0"),
-                stderr_tail=fault.stderr_tail, sweep=fault.sweep, kind=fault.kind, copy=fault.copy)
+    row.update(run_id=run_id, reason=fault.reason.replace("\0", "\\0"))
+    return row
 
 
 def row_fault(row: dict[str, Any]) -> Fault:
     """A row of `faults` as a Fault (fault_row wrote it)."""
-    return Fault(binary=row["binary"], platform=row["platform"], reason=row["reason"],
-                 stderr_tail=row["stderr_tail"] or [], sweep=row["sweep"], kind=row["kind"], copy=row["copy"])
+    fields = {name: value for name, value in row.items() if name in _FAULT_FIELDS}
+    return Fault(**{**fields, "stderr_tail": row["stderr_tail"] or []})
 
 
 def stored_param(row: Any) -> int | str | None:
