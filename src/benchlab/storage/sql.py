@@ -2,8 +2,8 @@
 
 Each runs as written on SQLite through Python's sqlite3 (its "named" paramstyle) and on
 PostgreSQL (or another engine) through SQLAlchemy's text(); nothing here is either's
-dialect alone: RETURNING id rather than lastrowid, no boolean columns, LIMIT only where a
-limit is given. A parameter whose value is a list or tuple (`IN (:run_ids)`) is expanded
+dialect alone (but SQLITE_VERSION_TABLE, which only sqlite3's connection runs): RETURNING id
+rather than lastrowid, no boolean columns, no LIKE, LIMIT only where a limit is given. A parameter whose value is a list or tuple (`IN (:run_ids)`) is expanded
 into one parameter per item by the connection (store.expand). The columns of each table
 come from schema.py; the JSON among them are what the connection encodes and decodes,
 by the tables a statement names (`Statement.json`).
@@ -46,7 +46,8 @@ BINARIES, BASELINE_BINARIES = schema.BINARIES, schema.BASELINE_BINARIES
 
 #: The schema revision of the database (migrations.HEAD when it is this benchlab's).
 REVISION = statement(f"SELECT version_num FROM {VERSION_TABLE}")
-#: Whether an SQLite file has the version table (a file without one has no revision).
+#: Whether an SQLite file has the version table (a file without one has no revision; SQLAlchemy's
+#: connection asks its inspector instead).
 SQLITE_VERSION_TABLE = statement(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name = '{VERSION_TABLE}'")
 
 # -- runs ----------------------------------------------------------------------------------------

@@ -297,8 +297,6 @@ class Store:
     def __init__(self, connection: Connection):
         self.connection = connection
         self.url = connection.url
-        #: Why the store is open read-only (an SQLite file this process cannot write), else None.
-        self.read_only = connection.read_only
 
     def close(self) -> None:
         """Give back the connection (a PostgreSQL server counts them against max_connections)."""
