@@ -15,7 +15,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
 from benchlab.errors import UserError
-from benchlab.storage import migrations, sql
+from benchlab.storage import migrations
 from benchlab.storage.sql import Statement
 from benchlab.storage.store import (SQLITE_BUSY_TIMEOUT_S, DatabaseError, Run, cannot_write, decoded, expand,
                                     read_only_connection, sqlite_pragmas)
@@ -110,9 +110,7 @@ class SqlAlchemyConnection:
 
     def revision(self) -> str | None:
         with _failures(), self.engine.connect() as connection:
-            if not sa.inspect(connection).has_table(migrations.VERSION_TABLE):
-                return None
-            return connection.execute(sa.text(sql.REVISION.sql)).scalar()
+            return migrations.stored_revision(connection)
 
     def reclaim(self) -> None:
         """After a failed write on a full disk: give back the write-ahead log's space (see

@@ -63,7 +63,7 @@ _ADVISORY_LOCK = 0x62656E63686C6162
 def upgrade(engine: sa.Engine, shown_url: str) -> None:
     """Bring the database of `engine` to the head revision (`shown_url` names it in errors)."""
     with engine.connect() as connection:
-        if _stored_revision(connection) == HEAD:
+        if stored_revision(connection) == HEAD:
             return
     from alembic import command  # here, not at the top: see HEAD
     from alembic.script import ScriptDirectory
@@ -91,12 +91,14 @@ def upgrade(engine: sa.Engine, shown_url: str) -> None:
         connection.commit()
 
 
-def _stored_revision(connection: sa.Connection) -> str | None:
+def stored_revision(connection: sa.Connection) -> str | None:
     """The revision in the version table, read without Alembic; None when there is none."""
     import sqlalchemy as sa
+
+    from benchlab.storage import sql  # here: sql.py names VERSION_TABLE from this module
     if not sa.inspect(connection).has_table(VERSION_TABLE):
         return None
-    return connection.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+    return connection.execute(sa.text(sql.REVISION.sql)).scalar()
 
 
 def _config() -> "Config":
