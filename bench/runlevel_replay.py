@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 from benchlab.statistics import noise  # noqa: E402
 from benchlab.statistics.combine import combine  # noqa: E402
 from benchlab.stats import t_quantile_99  # noqa: E402
-from benchlab.storage.store import Store  # noqa: E402
+from benchlab.storage.store import open_store  # noqa: E402
 
 
 def mean_level(history: list[noise.RunFigure], pooled: bool) -> noise.RunLevel | None:
@@ -70,7 +70,7 @@ VERSIONS = {
 
 def series(db: str) -> dict[str, list[list[float]]]:
     """Each benchmark's process medians, run by run (complete runs, oldest first)."""
-    store = Store(f"sqlite:///{db}")
+    store = open_store(f"sqlite:///{db}")
     found: dict[str, list[list[float]]] = {}
     for run in sorted(store.list_runs(), key=lambda r: r["id"]):
         if run["status"] != "complete":

@@ -187,8 +187,8 @@ def _scaled(summary: dict, factor: float) -> dict:
 
 def grow(url: str, synthetic: Synthetic, start: int, end: int) -> None:
     """Runs start..end-1 stored in `url` through Store.import_run, a baseline `main` 10 runs before the end."""
-    from benchlab.storage.store import Store
-    store = Store(url)
+    from benchlab.storage.store import open_store
+    store = open_store(url)
     try:
         last = None
         for n in range(start, end):

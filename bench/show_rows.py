@@ -32,11 +32,11 @@ BENCHLAB = os.path.abspath(".venv/bin/benchlab")
 def store_run(url: str, rows: int) -> int:
     """One run of `rows` rows, ten parameters per benchmark name: its id."""
     from benchlab.records import Record
-    from benchlab.storage.store import Store
+    from benchlab.storage.store import open_store
     rng = random.Random(rows)
     records = [Record(bench=f"bench{i // 10}", param=i % 10, platform="native", binary="suite",
                       samples=[100 + rng.random() for _ in range(SAMPLES)]) for i in range(rows)]
-    store = Store(url)
+    store = open_store(url)
     run_id = store.begin_run(["benchlab", "run", "suite"], ["native"], {})
     store.add_unit(run_id, records, [])
     store.finish_run(run_id, "complete", 0)

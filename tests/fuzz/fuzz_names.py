@@ -72,8 +72,8 @@ def _printable_lines(text: str) -> bool:
 def names_target(directory: Path) -> Callable:
     """Every show format of a run with drawn names, and the run through the store."""
     from benchlab.output.exporters import EXPORTERS
-    from benchlab.storage.store import Store
-    store = Store(f"sqlite:///{directory / 'names.db'}")
+    from benchlab.storage.store import open_store
+    store = open_store(f"sqlite:///{directory / 'names.db'}")
 
     def target(case) -> None:
         with contextlib.redirect_stderr(io.StringIO()):  # the warning about an escaped name
@@ -95,8 +95,8 @@ def names_target(directory: Path) -> Callable:
 def report_target(directory: Path) -> Callable:
     """The report page of a run with drawn names: only printable text in it."""
     from benchlab.output.htmlreport import build
-    from benchlab.storage.store import Store
-    store = Store(f"sqlite:///{directory / 'report.db'}")
+    from benchlab.storage.store import open_store
+    store = open_store(f"sqlite:///{directory / 'report.db'}")
 
     def target(case) -> None:
         with contextlib.redirect_stderr(io.StringIO()):
@@ -204,14 +204,14 @@ def output_paths(draw) -> tuple[list[str], str]:
 def paths_target(directory: Path) -> Callable:
     """One command with one drawn path, run in a scratch project with a stored run."""
     from benchlab.cli import main
-    from benchlab.storage.store import Store
+    from benchlab.storage.store import open_store
     project = directory / "paths"
     project.mkdir(exist_ok=True)
     os.mkfifo(project / "afifo")
     (project / "adir").mkdir()
     (project / "afile").write_text("a file\n")
     db = f"sqlite:///{project / 'results.db'}"
-    store = Store(db)
+    store = open_store(db)
     store.add_unit(store.begin_run(["benchlab"], ["native"], {}),
                    [Record(bench="b", param=None, samples=[1.0, 2.0, 3.0], platform="native")], [])
 

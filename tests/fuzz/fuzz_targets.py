@@ -35,7 +35,7 @@ from benchlab.formats.parsers import GBENCH, LINE_PARSERS, detect, parse_output
 from benchlab.formats.parsers.base import MAX_WARNINGS, Parsed, problems
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.records import Record
-from benchlab.storage.store import Store
+from benchlab.storage.store import Store, open_store
 
 # -- values that broke things (issue 11) and their relatives ------------------------------------
 
@@ -168,7 +168,7 @@ _store: dict[str, Any] = {"store": None, "uses": 0}
 def _scratch_store() -> Store:
     """An in-memory database, replaced now and then so that long runs do not grow it without bound."""
     if _store["store"] is None or _store["uses"] >= 500:
-        _store["store"] = Store("sqlite://")
+        _store["store"] = open_store("sqlite://")
         _store["run"] = _store["store"].begin_run(["fuzz"], ["native"], {})
         _store["uses"] = 0
     _store["uses"] += 1
@@ -190,7 +190,7 @@ def check_records(records: list[Record]) -> None:
     for record in records:
         record.platform, record.binary = record.platform or "native", record.binary or "fuzz"
     store.add_unit(_store["run"], records, [])
-    with store.engine.connect() as connection:
+    with store.connection.engine.connect() as connection:
         stored = connection.exec_driver_sql(
             "SELECT median, iterations, samples, summary FROM records ORDER BY id DESC LIMIT ?", (len(records),)).all()
     for median, iterations, samples, summary in stored:
@@ -419,7 +419,7 @@ class CliProject:
         (self.directory / "benchlab.toml").write_text(PROJECT_CONFIG)
         (self.directory / "adir").mkdir()
         (self.directory / "junk.db").write_bytes(b"SQLite format 3\0" + b"\x13" * 2000)
-        Store(f"sqlite:///{self.directory / 'ro.db'}")
+        open_store(f"sqlite:///{self.directory / 'ro.db'}")
 
     def fake_run(self, argv, *, env=None, cwd=None, timeout=None, stdout=None, max_output_bytes=None):
         from benchlab.measuring.process import Outcome

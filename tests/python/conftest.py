@@ -140,9 +140,9 @@ def store_example_run(root: Path, platforms=("native", "wasm"), date="2026-11-20
     processes per platform, the empty loop's samples, a parameter, another counter, an
     unsupported one, a benchmark without a parameter, and a failure. Its id."""
     from benchlab.records import Fault, Record
-    from benchlab.storage.store import Store
+    from benchlab.storage.store import open_store
     (root / ".benchlab").mkdir(exist_ok=True)
-    store = Store(f"sqlite:///{root / '.benchlab' / 'results.db'}")
+    store = open_store(f"sqlite:///{root / '.benchlab' / 'results.db'}")
     context = {"date": date, "host": "box", "cpu": "CPU X", "git": {"commit": "abc1234", "dirty": True}, "seed": 5}
     run_id = store.begin_run(["benchlab", "run", "suite"], list(platforms), context)
     common = dict(bench="copy", param=64, param_name="size", iterations=100, binary="bench", format="jsonl")

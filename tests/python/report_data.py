@@ -6,7 +6,7 @@ import datetime
 import random
 
 from benchlab.records import Record
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store, Store
 
 #: Benchmark names a user could give that would break a page that does not escape them.
 HOSTILE_NAMES = ("<script>alert(1)</script>", '"quotes" & ampersands')

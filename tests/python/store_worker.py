@@ -2,8 +2,8 @@
 
     python store_worker.py URL WORKER UNITS RECORDS_PER_UNIT RENDEZVOUS_DIR [sqlite3]
 
-It opens the store (a Store, or with `sqlite3` the SqliteStore `benchlab run` writes an
-existing SQLite file through) (all workers open a new database at once), says it is ready, waits for
+It opens the store (an SQLite file through SQLAlchemy, by a URL with options, or with `sqlite3`
+through sqlite3 as every command does) (all workers open a new database at once), says it is ready, waits for
 the test's go, then stores begin_run / add_unit x UNITS / finish_run and prints the run id.
 The records and faults it writes follow from (WORKER, unit, index), so the test can check
 every value that came back.
@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 from benchlab.records import Fault, Record
-from benchlab.storage.store import Store
-from benchlab.storage.store_write import open_writer
+from benchlab.storage.store import open_store
 
 
 def expected_record(worker: int, unit: int, index: int) -> Record:
@@ -30,8 +29,8 @@ def expected_faults(worker: int, unit: int) -> list[Fault]:
 
 def main() -> None:
     url, worker, units, per_unit, rendezvous = sys.argv[1], *map(int, sys.argv[2:5]), Path(sys.argv[5])
-    store = open_writer(url) if sys.argv[6:] == ["sqlite3"] else Store(url)
-    assert store is not None, "no SqliteStore for this URL"
+    through_sqlalchemy = url.startswith("sqlite:///") and sys.argv[6:] != ["sqlite3"]
+    store = open_store(url + "?timeout=60" if through_sqlalchemy else url)
     (rendezvous / f"ready-{worker}").touch()
     while not (rendezvous / "go").exists():
         time.sleep(0.002)

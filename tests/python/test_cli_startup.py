@@ -1,7 +1,7 @@
 """`benchlab` imports a subcommand's modules only when that subcommand runs (cli/__init__.py,
 LazyGroup): a default `benchlab run` is about a second, and the HTML report's, the
 profiler's, ab's and history's imports were a fifth of it. `benchlab --help` imports no
-subcommand, and `benchlab show` reads an SQLite store without SQLAlchemy (store_read.py):
+subcommand, and `benchlab show` reads an SQLite store without SQLAlchemy (storage/store.py):
 issue 20's 0.3 s, which bench/startup.py measures (no timing here: machines are noisy)."""
 import json
 import shutil
@@ -13,7 +13,7 @@ import pytest
 
 from benchlab.cli import SUBCOMMANDS, cli
 from benchlab.records import Record
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 #: Modules only other subcommands need.
 NOT_FOR_RUN = ("benchlab.output.htmlreport", "benchlab.profiling", "benchlab.measuring.ab", "benchlab.cli.ab",
@@ -60,7 +60,7 @@ def test_a_default_run_with_stderr_piped_skips_what_only_a_terminal_needs(tmp_pa
 
 def test_a_run_into_an_existing_sqlite_store_imports_no_sqlalchemy(tmp_path):
     """SQLAlchemy's import was a fifth of a default run: a run into an SQLite store at the head
-    revision writes it through sqlite3 (store_write.py). The first run creates the store."""
+    revision writes it through sqlite3 (storage/store.py). The first run creates the store."""
     (tmp_path / "include").mkdir()
     shutil.copy(Path(__file__).parents[2] / "include" / "benchlab.h", tmp_path / "include")
     (tmp_path / "tiny.c").write_text(TINY)
@@ -68,9 +68,9 @@ def test_a_run_into_an_existing_sqlite_store_imports_no_sqlalchemy(tmp_path):
     status, first = imported_by(tmp_path, *flags)
     assert status == 0 and "sqlalchemy" in first and "alembic" in first  # created the store
     status, second = imported_by(tmp_path, *flags)
-    assert status == 0 and "benchlab.storage.store_write" in second and "benchlab.statistics.combine" in second
-    assert heavy(second, ("sqlalchemy", "alembic", "benchlab.storage.store")) == []
-    reader = Store(f"sqlite:///{tmp_path / '.benchlab' / 'results.db'}")
+    assert status == 0 and "benchlab.storage.store" in second and "benchlab.statistics.combine" in second
+    assert heavy(second, ("sqlalchemy", "alembic", "benchlab.storage.engine")) == []
+    reader = open_store(f"sqlite:///{tmp_path / '.benchlab' / 'results.db'}")
     assert [(run["id"], run["status"], run["records"]) for run in reader.list_runs()] == [
         (2, "complete", 2), (1, "complete", 2)]
 
@@ -106,7 +106,7 @@ def test_a_run_with_history_estimates_its_noise_without_scipy(tmp_path):
 #: What `--help` and `--version` need none of: numpy (0.15 s), SQLAlchemy (0.35 s), Alembic, rich.
 HEAVY = ("numpy", "sqlalchemy", "alembic", "rich")
 #: What `show` of an SQLite store at the head revision does without.
-NOT_FOR_SHOW = ("sqlalchemy", "alembic", "benchlab.storage.store", "benchlab.formats.parsers")
+NOT_FOR_SHOW = ("sqlalchemy", "alembic", "benchlab.storage.engine", "benchlab.formats.parsers")
 
 
 def heavy(modules: list[str], names: tuple[str, ...]) -> list[str]:
@@ -131,7 +131,7 @@ def test_help_lists_every_subcommand_with_its_line_of_the_table():
 @pytest.fixture
 def stored(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.db'}"
-    store = Store(url)
+    store = open_store(url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {})
     store.add_unit(run_id, [Record(bench="nothing", param=None, samples=[3.0, 1.0, 2.0], iterations=10, platform="native",
                                    binary="tiny")], [])
@@ -144,12 +144,12 @@ def stored(tmp_path):
                                   ["export", "latest", "--format", "jsonl"]])
 def test_readers_of_an_sqlite_store_import_no_sqlalchemy(tmp_path, stored, args):
     status, modules = imported_by(tmp_path, *args, "--db", stored)
-    assert status == 0 and "benchlab.storage.store_read" in modules and "numpy" in modules  # it read and summarised
+    assert status == 0 and "benchlab.storage.store" in modules and "numpy" in modules  # it read and summarised
     assert heavy(modules, NOT_FOR_SHOW) == []
 
 
 def test_show_of_a_store_with_no_runs_imports_no_sqlalchemy(tmp_path):
-    Store(f"sqlite:///{tmp_path / 'empty.db'}").close()
+    open_store(f"sqlite:///{tmp_path / 'empty.db'}").close()
     status, modules = imported_by(tmp_path, "show", "latest", "--db", f"sqlite:///{tmp_path / 'empty.db'}")
     assert status == 2 and heavy(modules, NOT_FOR_SHOW) == []
 

@@ -28,9 +28,9 @@ def suite(project):
 
 
 def stored_runs(project) -> int:
-    from benchlab.storage.store import Store
+    from benchlab.storage.store import open_store
     database = project / ".benchlab" / "results.db"
-    return len(Store(f"sqlite:///{database}").list_runs()) if database.exists() else 0
+    return len(open_store(f"sqlite:///{database}").list_runs()) if database.exists() else 0
 
 
 @pytest.mark.parametrize("args, message", [

@@ -5,7 +5,7 @@ import json
 from conftest import write
 
 from benchlab.records import Record, printable, storable
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 SAMPLES = list(range(1, 11))
 
@@ -17,7 +17,7 @@ def jsonl_line(bench: str) -> str:
 
 
 def stored_records(project, run_id=1):
-    return Store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)[1]
+    return open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)[1]
 
 
 def test_storable_escapes_only_what_no_database_holds():
@@ -48,7 +48,7 @@ def test_a_lone_surrogate_in_an_imported_file_is_stored_escaped(project, benchla
 
 
 def test_the_store_writes_a_name_set_after_the_record_was_made(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     record = Record(bench="b", param=None, samples=[1.0, 2.0])
     record.binary = "prog\udcff"  # an undecodable byte of a file name, as os.fsdecode gives it
     run_id = store.begin_run(["benchlab"], ["native"], {})
@@ -89,7 +89,7 @@ def test_every_printer_shows_control_characters_escaped():
 
 def test_the_report_page_shows_names_escaped(tmp_path):
     from benchlab.output.htmlreport import build
-    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     report = nasty_report()
     run_id = store.begin_run(["benchlab", "run", NASTY], report.platforms, {})
     store.add_unit(run_id, report.records, [])
@@ -101,7 +101,7 @@ def test_the_report_page_shows_names_escaped(tmp_path):
 
 
 def test_runs_lists_a_command_line_escaped(project, benchlab, tmp_path):
-    store = Store(f"sqlite:///{project / 'r.db'}")
+    store = open_store(f"sqlite:///{project / 'r.db'}")
     store.finish_run(store.begin_run(["benchlab", "run", "[bold]x", NASTY], ["native"], {}), "complete", 0)
     result = benchlab("runs", "--db", f"sqlite:///{project / 'r.db'}")
     assert only_printable(result.stdout)
@@ -112,9 +112,9 @@ def test_compare_stats_history_and_errors_print_names_escaped(project, db_url, m
     """The commands that print stored names beside `show`: compare's rows, stats' and
     history's headings, and an error that quotes a name."""
     from benchlab.records import Record
-    from benchlab.storage.store import Store
+    from benchlab.storage.store import open_store
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     name = "evil\x1b[31m\u202e"
     for level in (100.0, 110.0):
         run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box"})

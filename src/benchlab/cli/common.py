@@ -20,8 +20,6 @@ from benchlab.paths import check_output_file, check_path_length, shown_path, wri
 
 if TYPE_CHECKING:
     from benchlab.storage.store import Store
-    from benchlab.storage.store_read import StoreReader
-    from benchlab.storage.store_write import StoreWriter
 
 #: The format for people, which fits the terminal's width.
 TABLE = "table"
@@ -101,34 +99,11 @@ def config_of(context: click.Context) -> Config:
 
 
 def open_store(config: Config, db_url: str | None) -> "Store":
-    # Imported here: SQLAlchemy takes a third of a second to import, which a command that
-    # stores nothing (--no-store, --help) should not pay.
-    from benchlab.storage.store import Store, database_url
-    return Store(database_url(db_url, config.db, config.state_dir))
-
-
-def open_run_store(config: Config, db_url: str | None) -> "StoreWriter":
-    """A store for `run` to write its run to: an SQLite file at the head revision is written
-    without SQLAlchemy (store_write.py); anything else opens as a Store."""
-    from benchlab.storage.store_write import database_url, open_writer
-    url = database_url(db_url, config.db, config.state_dir)
-    writer = open_writer(url)
-    if writer is not None:
-        return writer
-    from benchlab.storage.store import Store  # here: SQLAlchemy (see open_store)
-    return Store(url)
-
-
-def open_reader(config: Config, db_url: str | None) -> "StoreReader":
-    """A store to read runs from (`show`, `stats`, `export`): an SQLite file at the head
-    revision is read without SQLAlchemy (store_read.py); anything else opens as a Store."""
-    from benchlab.storage.store_read import database_url, open_reader as sqlite_reader
-    url = database_url(db_url, config.db, config.state_dir)
-    reader = sqlite_reader(url)
-    if reader is not None:
-        return reader
-    from benchlab.storage.store import Store  # here: SQLAlchemy (see open_store)
-    return Store(url)
+    """The store of --db, $BENCHLAB_DB, run.db or the project's .benchlab/results.db
+    (storage/store.py's open_store: an SQLite file at the head revision without SQLAlchemy).
+    Imported here: a command that stores nothing (--no-store, --help) imports no storage."""
+    from benchlab.storage.store import database_url, open_store as opened
+    return opened(database_url(db_url, config.db, config.state_dir))
 
 
 def output_formats(output_format: str | None, out_path: str | None) -> tuple[str, str | None]:

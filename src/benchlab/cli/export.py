@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from benchlab.formats import registry as formats
-from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_reader
+from benchlab.cli.common import FormatChoice, config_of, db_option, format_help, open_store
 from benchlab.cli import write_data
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.exporters import RUN_FORMAT_BY_SUFFIX, RUN_FORMATS
@@ -56,7 +56,7 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
     if dir_path is not None:
         check_path_length("--dir", dir_path)
         _check_directory(Path(dir_path), "--dir")
-    store = open_reader(config_of(context), db_url)
+    store = open_store(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
     table = _report(run, records, faults, platform)
     if dir_path is None:

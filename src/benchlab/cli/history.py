@@ -27,7 +27,7 @@ from rich.table import Table
 
 from benchlab.statistics import changepoints, contention, noise
 from benchlab.statistics.combine import history_key, knows_process_spread
-from benchlab.cli.common import config_of, db_option, open_reader
+from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.errors import UserError
 from benchlab.output.exporters.json import document_text
 from benchlab.records import Record, printable
@@ -95,7 +95,7 @@ def command(context: click.Context, name: str, platform: str | None, counter: st
 
     A series is one machine (host name, CPU model and kernel: --host), one platform, one
     counter and one parameter value."""
-    store = open_reader(config_of(context), db_url)
+    store = open_store(config_of(context), db_url)
     series = read_series(store, name, platform=platform, counter=counter, param=param, host=host,
                          last=last or DEFAULT_LAST)
     points = series.points

@@ -11,7 +11,7 @@ from benchlab.cli import unfiltered
 from benchlab.measuring import context as run_context
 from benchlab.measuring.build import Builder
 from benchlab.cli.common import (
-    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_run_store, out_option, quiet_option,
+    FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, quiet_option,
     write_output)
 from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, draw_seed
 from benchlab.errors import ExitCode, StoreFailed, UserError
@@ -99,7 +99,7 @@ def command(context: click.Context, **given) -> int:
     if described := descriptions(resolved):
         info["descriptions"] = described  # shown under the table, by `show` too
     session = Session(runner, units, options.seed, budget, started=started)
-    storage = None if flags.no_store else RunStorage(open_run_store(config, flags.db_url), progress.warn)
+    storage = None if flags.no_store else RunStorage(open_store(config, flags.db_url), progress.warn)
     progress.total, progress.estimate = _estimate(session, budget, started)
     columns = [p.name for p in platforms]  # the platforms, as the table and the store name them
     with progress:

@@ -13,7 +13,7 @@ import click
 
 from benchlab import stats
 from benchlab.statistics import contention, noise
-from benchlab.cli.common import config_of, db_option, open_reader
+from benchlab.cli.common import config_of, db_option, open_store
 from benchlab.statistics.combine import process_groups
 from benchlab.errors import UserError
 from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, terminal_width, wrapped
@@ -51,7 +51,7 @@ def command(context: click.Context, run_id: str, names: tuple[str, ...], db_url:
     """Per figure of stored run RUN ('latest', an id, -N, a baseline's name), or of those
     whose benchmark name contains a NAME: its processes, their spread, its samples, and
     what its 99% interval covers (as `pyperf stats`)."""
-    store = open_reader(config_of(context), db_url)
+    store = open_store(config_of(context), db_url)
     number = store.resolve_run_id(run_id)
     run, records, _ = store.load_run(number)
     history = store.run_levels(number, run["context"])

@@ -152,7 +152,7 @@ def no_baseline_yet(store, request: Request) -> Answer | None:
     """The answer when BASELINE names no baseline, run or file yet, but could name a baseline
     (a CI store's first job): exit 5, said, and nothing judged. None when it names something;
     a missing run id stays a usage error."""
-    from benchlab.storage.store import check_baseline_name  # here: SQLAlchemy (cli/common.py's open_store)
+    from benchlab.storage.store import check_baseline_name  # here: storage is imported only to store
     baseline, run = request.baseline, request.run
     if store is None or Path(baseline).is_file():
         return None

@@ -1,339 +1,434 @@
-"""Every run kept, through SQLAlchemy Core: an SQLite file by default, PostgreSQL by URL
-for a team or a CI fleet writing into one history.
+"""Every run kept: an SQLite file by default, PostgreSQL by URL for a team or a CI fleet
+writing into one history. One Store, over one connection, runs sql.py's statements.
 
-Writes are transactional by unit: the run row is committed when the run starts,
-each finished (binary, platform) unit's records and faults in one transaction, the
-final status last. A run killed at any moment leaves the runs before it intact and
-its own completed units, never a half-written unit or a corrupt file (SQLite's
-journal rolls back an unfinished transaction when the file is next opened). An import
-is one transaction whole (import_run): nothing of it is visible until all of it is.
+open_store decides the connection. An SQLite file that exists at this benchlab's schema
+revision (migrations.HEAD) is used through Python's sqlite3 alone (SqliteConnection):
+SQLAlchemy's import was a fifth of a default run, more than the whole of `benchlab show`.
+A new file or one to upgrade is migrated through SQLAlchemy and Alembic first, then used
+the same way; PostgreSQL and other URLs (an SQLite URL with options, in memory) are used
+through SQLAlchemy (engine.py). An SQLite file this process cannot write (a read-only file
+system, file or directory) is opened read-only, so that `runs`, `show` and the other
+readers still read it; a write to it is then one error.
 
-The tables below are what the code queries; the schema itself is created and upgraded
-by the Alembic revisions of benchlab.storage.migrations when a store is opened. The reads of one
-run (Store inherits them) are in store_read.py, which reads an SQLite file at the head
-revision without SQLAlchemy for `show`, `stats` and `export`; a run's writes likewise in
-store_write.py, which writes such a file without SQLAlchemy for `benchlab run`. An SQLite file
-this process cannot write (a read-only file system, file or directory) is opened
-read-only instead, so that `runs`, `show` and the other readers still read it; a write
-to it is then one error.
+Writes are transactional by unit: the run row is committed when the run starts, each
+finished (binary, platform) unit's records and faults in one transaction, the final status
+last. A run killed at any moment leaves the runs before it intact and its own completed
+units, never a half-written unit or a corrupt file (SQLite's journal rolls back an
+unfinished transaction when the file is next opened). An import is one transaction whole
+(import_run): nothing of it is visible until all of it is.
+
+How a Record or a Fault is a row, and back, is in one place each (record_row beside
+row_record, fault_row beside row_fault): a column of schema.py named as a field holds it as
+it is, so that a new one is spelled in schema.py and its revision only.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import datetime
 import hashlib
+import json
+import os
 import re
-from typing import Any, Iterator
+import socket
+import sqlite3
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol
 
-import sqlalchemy as sa
-from sqlalchemy import event
-from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
-
-from benchlab.storage import migrations, store_write
-from benchlab.statistics import noise
 from benchlab.errors import StoreFailed, UserError
-from benchlab.storage.store_read import (  # noqa: F401 (database_url: imported from here too)
-    DB_ENVIRONMENT_VARIABLE, READ_FIX, SQLITE_BUSY_TIMEOUT_S, Query, cannot_write, database_url,
-    effective_status, read_only_connection)
-from benchlab.storage.store_write import WRITE_FIX, Execute, StoreWriter, sqlite_pragmas
+from benchlab.records import NAME_FIELDS, Fault, Record, missing_units, printable, storable, storable_name
+from benchlab.statistics import noise
+from benchlab.storage import migrations, schema, sql
+from benchlab.storage.sql import Statement
 
-metadata = sa.MetaData()
+DB_ENVIRONMENT_VARIABLE = "BENCHLAB_DB"
 
-runs = sa.Table(
-    "runs", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("started_at", sa.String(32), nullable=False),
-    sa.Column("finished_at", sa.String(32)),
-    # running | complete | failed | interrupted
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("exit_code", sa.Integer),
-    sa.Column("host", sa.String(255)),
-    sa.Column("pid", sa.Integer),
-    sa.Column("argv", sa.JSON),
-    sa.Column("platforms", sa.JSON),
-    sa.Column("context", sa.JSON),
-    # The imported file's sha256, for runs `benchlab import` made (context["imported"]).
-    sa.Column("imported_sha256", sa.String(64), index=True),
-)
+#: Seconds an SQLite writer waits for another's transaction (a unit's records: milliseconds)
+#: before giving up: several runs on one machine, or `baseline save` during a run, take turns.
+SQLITE_BUSY_TIMEOUT_S = 60
 
-records = sa.Table(
-    "records", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
-    sa.Column("platform", sa.String(255), nullable=False),
-    sa.Column("binary", sa.String(255), nullable=False),
-    sa.Column("bench", sa.String(255), nullable=False),
-    sa.Column("param", sa.BigInteger),
-    sa.Column("param_name", sa.String(255)),
-    # A parameter that is text (revision 0007); `param` is then NULL.
-    sa.Column("param_text", sa.String(255)),
-    sa.Column("counter", sa.String(255), nullable=False),
-    sa.Column("unit", sa.String(32), nullable=False),
-    sa.Column("format", sa.String(32)),
-    sa.Column("iterations", sa.BigInteger),
-    # The median as a column too, so that a later `compare` can query it directly.
-    sa.Column("median", sa.Float),
-    sa.Column("sweep", sa.JSON),
-    sa.Column("samples", sa.JSON, nullable=False),
-    sa.Column("sample_iterations", sa.JSON),
-    sa.Column("summary", sa.JSON),
-    sa.Column("reported", sa.JSON),
-    # `history`'s reads: one benchmark's counter, newest runs first (revision 0008).
-    sa.Index("ix_records_bench_counter_run_id", "bench", "counter", "run_id"),
-)
-
-faults = sa.Table(
-    "faults", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
-    sa.Column("platform", sa.String(255), nullable=False),
-    sa.Column("binary", sa.String(255), nullable=False),
-    sa.Column("reason", sa.Text, nullable=False),
-    sa.Column("stderr_tail", sa.JSON),
-    sa.Column("sweep", sa.JSON),
-)
-
-
-#: Finished units, one row each, committed with the unit's records and faults: what
-#: `benchlab show` compares with the run's plan (context "plan") to name missing units.
-units = sa.Table(
-    "units", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
-    sa.Column("binary", sa.String(255), nullable=False),
-    sa.Column("platform", sa.String(255), nullable=False),
-    sa.Column("sweep", sa.JSON),
-)
-
-#: Names for stored runs (`benchlab baseline`). A run a baseline names cannot be deleted
-#: (RESTRICT; Store.delete_run says which baseline holds it).
-baselines = sa.Table(
-    "baselines", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("name", sa.String(255), nullable=False),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="RESTRICT"), nullable=False, index=True),
-    sa.Column("saved_at", sa.String(32), nullable=False),
-    sa.UniqueConstraint("name", name="uq_baselines_name"),
-)
-
-#: Profiles (`benchlab profile`): one row per bucket of a run's profile on one platform,
-#: self or inclusive, in the buckets file's order (`position`), "other" included. The
-#: profiler, its unit and the buckets file are in the run's context ("profile").
-profile_buckets = sa.Table(
-    "profile_buckets", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id", ondelete="CASCADE"), nullable=False, index=True),
-    sa.Column("platform", sa.String(255), nullable=False),
-    sa.Column("target", sa.String(255), nullable=False),
-    # self | inclusive
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("position", sa.Integer, nullable=False),
-    sa.Column("bucket", sa.String(255), nullable=False),
-    # samples (perf) or instructions (callgrind)
-    sa.Column("samples", sa.BigInteger, nullable=False),
-    sa.Column("share", sa.Float, nullable=False),
-    sa.Column("top_symbols", sa.JSON),
-)
-
-#: What `benchlab calibrate` measured of a machine's between-run noise, per kind of kernel
-#: (noise.py, "The prior"); the newest calibration of a machine stands for it.
-machine_priors = sa.Table(
-    "machine_priors", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("machine", sa.String(16), nullable=False, index=True),  # noise.Machine.id
-    sa.Column("host", sa.String(255)),
-    sa.Column("cpu", sa.String(255)),
-    sa.Column("kernel", sa.String(255)),
-    sa.Column("kind", sa.String(32), nullable=False),
-    sa.Column("variance", sa.Float, nullable=False),
-    sa.Column("df", sa.Integer, nullable=False),
-    sa.Column("process_cv2", sa.Float, nullable=False),
-    sa.Column("process_df", sa.Integer, nullable=False),
-    sa.Column("runs", sa.Integer, nullable=False),
-    sa.Column("measured_at", sa.String(32), nullable=False),
-    sa.Column("load", sa.Float),
-)
-
-#: Executables kept for baselines, content-addressed (sha256), so that `gate` can run a
-#: baseline's binaries again beside the candidate's, wherever the database is.
-binaries = sa.Table(
-    "binaries", metadata,
-    sa.Column("sha256", sa.String(64), primary_key=True),
-    sa.Column("bytes", sa.BigInteger, nullable=False),
-    sa.Column("content", sa.LargeBinary, nullable=False),
-)
-
-#: Which binary a baseline keeps for each (binary, platform) unit of its run.
-baseline_binaries = sa.Table(
-    "baseline_binaries", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("baseline_id", sa.Integer, sa.ForeignKey("baselines.id", ondelete="CASCADE"), nullable=False,
-              index=True),
-    sa.Column("binary", sa.String(255), nullable=False),
-    sa.Column("platform", sa.String(255), nullable=False),
-    sa.Column("sha256", sa.String(64), sa.ForeignKey("binaries.sha256"), nullable=False),
-    sa.Column("file_name", sa.String(255), nullable=False),
-)
-
-#: pip packages of the database drivers SQLAlchemy imports, by module name.
-_DRIVER_PACKAGES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary", "pymysql": "pymysql",
-                    "MySQLdb": "mysqlclient", "asyncpg": "asyncpg", "pg8000": "pg8000"}
-
-#: Seconds to wait for a PostgreSQL server to answer a connection (unless the URL sets
-#: connect_timeout): libpq waits forever for a host that drops packets.
-PG_CONNECT_TIMEOUT_S = 10
-
-#: The URL schemes that mean PostgreSQL through psycopg 3, the driver benchlab installs
-#: (SQLAlchemy's default for postgresql:// is psycopg2; postgres:// is libpq's own spelling).
-_PSYCOPG_SCHEMES = ("postgresql", "postgres")
-
-#: What a connection failure's message says, and what fixes it (libpq's and the server's
-#: words; a server configured for another language falls back to the general fix).
-_CONNECTION_FIXES = (
-    (("password authentication failed", "no password supplied", "authentication failed", "role \""),
-     "check the user and password in the URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE), "
-     "or give the password in PGPASSWORD or ~/.pgpass"),
-    (("database \"",),
-     "create the database (createdb NAME, or CREATE DATABASE NAME), or name an existing one in the URL"),
-    (("connection refused", "could not translate host name", "timeout expired", "no route to host",
-      "network is unreachable", "could not connect", "is the server running"),
-     "start the server, or correct the host and port of the URL given by --db, BENCHLAB_DB or run.db"),
-)
+READ_FIX = "check the database given by --db, BENCHLAB_DB or run.db"
+WRITE_FIX = "make the database writable or free disk space, or run with --no-store or another --db"
+IMPORT_FIX = "make the database writable or free disk space, or give another --db; nothing was imported"
+OPEN_FIX = ("check the path or URL given by --db, BENCHLAB_DB or run.db; "
+            "a file that is not a benchlab database needs another name")
 
 #: Baseline names: typed on command lines and shown in tables, so no spaces, and never a
 #: run reference (`latest`, a number, -N), which `show` and `compare` read as a run.
 MAX_BASELINE_NAME = 100
 _BASELINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,%d}" % (MAX_BASELINE_NAME - 1))
 
+#: Rows of records written per statement.
+_ROWS_PER_BATCH = 2000
+
+#: Prior rows already warned about in this process (url, id): once each, not per figure.
+_WARNED_PRIORS: set[tuple[str, Any]] = set()
 
 
-class Store(StoreWriter):
-    """A store through SQLAlchemy: every write (those of StoreWriter too), and every read (those of
-    StoreReader too)."""
+def database_url(option: str | None, config_value: str | None, state_dir: Path) -> str:
+    """--db, else $BENCHLAB_DB, else run.db of benchlab.toml, else .benchlab/results.db."""
+    url = option or os.environ.get(DB_ENVIRONMENT_VARIABLE) or config_value
+    if url:
+        return url
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a project on a read-only file system that never had a database
+        raise UserError(f"cannot create {state_dir} for the database: {exc.strerror}",
+                        "give another database with --db or BENCHLAB_DB, e.g. sqlite:////tmp/results.db") from None
+    return f"sqlite:///{state_dir / 'results.db'}"
 
-    def __init__(self, url: str):
-        fix = "give --db or BENCHLAB_DB as e.g. sqlite:///results.db or postgresql://user@host/db"
-        try:
-            given = sa.make_url(url)
-            engine_url = given.set(drivername="postgresql+psycopg") if given.drivername in _PSYCOPG_SCHEMES else given
-            #: The URL as errors show it: as given, without its password.
-            self.url = given.render_as_string(hide_password=True) if given.password is not None else url
-            #: Why the store is open read-only (an SQLite file this process cannot write), else None.
-            self.read_only = _cannot_write(engine_url)
-            if self.read_only:
-                self.engine = sa.create_engine(engine_url, creator=read_only_connection(engine_url.database))
-            else:
-                self.engine = sa.create_engine(engine_url, connect_args=_connect_args(engine_url))
-        except (ArgumentError, NoSuchModuleError, ValueError) as exc:
-            raise UserError(f"cannot use database URL {url!r}: {exc}", fix) from None
-        except ImportError as exc:
-            # SQLAlchemy knows the dialect, but its driver (a separate package) is not installed.
-            module = (exc.name or "").split(".")[0]
-            package = _DRIVER_PACKAGES.get(module, module or "the database driver")
-            raise UserError(f"cannot use database URL {url!r}: its Python driver '{module}' is not installed",
-                            f"pip install {package} into benchlab's environment, or use sqlite:///FILE") from None
-        if self.engine.dialect.name == "sqlite" and not self.read_only:
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        with self._errors("open", "check the path or URL given by --db, BENCHLAB_DB or run.db; "
-                                  "a file that is not a benchlab database needs another name"):
-            if self.read_only:
-                self._check_revision()
-            else:
-                migrations.upgrade(self.engine, repr(self.url))
 
-    def _check_revision(self) -> None:
-        """A store open read-only cannot be upgraded: it is read only at this benchlab's schema revision."""
-        with self.engine.connect() as connection:
-            revision = (connection.execute(sa.text(f"SELECT version_num FROM {migrations.VERSION_TABLE}")).scalar()
-                        if sa.inspect(connection).has_table(migrations.VERSION_TABLE) else None)
-        if revision != migrations.HEAD:
-            raise UserError(f"database {self.url!r} is read-only ({self.read_only}) and its schema is at revision "
-                            f"{revision or 'none'}, not this benchlab's {migrations.HEAD}: it cannot be upgraded",
-                            "make it writable for one benchlab command, which upgrades it, or read it with the "
-                            "benchlab that wrote it")
+def open_store(url: str) -> Store:
+    """The store at `url`, at this benchlab's schema revision: created or upgraded if it
+    must be (and can be), else one UserError saying what is wrong and how to fix it."""
+    path = existing_sqlite_file(url)
+    if path is not None:
+        connection = SqliteConnection(url, path)
+        if connection.read_only:
+            return Store(_at_head_read_only(connection))
+        if _revision(connection) == migrations.HEAD:
+            return Store(connection)
+        connection.close()
+    from benchlab.storage.engine import SqlAlchemyConnection  # here: SQLAlchemy is a third of a second
+    engine = SqlAlchemyConnection(url)
+    if engine.read_only:
+        return Store(_at_head_read_only(engine))
+    with errors(engine.url, "open", OPEN_FIX):
+        engine.upgrade()
+    path = existing_sqlite_file(url)
+    if path is None:  # PostgreSQL, or an SQLite URL with options or in memory
+        return Store(engine)
+    engine.close()
+    return Store(SqliteConnection(url, path))
 
-    def close(self) -> None:
-        """Close the pooled connections (a PostgreSQL server counts them against max_connections)."""
-        self.engine.dispose()
+
+def _revision(connection: Connection) -> str | None:
+    """The schema revision of the database; None when it has none, or cannot say."""
+    try:
+        return connection.revision()
+    except DatabaseError:
+        return None
+
+
+def _at_head_read_only(connection: Connection) -> Connection:
+    """A store open read-only cannot be upgraded: it is read only at this benchlab's schema revision."""
+    with errors(connection.url, "open", OPEN_FIX):
+        revision = connection.revision()
+    if revision != migrations.HEAD:
+        connection.close()
+        raise UserError(f"database {connection.url!r} is read-only ({connection.read_only}) and its schema is at "
+                        f"revision {revision or 'none'}, not this benchlab's {migrations.HEAD}: it cannot be upgraded",
+                        "make it writable for one benchlab command, which upgrades it, or read it with the "
+                        "benchlab that wrote it")
+    return connection
+
+
+# -- connections: one statement of sql.py at a time, on sqlite3 or SQLAlchemy --------------------
+
+#: Runs a statement: (statement, one row of parameters, or a list of rows for executemany) -> rows.
+Run = Callable[..., list[dict[str, Any]]]
+
+
+class DatabaseError(Exception):
+    """A failure of the database, in its words (the first line); `connection_fix` when it is
+    one of reaching the server (what to do about it), `integrity` when a row broke a key."""
+
+    def __init__(self, reason: str, connection_fix: str | None = None, integrity: bool = False):
+        super().__init__(reason)
+        self.reason, self.connection_fix, self.integrity = reason, connection_fix, integrity
+
+
+class Connection(Protocol):
+    """What a Store runs its statements through (SqliteConnection, engine.SqlAlchemyConnection)."""
+
+    url: str  # as errors show it: without a password
+    read_only: str | None  # why the store is open read-only, else None
+
+    def reading(self) -> contextlib.AbstractContextManager[Run]: ...
+    def writing(self) -> contextlib.AbstractContextManager[Run]: ...
+    def revision(self) -> str | None: ...
+    def reclaim(self) -> None: ...
+    def close(self) -> None: ...
+
+
+@contextlib.contextmanager
+def errors(url: str, doing: str, fix: str, error: type[UserError] = UserError) -> Iterator[None]:
+    """Database failures (not a database, read-only, disk full, server gone) as one user error."""
+    try:
+        yield
+    except DatabaseError as exc:
+        if exc.connection_fix:
+            raise error(f"cannot connect to database {url!r}: {exc.reason}", exc.connection_fix) from None
+        raise error(f"cannot {doing} database {url!r}: {exc.reason}", fix) from None
+
+
+def expand(statement: Statement, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The statement's text and parameters, a list or tuple parameter (`IN (:run_ids)`)
+    made one parameter per item, and its JSON parameters encoded: JSON as text, None as
+    'null', as every store has written them."""
+    text, flat = statement.sql, {}
+    for name, value in params.items():
+        if isinstance(value, (list, tuple)) and name not in statement.json:
+            names = [f"{name}_{index}" for index in range(len(value))]
+            text = re.sub(rf":{name}\b", ", ".join(":" + item for item in names), text)
+            flat.update(zip(names, value))
+        else:
+            flat[name] = json.dumps(value) if name in statement.json else value
+    return text, flat
+
+
+def decoded(statement: Statement, row: dict[str, Any], decode_json: bool) -> dict[str, Any]:
+    """A result row, its JSON columns decoded when the driver gives them as text."""
+    if decode_json:
+        for name in statement.json.intersection(row):
+            if row[name] is not None:
+                row[name] = json.loads(row[name])
+    return row
+
+
+class SqliteConnection:
+    """An SQLite file through Python's sqlite3: one connection, held, that runs one read or
+    write at a time (a run stores from whichever thread finished its unit)."""
+
+    def __init__(self, url: str, path: str):
+        self.url = url
+        self.read_only = cannot_write(path)
+        self._path = path
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+
+    def _connected(self) -> sqlite3.Connection:
+        if self._connection is None:
+            connect = read_only_connection(self._path) if self.read_only else read_write_connection(self._path)
+            connection = connect()
+            connection.isolation_level = None  # transactions are begun and ended below, not by the module
+            if not self.read_only:
+                sqlite_pragmas(connection)
+            self._connection = connection
+        return self._connection
+
+    def _run(self, statement: Statement, params: dict[str, Any] | list[dict[str, Any]] | None = None
+             ) -> list[dict[str, Any]]:
+        connection = self._connected()
+        if isinstance(params, list):
+            if params:
+                text, _ = expand(statement, params[0])
+                connection.executemany(text, [expand(statement, row)[1] for row in params])
+            return []
+        text, flat = expand(statement, params or {})
+        cursor = connection.execute(text, flat)
+        names = [column[0] for column in cursor.description or ()]
+        return [decoded(statement, dict(zip(names, row)), True) for row in cursor.fetchall()]
 
     @contextlib.contextmanager
-    def _errors(self, doing: str, fix: str, error: type[UserError] = UserError) -> Iterator[None]:
-        """Database failures (not a database, read-only, disk full, server gone) as one user error."""
-        try:
-            yield
-        except SQLAlchemyError as exc:
-            reason = str(getattr(exc, "orig", None) or exc).strip()
-            # psycopg's "connection failed: connection to server at ... failed: FATAL:  password ..."
-            first = reason.splitlines()[0].removeprefix("connection failed: ").replace("FATAL:  ", "")
-            lowered = reason.lower()
-            for clues, connection_fix in _CONNECTION_FIXES:
-                if isinstance(exc, sa.exc.OperationalError) and any(clue in lowered for clue in clues):
-                    raise error(f"cannot connect to database {self.url!r}: {first}", connection_fix) from None
-            raise error(f"cannot {doing} database {self.url!r}: {first}", fix) from None
+    def reading(self) -> Iterator[Run]:
+        with self._lock:
+            try:
+                yield self._run
+            except sqlite3.Error as exc:
+                raise _sqlite_failure(exc) from None
 
     @contextlib.contextmanager
-    def _reading(self) -> Iterator[Query]:
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            def query(sql: str, params: dict[str, Any], json_columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-                statement = sa.text(sql).columns(**{name: sa.JSON for name in json_columns})
-                return [dict(row._mapping) for row in connection.execute(statement, params)]
-            yield query
+    def writing(self) -> Iterator[Run]:
+        """One transaction. It takes the write lock at BEGIN (IMMEDIATE), so that a transaction
+        that reads before it writes waits its turn behind another writer instead of failing:
+        SQLite cannot upgrade a read snapshot that another commit made stale."""
+        with self._lock:
+            try:
+                connection = self._connected()
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise _sqlite_failure(exc) from None
+            try:
+                yield self._run
+                connection.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _rollback(connection)
+                raise _sqlite_failure(exc) from None
+            except BaseException:
+                _rollback(connection)
+                raise
 
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sa.Connection]:
-        """A write transaction. On SQLite it takes the write lock at BEGIN (IMMEDIATE), so a
-        transaction that reads before it writes waits its turn behind another writer
-        instead of failing: SQLite cannot upgrade a read snapshot that another commit made stale."""
-        with self.engine.begin() as connection:
-            if connection.dialect.name == "sqlite":
-                connection.exec_driver_sql("BEGIN IMMEDIATE")
-            yield connection
-
-    # -- writing ------------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _writing(self, doing: str, fix: str, error: type[UserError]) -> Iterator[Execute]:
-        with self._errors(doing, fix, error), self._write() as connection:
-            def execute(sql: str, params: dict[str, Any] | list[dict[str, Any]],
-                        json_columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-                statement = sa.text(sql).bindparams(*(sa.bindparam(name, type_=sa.JSON) for name in json_columns))
-                result = connection.execute(statement, params)
-                return [dict(row._mapping) for row in result] if result.returns_rows else []
-            yield execute
+    def revision(self) -> str | None:
+        with self.reading() as run:
+            if not run(sql.SQLITE_VERSION_TABLE):
+                return None
+            rows = run(sql.REVISION)
+        return rows[0]["version_num"] if rows else None
 
     def reclaim(self) -> None:
-        """After a failed write on a full disk: give back the write-ahead log's space.
-
-        The failed transactions' frames stay in SQLite's WAL file, which only grows; a
-        checkpoint that truncates it frees that space, so that closing the run (a small
-        update) can still be written. Nothing to do for other databases."""
-        if self.engine.dialect.name != "sqlite":
-            return
+        """After a failed write on a full disk: the failed transactions' frames stay in the
+        write-ahead log, which only grows; a checkpoint that truncates it frees that space,
+        so that closing the run (a small update) can still be written."""
         try:
-            with self.engine.connect() as connection:
-                connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
-        except SQLAlchemyError:
+            with self._lock:
+                self._connected().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
             pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+
+def _sqlite_failure(exc: sqlite3.Error) -> DatabaseError:
+    return DatabaseError(str(exc).strip().splitlines()[0], integrity=isinstance(exc, sqlite3.IntegrityError))
+
+
+def _rollback(connection: sqlite3.Connection) -> None:
+    try:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass  # SQLite rolled it back itself (a full disk can end the transaction)
+
+
+# -- the store ------------------------------------------------------------------------------------
+
+class Store:
+    """A store's reads and writes, each a statement of sql.py run through `connection`."""
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+        self.url = connection.url
+
+    def close(self) -> None:
+        """Give back the connection (a PostgreSQL server counts them against max_connections)."""
+        self.connection.close()
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[Run]:
+        with errors(self.url, "read", READ_FIX), self.connection.reading() as run:
+            yield run
+
+    @contextlib.contextmanager
+    def _writing(self, fix: str = WRITE_FIX, error: type[UserError] = StoreFailed) -> Iterator[Run]:
+        """One write transaction: committed when the block ends, rolled back if it raises."""
+        with errors(self.url, "write to", fix, error), self.connection.writing() as run:
+            yield run
+
+    def reclaim(self) -> None:
+        """After a failed write on a full disk: give back what the failed writes took."""
+        self.connection.reclaim()
+
+    # -- a run's writes ---------------------------------------------------------------------------
+
+    def begin_run(self, argv: list[str], platforms: list[str], context: dict[str, Any]) -> int:
+        with self._writing(error=UserError) as run:
+            return _insert_run(run, argv, platforms, context, "running", None, None)
+
+    def add_unit(self, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
+                 unit: dict[str, Any] | None = None) -> None:
+        """One finished unit, all or nothing; `unit` ({binary, platform, sweep}) marks it done."""
+        with self._writing() as run:
+            _insert_unit(run, run_id, unit_records, unit_faults, [unit] if unit is not None else [])
+
+    def import_run(self, argv: list[str], platforms: list[str], context: dict[str, Any], run_records: list[Record],
+                   run_faults: list[Fault], done: list[dict[str, Any]], status: str, exit_code: int) -> int:
+        """A whole run at once (`benchlab import`): its row with its final status, its records,
+        faults and finished units (`done`), in one transaction. Nothing of it is visible until
+        all of it is: a process killed or a disk filled on the way leaves no run behind, not an
+        empty one shown as killed that would refuse the file's next import (imported_as)."""
+        with self._writing(IMPORT_FIX) as run:
+            run_id = _insert_run(run, argv, platforms, context, status, exit_code, now())
+            _insert_unit(run, run_id, run_records, run_faults, done)
+        return run_id
+
+    def update_context(self, run_id: int, context: dict[str, Any]) -> None:
+        with self._writing() as run:
+            run(sql.UPDATE_CONTEXT, {"context": context, "id": run_id})
+
+    def finish_run(self, run_id: int, status: str, exit_code: int) -> None:
+        with self._writing() as run:
+            run(sql.FINISH_RUN, {"status": status, "exit_code": exit_code, "finished_at": now(), "id": run_id})
+
+    def delete_run(self, run_id: int) -> None:
+        """Forget a run (e.g. one whose --filter matched no benchmark); not one a baseline names."""
+        with self._writing() as run:
+            names = [row["name"] for row in run(sql.BASELINE_NAMES_OF_RUN, {"run_id": run_id})]
+            if names:
+                shown = ", ".join(repr(name) for name in names)
+                raise UserError(f"run {run_id} is kept as baseline {shown}",
+                                f"delete the baseline first: benchlab baseline delete {names[0]}")
+            for statement in sql.DELETE_RUN:
+                run(statement, {"id": run_id})
 
     def add_profile(self, run_id: int, rows: list[dict[str, Any]]) -> None:
         """A run's profile buckets (profile_buckets' columns but id and run_id), in one transaction."""
-        with self._errors("write to", WRITE_FIX, StoreFailed), self._write() as connection:
-            connection.execute(profile_buckets.insert(), [{**row, "run_id": run_id} for row in rows])
+        with self._writing() as run:
+            run(sql.INSERT_PROFILE_BUCKET, [{**row, "run_id": run_id} for row in rows])
 
-    # -- reading ------------------------------------------------------------------------------
+    # -- a run's reads ----------------------------------------------------------------------------
+
+    def resolve_run_id(self, text: str) -> int:
+        """A run id, 'latest' / a negative index (-1 is the latest run), or a baseline's name
+        (which is never one of the others: check_baseline_name), so that every command that
+        takes a run takes a baseline too."""
+        # ASCII digits only: str.isdigit() also holds for '²', which int() refuses.
+        number = text.isascii() and text.isdigit()
+        with self._reading() as run:
+            if text == "latest" or (text.startswith("-") and text[1:].isascii() and text[1:].isdigit()
+                                    and len(text) <= 19):
+                rows = run(sql.RUN_BACK, {"offset": 0 if text == "latest" else int(text[1:]) - 1})
+                if not rows:
+                    raise UserError(f"no run {text!r}: the database has fewer runs", "list them with: benchlab runs")
+                return int(rows[0]["id"])
+            if text.startswith("-") or (number and len(text) > 18):
+                raise UserError(f"run id must be a number, 'latest' or -N, got {text!r}", "list runs with: benchlab runs")
+            if not number:
+                rows = run(sql.BASELINE_RUN, {"name": text})
+                if not rows:
+                    raise UserError(f"no run or baseline {text!r} in {self.url}",
+                                    "a run is an id, 'latest' or -N: list runs with: benchlab runs, "
+                                    "baselines with: benchlab baseline list")
+                return int(rows[0]["run_id"])
+            rows = run(sql.RUN_ID, {"id": int(text)})
+            if not rows:
+                raise UserError(f"no run with id {text} in {self.url}", "list runs with: benchlab runs")
+            return int(rows[0]["id"])
+
+    def run_row(self, run_id: int) -> dict[str, Any]:
+        """The run's row (context, host, status) without its records: for a caller that needs
+        the context alone, as the gate does before it loads the sides it compares."""
+        with self._reading() as run:
+            return self._run_row(run, run_id)
+
+    def _run_row(self, run: Run, run_id: int) -> dict[str, Any]:
+        found = run(sql.RUN, {"id": run_id})
+        if len(found) != 1:
+            raise UserError(f"cannot read database {self.url!r}: no run with id {run_id}", READ_FIX)
+        return found[0]
+
+    def load_run(self, run_id: int) -> tuple[dict[str, Any], list[Record], list[Fault]]:
+        """The run (with `missing`: planned units that never finished), its records and faults."""
+        with self._reading() as run:
+            row = self._run_row(run, run_id)
+            row["status"] = effective_status(row)
+            row["missing"] = missing_units((row.get("context") or {}).get("plan"),
+                                           run(sql.UNITS_OF_RUN, {"run_id": run_id}))
+            loaded = [row_record(found) for found in run(sql.RECORDS_OF_RUN, {"run_id": run_id})]
+            loaded_faults = [row_fault(found) for found in run(sql.FAULTS_OF_RUN, {"run_id": run_id})]
+        return row, loaded, loaded_faults
+
+    def load_profile(self, run_id: int) -> list[dict[str, Any]]:
+        """The run's profile buckets, by platform, kind and position; [] for a run without a profile."""
+        with self._reading() as run:
+            return run(sql.PROFILE_OF_RUN, {"run_id": run_id})
 
     def latest_profiled_run(self) -> int | None:
         """The id of the newest run with a profile, or None."""
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            return connection.execute(sa.select(sa.func.max(profile_buckets.c.run_id))).scalar()
+        with self._reading() as run:
+            return run(sql.LATEST_PROFILED_RUN)[0]["run_id"]
 
     def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
-        record_count = (sa.select(sa.func.count()).where(records.c.run_id == runs.c.id).scalar_subquery())
-        fault_count = (sa.select(sa.func.count()).where(faults.c.run_id == runs.c.id).scalar_subquery())
-        query = sa.select(runs, record_count.label("records"), fault_count.label("faults")).order_by(runs.c.id.desc())
-        if limit:
-            query = query.limit(limit)
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            rows = [dict(row._mapping) for row in connection.execute(query)]
+        with self._reading() as run:
+            rows = run(sql.LIST_RUNS_LIMITED, {"limit": limit}) if limit else run(sql.LIST_RUNS)
         for row in rows:
             row["status"] = effective_status(row)
         return rows
@@ -343,26 +438,132 @@ class Store(StoreWriter):
         whole one counts: closed (complete or failed) with records or faults. An import by an
         older benchlab killed or failed midway left a run `running` (shown as killed) or
         empty, which must not stand in the way of importing the file again."""
-        whole = runs.c.status.in_(("complete", "failed")) & (
-            sa.exists().where(records.c.run_id == runs.c.id) | sa.exists().where(faults.c.run_id == runs.c.id))
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            found = connection.execute(sa.select(runs.c.id).where(runs.c.imported_sha256 == sha256, whole)
-                                       .order_by(runs.c.id.desc()).limit(1)).scalar()
-        return None if found is None else int(found)
+        with self._reading() as run:
+            found = run(sql.IMPORTED_AS, {"sha256": sha256})
+        return int(found[0]["id"]) if found else None
 
-    # -- machine priors -----------------------------------------------------------------------
+    def run_levels(self, run_id: int, context: dict[str, Any] | None) -> dict[tuple, noise.RunLevel]:
+        """The between-run noise of each figure of run `run_id` (noise.run_levels)."""
+        return noise.run_levels(self, run_id, context)
+
+    #: Runs read at most, looking back for a machine's history of identical code.
+    _HISTORY_PAGE, _HISTORY_SCAN = 100, 1000
+
+    def earlier_runs(self, run_id: int) -> Iterator[tuple[int, dict[str, Any] | None]]:
+        """(id, context) of the complete runs before `run_id`, newest first, page by page,
+        at most _HISTORY_SCAN of them (noise.same_code_window picks its window from them)."""
+        for offset in range(0, self._HISTORY_SCAN, self._HISTORY_PAGE):
+            with self._reading() as run:
+                page = run(sql.EARLIER_COMPLETE_RUNS, {"id": run_id, "status": "complete",
+                                                       "limit": self._HISTORY_PAGE, "offset": offset})
+            yield from ((row["id"], row["context"]) for row in page)
+            if len(page) < self._HISTORY_PAGE:
+                return
+
+    def runs_up_to(self, run_id: int) -> Iterator[dict[str, Any]]:
+        """Every run up to run `run_id` (included), newest first: its row (id, started_at, host,
+        status, pid, context), read a page at a time, so that a caller who stops early (the
+        report's history of one machine) reads no further back than it needs."""
+        before = run_id + 1
+        while True:
+            with self._reading() as run:
+                page = run(sql.RUNS_BEFORE, {"before": before, "limit": self._HISTORY_PAGE})
+            for row in page:
+                row["status"] = effective_status(row)
+            yield from page
+            if len(page) < self._HISTORY_PAGE:
+                return
+            before = page[-1]["id"]
+
+    def medians_of_runs(self, run_ids: list[int]) -> list[dict[str, Any]]:
+        """Every stored median of these runs: run_id, platform, binary, bench, param, counter,
+        sweep, median (one row per process)."""
+        if not run_ids:
+            return []
+        with self._reading() as run:
+            rows = run(sql.MEDIANS_OF_RUNS, {"run_ids": list(run_ids)})
+        for row in rows:
+            row["param"] = stored_param(row)
+        return rows
+
+    def bench_runs(self, bench: str, counter: str, *, limit: int, before: int | None = None,
+                   platform: str | None = None, param: str | None = None) -> list[dict[str, Any]]:
+        """The newest `limit` runs (before run id `before`, when given) with a figure of `bench`'s
+        `counter` (on `platform`, and of the parameter that reads as `param`, when given), newest
+        first: each run's row (id, started_at, host, status, pid, context). `benchlab history`
+        reads a series a page at a time with it, so that a long history is read only as far back
+        as it shows (the index of revision 0008 serves it), and then the records of the runs it
+        keeps (bench_records)."""
+        statement, params = sql.bench_run_ids(platform, param, before is not None)
+        params.update(bench=bench, counter=counter, limit=limit, **({"before": before} if before is not None else {}))
+        with self._reading() as run:
+            ids = [row["run_id"] for row in run(statement, params)]
+            if not ids:
+                return []
+            runs = {row["id"]: row for row in run(sql.RUNS_BY_ID, {"ids": ids})}
+        for found in runs.values():
+            found["context"] = found["context"] or {}
+            found["status"] = effective_status(found)
+        return [runs[run_id] for run_id in ids]
+
+    def bench_records(self, bench: str, counter: str, run_ids: list[int], *, platform: str | None = None,
+                      param: str | None = None) -> dict[int, list[Record]]:
+        """The records of bench_runs' runs `run_ids` (the same figures of `bench`'s `counter`,
+        on `platform` and of `param` when given), each run's in stored order."""
+        found: dict[int, list[Record]] = {run_id: [] for run_id in run_ids}
+        if not run_ids:
+            return found
+        statement, params = sql.bench_records(platform, param)
+        with self._reading() as run:
+            for row in run(statement, {**params, "bench": bench, "counter": counter, "run_ids": list(run_ids)}):
+                found[row["run_id"]].append(row_record(row))
+        return found
+
+    def bench_series_keys(self, bench: str) -> list[dict[str, Any]]:
+        """What is stored of `bench`, for the errors of `history` that name it: each distinct
+        counter, platform and parameter (param, param_text), and whether it has a figure
+        (`measured`: a median). Read only when a series was not found: every record of `bench`."""
+        with self._reading() as run:
+            rows = run(sql.BENCH_SERIES_KEYS, {"bench": bench})
+        for row in rows:
+            row["param"] = stored_param(row)
+        return rows
+
+    def bench_names(self) -> list[str]:
+        """Every benchmark name stored, in any run."""
+        with self._reading() as run:
+            return [row["bench"] for row in run(sql.BENCH_NAMES)]
+
+    # -- machine priors ---------------------------------------------------------------------------
 
     def save_machine_priors(self, machine: noise.Machine, rows: list[dict[str, Any]]) -> None:
         """A calibration of `machine`: one row per kind (machine_priors' columns but the
         machine's and measured_at), replacing the machine's earlier ones, in one transaction."""
-        measured = store_write.now()
-        with self._errors("write to", WRITE_FIX), self._write() as connection:
-            connection.execute(machine_priors.delete().where(machine_priors.c.machine == machine.id))
-            connection.execute(machine_priors.insert(), [
-                {**row, "machine": machine.id, "host": machine.host, "cpu": machine.cpu, "kernel": machine.kernel,
-                 "measured_at": measured} for row in rows])
+        measured = now()
+        with self._writing(error=UserError) as run:
+            run(sql.DELETE_MACHINE_PRIORS, {"machine": machine.id})
+            run(sql.INSERT_MACHINE_PRIOR, [
+                {**row, "machine": machine.id, "host": machine.host, "cpu": machine.cpu,
+                 "kernel": machine.kernel, "measured_at": measured} for row in rows])
 
-    # -- baselines ----------------------------------------------------------------------------
+    def machine_priors(self, machine: noise.Machine) -> list[dict[str, Any]]:
+        """The newest calibration of `machine`, one row per kind; [] when it was never calibrated.
+        A row whose figures are not usable (noise.prior_problem) is left out, with a warning:
+        a NaN or infinite prior gave tracebacks and `+-nan` in every command that reads it."""
+        with self._reading() as run:
+            rows = run(sql.MACHINE_PRIORS_OF, {"machine": machine.id})
+        usable = []
+        for row in rows:
+            problem = noise.prior_problem(row)
+            if problem is None:
+                usable.append(row)
+            elif (self.url, row.get("id")) not in _WARNED_PRIORS:
+                _WARNED_PRIORS.add((self.url, row.get("id")))
+                sys.stderr.write(printable(f"warning: the machine prior {row.get('kind')!r} stored in {self.url} is "
+                                           f"ignored: {problem} (run benchlab calibrate to measure it again)") + "\n")
+        return usable
+
+    # -- baselines --------------------------------------------------------------------------------
 
     def save_baseline(self, name: str, run_id: int, force: bool = False,
                       kept: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
@@ -370,61 +571,48 @@ class Store(StoreWriter):
         `kept`: the run's binaries to keep with it ({binary, platform, file_name, content}),
         content-addressed. Returns the baseline it replaced, if any."""
         check_baseline_name(name)
-        with self._errors("write to", WRITE_FIX):
+        with errors(self.url, "write to", WRITE_FIX):
             for attempt in (1, 2):
                 try:
-                    with self._write() as connection:
-                        previous = connection.execute(sa.select(baselines).where(baselines.c.name == name)).first()
-                        if previous is not None and not force:
-                            raise UserError(f"baseline {name!r} exists: run {previous.run_id}, saved {previous.saved_at}",
-                                            f"give --force to point it at run {run_id}, or choose another name")
-                        if previous is None:
-                            connection.execute(baselines.insert().values(name=name, run_id=run_id,
-                                                                         saved_at=store_write.now()))
-                        else:
-                            connection.execute(baselines.update().where(baselines.c.name == name)
-                                               .values(run_id=run_id, saved_at=store_write.now()))
-                            connection.execute(baseline_binaries.delete()
-                                               .where(baseline_binaries.c.baseline_id == previous.id))
-                        self._keep_binaries(connection, name, kept or [])
-                    return dict(previous._mapping) if previous is not None else None
-                except IntegrityError:
+                    with self.connection.writing() as run:
+                        return self._save_baseline(run, name, run_id, force, kept or [])
+                except DatabaseError as failure:
                     # Another process saved the same name in between (PostgreSQL's unique index
                     # tells; SQLite's IMMEDIATE transactions take turns): look again, once.
-                    if attempt == 2:
+                    if attempt == 2 or not failure.integrity:
                         raise
         raise AssertionError("unreachable")
 
     @staticmethod
-    def _keep_binaries(connection: sa.Connection, name: str, kept: list[dict[str, Any]]) -> None:
-        baseline_id = connection.execute(sa.select(baselines.c.id).where(baselines.c.name == name)).scalar_one()
+    def _save_baseline(run: Run, name: str, run_id: int, force: bool,
+                       kept: list[dict[str, Any]]) -> dict[str, Any] | None:
+        [previous] = run(sql.BASELINE, {"name": name}) or [None]
+        if previous is not None and not force:
+            raise UserError(f"baseline {name!r} exists: run {previous['run_id']}, saved {previous['saved_at']}",
+                            f"give --force to point it at run {run_id}, or choose another name")
+        if previous is None:
+            run(sql.INSERT_BASELINE, {"name": name, "run_id": run_id, "saved_at": now()})
+        else:
+            run(sql.MOVE_BASELINE, {"name": name, "run_id": run_id, "saved_at": now()})
+            run(sql.DELETE_BASELINE_BINARIES, {"baseline_id": previous["id"]})
+        [baseline] = run(sql.BASELINE, {"name": name})
         for entry in kept:
             digest = hashlib.sha256(entry["content"]).hexdigest()
-            if connection.execute(sa.select(binaries.c.sha256).where(binaries.c.sha256 == digest)).first() is None:
-                connection.execute(binaries.insert().values(sha256=digest, bytes=len(entry["content"]),
-                                                            content=entry["content"]))
-            connection.execute(baseline_binaries.insert().values(
-                baseline_id=baseline_id, binary=entry["binary"], platform=entry["platform"], sha256=digest,
-                file_name=entry["file_name"]))
-        Store._forget_unkept_binaries(connection)
-
-    @staticmethod
-    def _forget_unkept_binaries(connection: sa.Connection) -> None:
-        """Delete the binaries no baseline keeps any more."""
-        kept = sa.select(baseline_binaries.c.sha256)
-        connection.execute(binaries.delete().where(binaries.c.sha256.not_in(kept)))
+            if not run(sql.BINARY_KEPT, {"sha256": digest}):
+                run(sql.INSERT_BINARY, {"sha256": digest, "bytes": len(entry["content"]), "content": entry["content"]})
+            run(sql.INSERT_BASELINE_BINARY, {"baseline_id": baseline["id"], "binary": entry["binary"],
+                                             "platform": entry["platform"], "sha256": digest,
+                                             "file_name": entry["file_name"]})
+        run(sql.FORGET_UNKEPT_BINARIES)
+        return previous
 
     def baseline_binaries(self, name: str) -> list[dict[str, Any]]:
         """The binaries baseline NAME keeps: binary, platform, file_name, sha256 (as recorded),
         content, and `intact` (whether the content still hashes to it)."""
-        query = (sa.select(baseline_binaries.c.binary, baseline_binaries.c.platform, baseline_binaries.c.file_name,
-                           baseline_binaries.c.sha256, binaries.c.content)
-                 .join(baselines, baselines.c.id == baseline_binaries.c.baseline_id)
-                 .join(binaries, binaries.c.sha256 == baseline_binaries.c.sha256)
-                 .where(baselines.c.name == name).order_by(baseline_binaries.c.id))
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            rows = [dict(row._mapping) for row in connection.execute(query)]
+        with self._reading() as run:
+            rows = run(sql.BINARIES_OF_BASELINE, {"name": name})
         for row in rows:
+            row["content"] = bytes(row["content"])
             row["intact"] = hashlib.sha256(row["content"]).hexdigest() == row["sha256"]
         return rows
 
@@ -438,22 +626,12 @@ class Store(StoreWriter):
     def list_baselines(self, name: str | None = None) -> list[dict[str, Any]]:
         """Every baseline (or the one named), the latest saved first: name, run_id, saved_at, and
         its run's started_at, host, status, git commit and whether the tree was dirty."""
-        query = (sa.select(baselines.c.id, baselines.c.name, baselines.c.run_id, baselines.c.saved_at, runs.c.started_at,
-                           runs.c.host, runs.c.status, runs.c.pid, runs.c.context)
-                 .join(runs, runs.c.id == baselines.c.run_id)
-                 .order_by(baselines.c.saved_at.desc(), baselines.c.id.desc()))
-        if name is not None:
-            query = query.where(baselines.c.name == name)
-        sizes = (sa.select(baseline_binaries.c.baseline_id, sa.func.count().label("binaries"),
-                           sa.func.sum(binaries.c.bytes).label("binary_bytes"))
-                 .join(binaries, binaries.c.sha256 == baseline_binaries.c.sha256)
-                 .group_by(baseline_binaries.c.baseline_id))
-        with self._errors("read", READ_FIX), self.engine.connect() as connection:
-            rows = [dict(row._mapping) for row in connection.execute(query)]
-            kept = {row.baseline_id: (row.binaries, int(row.binary_bytes or 0)) for row in connection.execute(sizes)}
+        with self._reading() as run:
+            rows = run(sql.LIST_BASELINES) if name is None else run(sql.LIST_BASELINE, {"name": name})
+            kept = {row["baseline_id"]: (row["binaries"], int(row["binary_bytes"] or 0))
+                    for row in run(sql.BASELINE_SIZES)}
         for row in rows:
             row["binaries"], row["binary_bytes"] = kept.get(row.pop("id"), (0, 0))
-        for row in rows:
             row["status"] = effective_status(row)
             git = (row.pop("context") or {}).get("git") or {}
             row["commit"], row["dirty"] = git.get("commit"), bool(git.get("dirty"))
@@ -461,14 +639,14 @@ class Store(StoreWriter):
 
     def delete_baseline(self, name: str) -> dict[str, Any]:
         """Forget the name (the run stays); returns what it was."""
-        with self._errors("write to", WRITE_FIX), self._write() as connection:
-            row = connection.execute(sa.select(baselines).where(baselines.c.name == name)).first()
+        with self._writing(WRITE_FIX, UserError) as run:
+            [row] = run(sql.BASELINE, {"name": name}) or [None]
             if row is None:
                 raise UserError(f"no baseline {name!r} in {self.url}", "list them with: benchlab baseline list")
-            connection.execute(baseline_binaries.delete().where(baseline_binaries.c.baseline_id == row.id))
-            connection.execute(baselines.delete().where(baselines.c.name == name))
-            self._forget_unkept_binaries(connection)
-        return dict(row._mapping)
+            run(sql.DELETE_BASELINE_BINARIES, {"baseline_id": row["id"]})
+            run(sql.DELETE_BASELINE, {"name": name})
+            run(sql.FORGET_UNKEPT_BINARIES)
+        return row
 
 
 def check_baseline_name(name: str) -> None:
@@ -478,20 +656,204 @@ def check_baseline_name(name: str) -> None:
                         f"digit, e.g. nightly-2026-11-22; 'latest' and numbers name runs")
 
 
-def _cannot_write(url: sa.URL) -> str | None:
-    """Why this process cannot write the SQLite file of `url` (store_read.cannot_write), else None."""
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or url.query.get("uri"):
+# -- rows: a run, its records and its faults, written and read back side by side -----------------
+
+def now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def imported_sha256(context: dict[str, Any] | None) -> str | None:
+    """The sha256 of the file an imported run came from (context["imported"]), else None."""
+    imported = context.get("imported") if isinstance(context, dict) else None
+    digest = imported.get("sha256") if isinstance(imported, dict) else None
+    return digest if isinstance(digest, str) and len(digest) <= 64 else None
+
+
+def _insert_run(run: Run, argv: list[str], platforms: list[str], context: dict[str, Any], status: str,
+                exit_code: int | None, finished_at: str | None) -> int:
+    [row] = run(sql.INSERT_RUN, {
+        "started_at": finished_at or now(), "finished_at": finished_at, "status": status, "exit_code": exit_code,
+        "host": socket.gethostname(), "pid": os.getpid(), "argv": argv, "platforms": platforms, "context": context,
+        "imported_sha256": imported_sha256(context)})
+    return int(row["id"])
+
+
+def _insert_unit(run: Run, run_id: int, unit_records: list[Record], unit_faults: list[Fault],
+                 done: list[dict[str, Any]]) -> None:
+    """Rows of records, faults and finished units ({binary, platform, sweep}), in the caller's transaction."""
+    # A batch of rows at a time: an import's million records as rows (and their JSON) at once
+    # would double what the import holds (issue 31); still one transaction, the caller's.
+    for start in range(0, len(unit_records), _ROWS_PER_BATCH):
+        run(sql.INSERT_RECORD, [record_row(run_id, r) for r in unit_records[start:start + _ROWS_PER_BATCH]])
+    if unit_faults:
+        run(sql.INSERT_FAULT, [fault_row(run_id, fault) for fault in unit_faults])
+    if done:
+        run(sql.INSERT_UNIT, [{"run_id": run_id, "sweep": None, **unit} for unit in done])
+
+
+#: The fields of a Record and of a Fault: a column of `records` or `faults` of a field's name
+#: holds that field as it is, unless record_row / fault_row (and their readers) say otherwise.
+_RECORD_FIELDS = frozenset(field.name for field in dataclasses.fields(Record))
+_FAULT_FIELDS = frozenset(field.name for field in dataclasses.fields(Fault))
+
+
+def record_row(run_id: int, record: Record) -> dict[str, Any]:
+    """A Record as a row of `records` (row_record reads it back)."""
+    row = {column.name: getattr(record, column.name, None) for column in schema.RECORDS.written}
+    # Fields set after the record was made (a binary's name from an undecodable file name)
+    # are made storable here too: one bad name must not fail the write of a whole unit.
+    row.update({field: storable_name(field, getattr(record, field)) for field in NAME_FIELDS})
+    row.update(
+        run_id=run_id,
+        # a number in `param`, text in `param_text` (revision 0007)
+        param=None if isinstance(record.param, str) else record.param,
+        param_text=storable(record.param) if isinstance(record.param, str) else None,
+        # the empty loop's sample of each round, beside the samples, so the subtraction can be redone
+        reported={**record.reported, "overhead_samples": record.overhead_samples}
+        if record.overhead_samples else record.reported)
+    return row
+
+
+def row_record(row: dict[str, Any]) -> Record:
+    """A row of `records` (by column name) as a Record (record_row wrote it)."""
+    reported = dict(row["reported"] or {})
+    overhead_samples = reported.pop("overhead_samples", None)
+    fields = {name: value for name, value in row.items() if name in _RECORD_FIELDS}
+    fields.update(param=stored_param(row), format=row["format"] or "", summary=row["summary"] or {},
+                  reported=reported, overhead_samples=overhead_samples)
+    return Record(**fields)
+
+
+def fault_row(run_id: int, fault: Fault) -> dict[str, Any]:
+    """A Fault as a row of `faults` (row_fault reads it back)."""
+    row = {column.name: getattr(fault, column.name, None) for column in schema.FAULTS.written}
+    # PostgreSQL's text columns cannot hold a NUL, which a compiler's message quoting a
+    # broken source can carry: written as \0 on both engines alike.
+    row.update(run_id=run_id, reason=fault.reason.replace("\0", "\\0"))
+    return row
+
+
+def row_fault(row: dict[str, Any]) -> Fault:
+    """A row of `faults` as a Fault (fault_row wrote it)."""
+    fields = {name: value for name, value in row.items() if name in _FAULT_FIELDS}
+    return Fault(**{**fields, "stderr_tail": row["stderr_tail"] or []})
+
+
+def stored_param(row: Any) -> int | str | None:
+    """A row's parameter: its number, or its text (revision 0007's `param_text`)."""
+    text = row.get("param_text")
+    return row["param"] if text is None else text
+
+
+def effective_status(run: dict[str, Any]) -> str:
+    """'running' for a run whose process is gone means it was killed: say so."""
+    if run["status"] == "running" and run.get("host") == socket.gethostname() and run.get("pid"):
+        try:
+            os.kill(run["pid"], 0)
+        except ProcessLookupError:
+            return "killed"
+        except PermissionError:
+            pass
+    return run["status"]
+
+
+# -- SQLite files ---------------------------------------------------------------------------------
+
+def existing_sqlite_file(url: str) -> str | None:
+    """The path of a plain sqlite:///FILE URL whose file exists, else None: a URL with options,
+    an in-memory database, a file to create or another engine is SQLAlchemy's to open."""
+    if not url.startswith("sqlite:///") or "?" in url:
         return None
-    return cannot_write(url.database)
+    path = urllib.parse.unquote(url[len("sqlite:///"):])  # as SQLAlchemy's make_url reads it
+    return path if path not in ("", ":memory:") and os.path.isfile(path) else None
 
 
-def _connect_args(url: sa.URL) -> dict[str, Any]:
-    if url.get_backend_name() == "sqlite":
-        return {"timeout": SQLITE_BUSY_TIMEOUT_S}
-    if url.get_driver_name() == "psycopg" and "connect_timeout" not in url.query:
-        return {"connect_timeout": PG_CONNECT_TIMEOUT_S}
-    return {}
+def cannot_write(path: str | None) -> str | None:
+    """Why this process cannot write the SQLite file at `path` (which exists), else None.
+
+    SQLite writes beside the file too (the WAL and its index, -wal and -shm), so a
+    read-only directory is as read-only as the file. os.access answers for root too
+    on a read-only file system or an immutable file (chattr +i)."""
+    if not path:
+        return None
+    file = Path(path)
+    try:
+        if not file.is_file():
+            return None
+        if os.statvfs(file).f_flag & os.ST_RDONLY:
+            return "it is on a read-only file system"
+    except OSError:  # a name too long, a loop of links: SQLite says so in its own words
+        return None
+    if not os.access(file, os.W_OK):
+        return "the file is not writable"
+    if not os.access(file.parent, os.W_OK):
+        return "its directory is not writable"
+    return None
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
-    sqlite_pragmas(dbapi_connection)
+def read_write_connection(path: str) -> Callable[[], sqlite3.Connection]:
+    """Connections to the SQLite file at `path` that may write it, and never create it."""
+    uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
+
+    def connect() -> sqlite3.Connection:
+        # mode=rw: never create a file (it existed a moment ago; opening it says so if it went).
+        return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S, check_same_thread=False)
+    return connect
+
+
+def read_only_connection(path: str) -> Callable[[], sqlite3.Connection]:
+    """Connections that only read the SQLite file at `path`.
+
+    Read-only mode reads the WAL of a writer that did not finish (killed, or still
+    running elsewhere) through its index (-shm), which SQLite creates when it is
+    missing; in a read-only directory it cannot, and then, with no WAL either, the file
+    holds every committed transaction and is read as an immutable one."""
+    uri = "file:" + urllib.parse.quote(str(Path(path).resolve()))
+
+    def connect() -> sqlite3.Connection:
+        connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=SQLITE_BUSY_TIMEOUT_S,
+                                     check_same_thread=False)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # opening is lazy
+            return connection
+        except sqlite3.OperationalError:
+            connection.close()
+            if os.path.exists(f"{path}-wal"):
+                raise
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+    return connect
+
+
+#: How long a connection retries switching a store to WAL while another holds the lock.
+WAL_RETRY_S = 60.0
+
+
+def sqlite_pragmas(connection: sqlite3.Connection) -> None:
+    """What every connection that writes an SQLite store sets first."""
+    # WAL: `benchlab runs` can read while a run writes; a killed writer's
+    # uncommitted frames are simply ignored on the next open.
+    set_wal(connection)
+    # In WAL mode NORMAL syncs at checkpoints, not at every commit: a run commits each
+    # unit as it finishes, and an fsync each cost more than the unit's parsing. A crash
+    # of the process loses nothing; only a power cut can lose the last units, never
+    # corrupting the file (SQLite's documentation, "synchronous").
+    connection.execute("PRAGMA synchronous=NORMAL")
+    connection.execute("PRAGMA foreign_keys=ON")
+
+
+def set_wal(connection, clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
+            patience_s: float = WAL_RETRY_S) -> None:
+    """PRAGMA journal_mode=WAL, retried while the file is locked. Switching a new file to WAL
+    takes an exclusive lock, and when two processes open a new store at once SQLite can say
+    "database is locked" at once rather than wait out the busy timeout (seen in
+    tests/python/storage/test_store_concurrency.py, 1 run in several). The pragma is the same
+    whoever wins, so the loser tries again."""
+    deadline = clock() + patience_s
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or clock() >= deadline:
+                raise
+            sleep(0.01)

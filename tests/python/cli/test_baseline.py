@@ -5,7 +5,7 @@ import sqlalchemy as sa
 
 from benchlab.errors import UserError
 from benchlab.records import Record
-from benchlab.storage.store import Store, runs as runs_table
+from benchlab.storage.store import open_store
 from conftest import write
 
 
@@ -17,8 +17,8 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr("benchlab.storage.store_write.now", lambda: clock.now)
-    monkeypatch.setattr("benchlab.storage.store_write.socket.gethostname", lambda: "ci-box-1")
+    monkeypatch.setattr("benchlab.storage.store.now", lambda: clock.now)
+    monkeypatch.setattr("benchlab.storage.store.socket.gethostname", lambda: "ci-box-1")
     return clock
 
 
@@ -26,7 +26,7 @@ def clock(monkeypatch):
 def stored(project, db_url, clock, monkeypatch):
     """Three runs: 1 complete at commit 0123..., 2 complete on a dirty tree, 3 interrupted."""
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     for day, status, git, median in (("20", "complete", {"commit": "0123456789abcdef", "dirty": False}, 10.0),
                                      ("21", "complete", {"commit": "fedcba9876543210", "dirty": True}, 11.0),
                                      ("22", "interrupted", None, 12.0)):
@@ -96,7 +96,7 @@ def test_saving_an_existing_name_needs_force(stored, benchlab, clock):
 
 
 def test_unknown_names_and_runs_are_one_error_each(stored, benchlab):
-    url = Store(stored).url
+    url = open_store(stored).url
     for command in (["show", "nope"], ["delete", "nope"]):
         result = benchlab("baseline", *command)
         assert (result.exit_code, result.stdout, result.stderr) == (
@@ -117,11 +117,11 @@ def test_names_that_could_be_misread_are_refused(stored, benchlab, name):
     assert result.stderr == (f"error: baseline name {name!r} is not allowed (use 1 to 100 letters, digits and . _ - : "
                              "/ @ +, starting with a letter or digit, e.g. nightly-2026-11-22; 'latest' and numbers "
                              "name runs)\n")
-    assert Store(stored).list_baselines() == []
+    assert open_store(stored).list_baselines() == []
 
 
 def test_a_run_a_baseline_names_cannot_be_deleted(stored):
-    store = Store(stored)
+    store = open_store(stored)
     store.save_baseline("release-1.0", 2)
     store.save_baseline("nightly", 2)
     with pytest.raises(UserError) as refused:
@@ -129,8 +129,13 @@ def test_a_run_a_baseline_names_cannot_be_deleted(stored):
     assert str(refused.value) == ("run 2 is kept as baseline 'nightly', 'release-1.0' (delete the baseline first: "
                                   "benchlab baseline delete nightly)")
     # and the schema refuses it too (ON DELETE RESTRICT), whoever deletes
-    with pytest.raises(sa.exc.IntegrityError), store.engine.begin() as connection:
-        connection.execute(runs_table.delete().where(runs_table.c.id == 2))
+    engine = sa.create_engine(stored.replace("postgresql://", "postgresql+psycopg://", 1))
+    with pytest.raises(sa.exc.IntegrityError), engine.connect() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")  # as every connection of a store sets it
+        connection.execute(sa.text("DELETE FROM runs WHERE id = 2"))
+        connection.commit()
+    engine.dispose()
     assert [run["id"] for run in store.list_runs()] == [3, 2, 1]
     store.delete_baseline("nightly")
     store.delete_baseline("release-1.0")
@@ -156,7 +161,7 @@ def test_every_command_that_takes_a_run_takes_a_baseline_s_name(stored, benchlab
     assert (by_name.exit_code, by_name.stdout) == (0, by_id.stdout) and ",11.0," in by_name.stdout
     copied = benchlab("baseline", "save", "release-1.0-copy", "release-1.0")
     assert copied.stdout == "saved baseline 'release-1.0-copy' at 2026-11-23T12:00:00Z: run 2 of 2026-11-21T09:00:00Z\n"
-    url = Store(stored).url
+    url = open_store(stored).url
     for text in ("nope", "²", "1.5"):  # '²' is a digit to str.isdigit(), not to int()
         result = benchlab("show", text)
         assert (result.exit_code, result.stdout, result.stderr) == (

@@ -6,7 +6,7 @@ import pytest
 
 from benchlab.measuring import calibration
 from benchlab.statistics import noise
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +40,7 @@ def test_calibrate_stores_one_prior_per_kind_and_stats_shows_it(project, benchla
                                                          ["syscall", "getpid"]]
     assert "3 runs of 2 processes" in lines[4] and "stored as its prior" in lines[4]
     assert "calibrating" in result.stderr
-    store = Store("sqlite:///cal.db")
+    store = open_store("sqlite:///cal.db")
     from benchlab.measuring import context
     priors = store.machine_priors(noise.Machine.of(context.machine()))
     store.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from conftest import store_example_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -151,7 +151,7 @@ def test_github_action_benchmark_has_each_figure_and_its_interval_not_samples(pr
 def test_github_action_benchmark_leaves_out_throughput_and_refuses_a_run_of_nothing_else(project, benchlab):
     from benchlab.records import Record
     (project / ".benchlab").mkdir()
-    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
     run_id = store.begin_run(["benchlab", "run"], ["native"], {})
     store.add_unit(run_id, [Record(bench="map", param=None, counter="throughput", unit="ops/s", iterations=1,
                                    samples=[1000.0, 1100.0], platform="native", binary="map")], [])
@@ -284,7 +284,7 @@ def test_a_bad_export_is_one_error_and_writes_nothing(project, benchlab, run, ar
 def test_a_cell_the_lind_json_cannot_hold_is_an_error_not_a_lost_figure(project, benchlab):
     from benchlab.records import Record
     store_example_run(project)
-    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
     run_id = store.begin_run(["benchlab", "run"], ["native"], {})
     store.add_unit(run_id, [Record(bench="read", param=1, samples=[5.0], binary=b, platform="native")
                             for b in ("fs_a", "fs_b")], [])

@@ -25,14 +25,14 @@ import pytest
 
 from benchlab.records import Record
 from benchlab.output.table import Table
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from conftest import FAST, store_example_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def load(project, run_id):
-    return Store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)
+    return open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)
 
 
 def export_import(benchlab, run_id, fmt, name, *platform):
@@ -52,7 +52,7 @@ def runs(project, benchlab, small_bench_binary):
     result = benchlab("run", "small", *FAST, "--processes", "2", "--counters", "time,allocs,instructions")
     assert result.exit_code == 0, result.stderr
     store_example_run(project)
-    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
     run_id = store.begin_run(["benchlab", "run", "--sweep", "threads=1,2"], ["native"], {"seed": 1})
     store.add_unit(run_id, [
         Record(bench="hash_map", param=threads, param_name="threads", counter="throughput", unit="ops/s",

@@ -10,7 +10,7 @@ from scipy import stats as scipy_stats
 from benchlab.cli import history
 from benchlab.records import Record
 from benchlab.statistics import changepoints
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store, Store
 
 #: Twelve runs of getpid: 100 ns for six runs, then 110 ns (a 10% slowdown at the 7th run),
 #: each figure moved by a little noise.
@@ -48,7 +48,7 @@ def store_runs(store: Store, medians, *, bench="getpid", host="box", cpu="CPU X"
 @pytest.fixture
 def store(project, db_url, monkeypatch):
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     yield store
     store.close()
 
@@ -257,9 +257,9 @@ def counting(store: Store):
     @contextlib.contextmanager
     def counted():
         with reading() as query:
-            def query_counted(sql, params, json_columns=()):
-                rows = query(sql, params, json_columns)
-                seen.append((sql, len(rows)))
+            def query_counted(statement, params=None):
+                rows = query(statement, params)
+                seen.append((statement.sql, len(rows)))
                 return rows
             yield query_counted
     store._reading = counted

@@ -8,16 +8,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NOTHING = "nothing was imported"
 
 
 def stored(project, run_id=1):
-    return Store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)
+    return open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}").load_run(run_id)
 
 
 def copy(project, name, as_name=None):
@@ -184,7 +183,7 @@ def test_the_same_content_is_not_stored_twice_unless_asked(project, benchlab):
     assert again.exit_code == 2
     assert again.stderr == ("error: renamed.txt was already imported as run 1 (the same content, sha256) "
                             "(see it with: benchlab show 1; to store it again anyway, add --again)\n")
-    assert len(Store(f"sqlite:///{project / '.benchlab' / 'results.db'}").list_runs()) == 1
+    assert len(open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}").list_runs()) == 1
     forced = benchlab("import", "renamed.txt", "--again")
     assert forced.exit_code == 0 and "saved as run 2" in forced.stdout
 
@@ -283,22 +282,24 @@ def test_a_bad_file_is_one_error_naming_file_line_and_what_and_nothing_is_stored
 def test_a_full_disk_mid_import_keeps_no_run_and_is_one_line(project, benchlab, monkeypatch, db_url):
     copy(project, "lind.txt")
     assert benchlab("import", "lind.txt", "--db", db_url).exit_code == 0  # run 1, kept
-    real_execute = sa.Connection.execute
+    from benchlab.storage import engine, store as storage
+    real_expand = storage.expand
     full = []
 
-    def full_disk(self, statement, *args, **kwargs):
+    def full_disk(statement, params):
         # A full disk stays full: once the records' insert failed, so does every write after it
         # (the delete that was to clean up a half-written import, the update of its status).
-        sql = str(statement)
-        if sql.startswith("INSERT INTO records ") or (full and sql.startswith(("INSERT ", "UPDATE ", "DELETE "))):
+        if statement.sql.startswith("INSERT INTO records ") or (
+                full and statement.sql.startswith(("INSERT ", "UPDATE ", "DELETE "))):
             full.append(statement)
-            raise sa.exc.OperationalError(str(statement), {}, Exception("database or disk is full"))
-        return real_execute(self, statement, *args, **kwargs)
+            raise storage.DatabaseError("database or disk is full")
+        return real_expand(statement, params)
     with monkeypatch.context() as patch:
-        patch.setattr(sa.Connection, "execute", full_disk)
+        for module in (storage, engine):  # each connection expands every statement it runs
+            patch.setattr(module, "expand", full_disk)
         result = benchlab("import", "lind.txt", "--again", "--db", db_url)
     assert full, "the records' insert was never reached"
-    store = Store(db_url)
+    store = open_store(db_url)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (f"error: cannot write to database {store.url!r}: database or disk is full (make the "
                              "database writable or free disk space, or give another --db; nothing was imported)\n")
@@ -489,8 +490,8 @@ def test_a_file_of_more_results_than_the_limit_is_refused_at_the_line_that_passe
 
 
 def test_a_large_import_writes_its_rows_in_batches_within_one_transaction(project, benchlab, monkeypatch):
-    from benchlab.storage import store_write
-    monkeypatch.setattr(store_write, "_ROWS_PER_BATCH", 7)
+    from benchlab.storage import store
+    monkeypatch.setattr(store, "_ROWS_PER_BATCH", 7)
     (project / "many.txt").write_text("".join(f"Read\t{n}\t1000\t{200 + n}\n" for n in range(50)))
     assert benchlab("import", "many.txt").exit_code == 0
     _, records, _ = stored(project, 1)

@@ -11,7 +11,7 @@ import pytest
 from conftest import write
 from profile_programs import BUCKETS_TOML, CALLGRIND_N, build_costs
 
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_the_table_shows_shares_and_top_symbols(project, benchlab, costs, bucket
 
 def test_a_profile_is_stored_and_read_back_the_same_on_both_engines(project, benchlab, costs, buckets_file, db_url):
     document = profile_json(benchlab, "--instructions", "--db", db_url, "--", "./costs", "20000")
-    store = Store(db_url)
+    store = open_store(db_url)
     rows = store.load_profile(document["run"])
     assert store.latest_profiled_run() == document["run"]
     selfs = [r for r in rows if r["kind"] == "self"]
@@ -191,7 +191,7 @@ def assert_error_and_nothing_stored(project, result, message: str) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"error: {message}\n")
     database = project / ".benchlab" / "results.db"
     if database.exists():
-        assert Store(f"sqlite:///{database}").list_runs() == []
+        assert open_store(f"sqlite:///{database}").list_runs() == []
 
 
 def test_a_crashing_target_is_an_error_and_nothing_is_stored(project, benchlab, costs, buckets_file):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from report_data import store_run, suite_run
 
 
@@ -18,7 +18,7 @@ def db(project, monkeypatch):
 
 @pytest.fixture
 def stored(db):
-    store = Store(db)
+    store = open_store(db)
     store_run(store, suite_run(hostile=False), ["native", "wasm"], "ab" * 20, "2026-11-20T09:00:00Z")
     store.close()
     return db
@@ -79,7 +79,7 @@ def test_an_empty_store_says_what_to_do(db, project, benchlab):
 
 
 def test_baseline_takes_a_name_or_a_run(stored, project, benchlab):
-    store = Store(stored)
+    store = open_store(stored)
     store_run(store, suite_run(110.0, hostile=False), ["native", "wasm"], "cd" * 20, "2026-11-21T09:00:00Z")
     store.save_baseline("nightly", 1)
     store.close()
@@ -92,7 +92,7 @@ def test_baseline_takes_a_name_or_a_run(stored, project, benchlab):
 
 def test_max_regression_judges_as_the_gate(db, project, benchlab):
     from report_data import baseline_and_regression
-    store = Store(db)
+    store = open_store(db)
     baseline_and_regression(store)  # sys_close +20% [+14%, +26%], tiny_call 19x, fs_read -20%
     store.close()
     assert benchlab("report", "--baseline", "main", "--out", "floor").exit_code == 0

@@ -7,7 +7,7 @@ import pytest
 from conftest import REPO, SMALL_BENCH, write
 
 from benchlab.cli.run import NO_PRIOR_NOTE
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 FAST = ("--samples", "8", "--time-limit", "0.05")
 
@@ -595,7 +595,7 @@ def test_a_source_with_threads_is_a_dash_on_wasm_and_the_run_passes(project, ben
     assert "FAILED" not in result.stdout and "failures:" not in result.stdout
     shown = benchlab("show")  # stored as it was said: the reason is the fault's, the run complete
     assert shown.exit_code == 0 and f"- ({reason})" in shown.stdout
-    store = Store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
     assert [(run["status"], run["exit_code"]) for run in store.list_runs()] == [("complete", 0)]
     store.close()
 
@@ -630,7 +630,7 @@ def test_a_calibrated_machine_gives_a_new_programs_figures_its_prior_and_says_no
     from benchlab.measuring import context
     from benchlab.statistics import noise
     write(project / "suite" / "small.c", SMALL_BENCH)
-    store = Store(f"sqlite:///{project / 'p.db'}")
+    store = open_store(f"sqlite:///{project / 'p.db'}")
     store.save_machine_priors(noise.Machine.of(context.machine()), [
         dict(kind="latency-bound", variance=0.004 ** 2, df=9, process_cv2=0.003 ** 2, process_df=20, runs=10, load=0.1),
         dict(kind="loop-bound", variance=0.1 ** 2, df=9, process_cv2=0.2 ** 2, process_df=20, runs=10, load=0.1)])

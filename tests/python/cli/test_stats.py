@@ -6,7 +6,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from benchlab.records import Record
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 
 def process(bench, median, k, *, overhead=None):
@@ -20,7 +20,7 @@ def process(bench, median, k, *, overhead=None):
 @pytest.fixture
 def stored(project, db_url, monkeypatch):
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box", "cpu": "CPU X"})
     records = [process("getpid", m, k) for k, m in enumerate([99.0, 100.0, 101.0])]
     records += [process("write", m, k, overhead=0.3) for k, m in enumerate([500.0, 520.0, 510.0])]
@@ -62,7 +62,7 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
 
 def test_a_short_body_has_the_loop_taken_off_and_its_raw_figure_beside(project, db_url, monkeypatch, benchlab):
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box", "cpu": "CPU X"})
     store.add_unit(run_id, [process("call", m, k, overhead=0.5) for k, m in enumerate([1.0, 1.2, 1.4])], [])
     store.finish_run(run_id, "complete", 0)
@@ -76,7 +76,7 @@ def test_a_short_body_has_the_loop_taken_off_and_its_raw_figure_beside(project, 
 
 def test_a_process_of_few_samples_has_no_interval_to_show(project, db_url, monkeypatch, benchlab):
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab", "import", "x.json"], ["native"], {"host": "box"})
     store.add_unit(run_id, [Record(bench="memset", param=None, samples=[4.4, 3.7, 4.5], platform="native",
                                    binary="x.json", format="gbench")], [])
@@ -103,7 +103,7 @@ def test_an_unknown_run_is_an_error(stored, benchlab):
 
 def test_preempted_rounds_and_the_waited_share_are_shown_per_figure_and_process(project, db_url, monkeypatch, benchlab):
     monkeypatch.setenv("BENCHLAB_DB", db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {"host": "box", "cpu": "CPU X"})
     records = [process("getpid", m, k) for k, m in enumerate([99.0, 100.0])]
     records[0].reported.update(preempted=3, left_out=3, involuntary_switches=4, run_delay_ns=2e6, sampled_ns=1e7)

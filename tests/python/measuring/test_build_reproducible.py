@@ -13,7 +13,7 @@ from benchlab.config import load_config
 from benchlab.measuring.build import Builder
 from benchlab.measuring.platforms import builtin_platforms
 from benchlab.measuring.runner import OWN_PYTHON, _without_own_python_path
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from conftest import FAST, HEADER, SMALL_BENCH, write
 
 TARGETS = ("native", "wasm32-wasi")
@@ -76,7 +76,7 @@ def test_runs_of_two_clones_record_the_same_code_identity(clones, benchlab, monk
         monkeypatch.chdir(root)
         result = benchlab("run", "suite", "--platform", "native", "--platform", "wasm", "--processes", "1", *FAST)
         assert result.exit_code == 0, result.stdout + result.stderr
-        store = Store(f"sqlite:///{root / '.benchlab' / 'results.db'}")
+        store = open_store(f"sqlite:///{root / '.benchlab' / 'results.db'}")
         code = store.run_row(1)["context"]["code"]
         store.close()
         codes.append({label: (entry["id"], entry["sha256"]) for label, entry in code.items()})

@@ -13,7 +13,7 @@ from benchlab.measuring import calibration, gate, trust
 from benchlab.measuring import context as run_context
 from benchlab.records import Record
 from benchlab.statistics import noise
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 #: Where the runs' one program lives; its sha256 is in each run's context, as `benchlab run` records it.
 PROGRAM = b"#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n"
@@ -21,7 +21,7 @@ PROGRAM = b"#!/bin/sh\nprintf 'Read\\t1\\t100\\t240\\n'\n"
 
 @pytest.fixture
 def store(project):
-    opened = Store(f"sqlite:///{project / 'gate.db'}")
+    opened = open_store(f"sqlite:///{project / 'gate.db'}")
     yield opened
     opened.close()
 

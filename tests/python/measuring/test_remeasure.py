@@ -7,7 +7,6 @@ import pytest
 import sqlalchemy as sa
 
 from benchlab.measuring import calibration, trust
-from benchlab.storage.store import Store
 from conftest import write
 
 LOOP = """#include "benchlab.h"
@@ -90,10 +89,10 @@ def test_stored_figures_stand_in_where_the_gate_cannot_run_again_and_say_why(pro
     # A stored binary whose content no longer hashes to its sha256 is refused, never run: it
     # would leave a file behind if it ran.
     witness = tmp_path / "ran"
-    store = Store(DB)
-    with store.engine.begin() as connection:
+    engine = sa.create_engine(DB)
+    with engine.begin() as connection:
         connection.execute(sa.text("UPDATE binaries SET content = :c"), {"c": f"#!/bin/sh\ntouch {witness}\n".encode()})
-    store.close()
+    engine.dispose()
     refused = benchlab("gate", "--baseline", "main", "--db", DB)
     assert refused.exit_code in (0, 4), refused.stderr
     assert "stored figures for loop@native: the baseline's stored binary no longer matches its sha256" in refused.stderr
@@ -119,10 +118,10 @@ def test_deleting_a_baseline_frees_its_binaries(project, benchlab):
     assert "1 (" in listed and "KiB)" in listed
     deleted = benchlab("baseline", "delete", "main", "--db", DB)
     assert "its 1 binaries" in deleted.stdout and "are freed" in deleted.stdout
-    store = Store(DB)
-    with store.engine.connect() as connection:
+    engine = sa.create_engine(DB)
+    with engine.connect() as connection:
         assert connection.execute(sa.text("SELECT count(*) FROM binaries")).scalar() == 0
-    store.close()
+    engine.dispose()
 
 
 def test_the_first_gate_on_a_machine_calibrates_it_once(project, benchlab, monkeypatch):
@@ -147,12 +146,12 @@ def test_a_binary_the_store_holds_with_a_matching_sha256_is_not_run_unless_this_
     witness = tmp_path / "ran"
     hostile = f"#!/bin/sh\ntouch {witness}\n".encode()
     digest = hashlib.sha256(hostile).hexdigest()
-    store = Store(DB)
-    with store.engine.begin() as connection:
+    engine = sa.create_engine(DB)
+    with engine.begin() as connection:
         connection.execute(sa.text("INSERT INTO binaries (sha256, bytes, content) VALUES (:d, :n, :c)"),
                            {"d": digest, "n": len(hostile), "c": hostile})
         connection.execute(sa.text("UPDATE baseline_binaries SET sha256 = :d"), {"d": digest})
-    store.close()
+    engine.dispose()
     # (--inconclusive pass: the verdict on stored figures is not what this test is about)
     refused = benchlab("gate", "--baseline", "main", "--inconclusive", "pass", "--db", DB)
     assert refused.exit_code == 0, refused.stderr

@@ -4,7 +4,7 @@ lines, and rows whose PARAM is text. The programs are written here from the form
 runner reads (test<TAB>param<TAB>loops<TAB>avg_ns, printed by the helpers' emit_result)."""
 from benchlab.config import load_config
 from benchlab.measuring.targets import descriptions, resolve_targets
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from conftest import write
 
 BENCH_H = """\
@@ -79,7 +79,7 @@ def test_run_builds_runs_and_stores_a_lind_directory_with_text_params(project, b
     assert "fs_read: Issues pread() for buffer of size PARAM." in result.stdout.splitlines()
     assert "printed no results" not in result.stdout and "no known format" not in result.stderr
     # stored with their text, and shown again from the store with the descriptions
-    store = Store("sqlite:///.benchlab/results.db")
+    store = open_store("sqlite:///.benchlab/results.db")
     _, records, _ = store.load_run(1)
     assert sorted(map(repr, {(r.bench, r.param) for r in records})) == sorted(map(repr, {
         ("Read", 1), ("Read", 1024), ("geteuid", "-"), ("Unix Domain Socket (RTT)", "(STREAM, 1)"),

@@ -19,7 +19,7 @@ from benchlab.errors import UserError
 from benchlab.output.htmlreport import build, charts, page
 from benchlab.records import Record
 from benchlab.output.table import Table
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from report_data import HOSTILE_NAMES, history, store_run, suite_run
 from conftest import REPO
 
@@ -27,7 +27,7 @@ from conftest import REPO
 
 @pytest.fixture
 def store(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     yield store
     store.close()
 

@@ -19,7 +19,7 @@ import pytest
 
 from benchlab.output.htmlreport import build
 from benchlab.records import Record
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from report_data import (HOSTILE_NAMES, baseline_and_regression, history, profile_run, profiles_last, store_run,
                          suite_run, workload_records)
 from conftest import REPO
@@ -43,7 +43,7 @@ def browser():
 
 @pytest.fixture
 def report(tmp_path) -> Path:
-    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     history(store)  # runs 1-10: 8 with a level shift, hostile names, workloads, a sweep; 2 profiles
     index = build(store, ["latest"], None, tmp_path / "report", floors={}, default_floor=0.01)
     store.close()
@@ -154,7 +154,7 @@ def spiky_records() -> list[Record]:
 
 @pytest.fixture
 def spiky_report(tmp_path) -> Path:
-    store = Store(f"sqlite:///{tmp_path / 'spiky.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'spiky.db'}")
     # Eight buckets: a legend of two rows or more, which must not land on the axis title.
     profile_run(store, {f"bucket number {i}": 12.5 for i in range(8)}, "2026-11-24T12:40:00Z")
     store_run(store, spiky_records() + workload_records(), ["native", "wasm"], "ef" * 20, "2026-11-24T12:44:38.9995Z")
@@ -311,7 +311,7 @@ def check_run_ticks(chart: dict) -> None:
 
 @pytest.fixture
 def regression_report(tmp_path) -> Path:
-    store = Store(f"sqlite:///{tmp_path / 'regression.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'regression.db'}")
     baseline_and_regression(store)
     index = build(store, ["latest"], "main", tmp_path / "regression", floors={}, default_floor=0.01)
     store.close()
@@ -393,7 +393,7 @@ STORES = {
 @pytest.mark.parametrize("name", list(STORES))
 def test_the_first_screen_holds_the_verdicts_and_the_history(browser, tmp_path, name):
     fill, baseline, on_screen = STORES[name]
-    store = Store(f"sqlite:///{tmp_path / 'results.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     fill(store)
     index = build(store, [], baseline, tmp_path / "report", floors={}, default_floor=0.01)
     store.close()

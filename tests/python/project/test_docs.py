@@ -11,7 +11,7 @@ import warnings
 
 import click
 
-from benchlab.storage import store
+from benchlab.storage import schema
 from benchlab.cli import cli
 from benchlab.limits import header_limits
 from conftest import HEADER, REPO
@@ -149,7 +149,7 @@ def test_cli_md_gives_the_samples_minimum_of_the_header_and_of_click():
 
 def test_cli_md_counts_the_stores_tables():
     found = re.search(r"no ORM needed for (\w+) tables", (DOCS / "cli.md").read_text())
-    assert NUMBER_WORDS.get(found.group(1), found.group(1)) == len(store.metadata.tables)
+    assert NUMBER_WORDS.get(found.group(1), found.group(1)) == len(schema.TABLES)
 
 
 def test_cli_md_lists_every_subcommand_of_benchlab_help():

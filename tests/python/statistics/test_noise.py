@@ -11,7 +11,7 @@ from benchlab.statistics.compare import BETWEEN_PROCESSES, BETWEEN_RUNS, ratio_i
 from benchlab.records import Record
 from benchlab.statistics.noise import RunFigure, RunLevel, estimate, run_figure
 from benchlab.stats import t_quantile_99
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 
 
 def test_alternating_runs_give_half_the_mean_square_of_their_log_differences():
@@ -245,7 +245,7 @@ def _store_run(store, host_context, medians_by_process, status="complete"):
 
 
 def test_the_store_learns_the_level_from_complete_earlier_runs_on_the_same_machine(db_url):
-    store = Store(db_url)
+    store = open_store(db_url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
     elsewhere = {**here, "cpu": "CPU Y"}
     levels = [100.0, 102.0, 100.0, 102.0, 100.0]
@@ -270,7 +270,7 @@ def test_runs_of_one_process_do_not_push_the_history_out_of_the_window(db_url):
     # 5 runs of 2 processes, then 250 of one process (more than the window of 20 runs, and
     # than two pages of the store's look back): the history is still those 5 runs (a
     # one-process run cannot tell its spread, run_figure).
-    store = Store(db_url)
+    store = open_store(db_url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
     unit = {"binary": "x", "platform": "native", "sweep": None}
     several, one = {**here, "plan": [unit, unit]}, {**here, "plan": [unit]}
@@ -288,7 +288,7 @@ def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_n
     """Runs alternating unchanged / 3% slower code (as a user's edits do): the old rule
     counted the 3% as between-run noise (+-30% intervals); only identical code counts now.
     A figure whose code has no history takes the machine prior, or nothing."""
-    store = Store(db_url)
+    store = open_store(db_url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
     for j in range(12):
         code, level = (CODE_A, 100.0) if j % 2 == 0 else (CODE_B, 103.0)
@@ -320,7 +320,7 @@ def test_runs_on_a_busy_machine_are_history_only_of_busy_runs(db_url):
     """Six quiet runs of one code at one level, then three beside busy loops (load 10 on 2
     CPUs) at 2-3x: a quiet run after them keeps the quiet runs' level (0); a busy run takes
     the busy runs' spread, not the quiet runs'."""
-    store = Store(db_url)
+    store = open_store(db_url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
     quiet = {"load": {"start": {"average": 0.4, "cpus": 2}}}
     loaded = {"load": {"start": {"average": 10.0, "cpus": 2}}}
@@ -345,7 +345,7 @@ def test_a_run_in_one_host_state_takes_the_prior_its_earlier_runs_of_identical_c
     kind is chosen over their processes too: spread over both states there, or each run in
     its own state, the copy loop gets the wide kind; a chain that agrees everywhere keeps
     the narrow one. Each case on a machine of its own (a host name each)."""
-    store = Store(db_url)
+    store = open_store(db_url)
     key = history_key(_process_records([1])[0])
     one_state = [0.502, 0.5021, 0.5019, 0.5022, 0.502, 0.5018]
 
@@ -386,7 +386,7 @@ def test_one_odd_process_does_not_give_a_new_programs_figure_the_widest_prior(db
     """A chain's run where 4 processes agree to 0.05% and one read +7% (seen on this VM):
     the prior's kind is chosen by the four (latency-bound), not by a CV the odd one sets
     (which chose the copy loop's 25%: +-32%); the odd process is then marked and left out."""
-    store = Store(db_url)
+    store = open_store(db_url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
     store.save_machine_priors(noise.Machine.of(here), [
         dict(kind="latency-bound", variance=0.0007 ** 2, df=9, process_cv2=0.0022 ** 2, process_df=20, runs=10, load=0),
@@ -407,7 +407,7 @@ def test_a_stored_prior_that_is_not_finite_or_is_negative_is_ignored_with_one_wa
     """Issue 31: an infinite or NaN prior gave tracebacks in run/show/stats/compare/gate, or `+-nan`."""
     import sqlite3
     url = f"sqlite:///{tmp_path / 'priors.db'}"
-    store = Store(url)
+    store = open_store(url)
     here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64"}
     kinds = ["latency-bound", "loop-bound", "syscall", "spare"]
     store.save_machine_priors(noise.Machine.of(here), [

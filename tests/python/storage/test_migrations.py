@@ -12,8 +12,9 @@ from alembic.script import ScriptDirectory
 from benchlab import __version__ as benchlab_version
 from benchlab.storage import migrations
 from benchlab.errors import UserError
-from benchlab.records import Fault, Record
-from benchlab.storage.store import Store, metadata
+from benchlab.records import FAILED, NOT_BUILT, Fault, Record
+from benchlab.storage.schema import TABLES, metadata
+from benchlab.storage.store import open_store
 
 # -- the tables as benchlab created them before revisions (store.py of commit 3028a9c, frozen) --
 
@@ -152,19 +153,21 @@ def revision_of(url: str) -> str | None:
 
 def test_head_is_the_newest_revision_file():
     script = ScriptDirectory(str(migrations.DIRECTORY))
-    assert script.get_current_head() == migrations.HEAD == "0008"
-    assert [r.revision for r in script.walk_revisions()] == ["0008", "0007", "0006", "0005", "0004", "0003", "0002", "0001"]
+    assert script.get_current_head() == migrations.HEAD == "0009"
+    assert [r.revision for r in script.walk_revisions()] == [
+        "0009", "0008", "0007", "0006", "0005", "0004", "0003", "0002", "0001"]
 
 
-def test_a_new_database_gets_the_schema_store_py_queries(db_url):
-    store = Store(db_url)
+def test_a_new_database_gets_the_schema_schema_py_names(db_url):
+    store = open_store(db_url)
     assert revision_of(db_url) == migrations.HEAD
-    with store.engine.connect() as connection:
+    engine = engine_of(db_url)
+    with engine.connect() as connection:
         names = set(sa.inspect(connection).get_table_names())
-        # Alembic's own comparison of the database with store.py's tables: columns, types,
+        # Alembic's own comparison of the database with schema.py's tables: columns, types,
         # nullability, indexes, unique constraints, foreign keys. Nothing differs.
         context = MigrationContext.configure(connection, opts={"version_table": migrations.VERSION_TABLE})
-        differences = compare_metadata(context, metadata)
+        differences = compare_metadata(context, metadata())
         on_delete = {(table, fk["referred_table"], fk["options"].get("ondelete"))
                      for table in ("records", "faults", "units", "baselines", "profile_buckets", "baseline_binaries")
                      for fk in sa.inspect(connection).get_foreign_keys(table)}
@@ -174,6 +177,8 @@ def test_a_new_database_gets_the_schema_store_py_queries(db_url):
     assert on_delete == {("records", "runs", "CASCADE"), ("faults", "runs", "CASCADE"), ("units", "runs", "CASCADE"),
                          ("baselines", "runs", "RESTRICT"), ("profile_buckets", "runs", "CASCADE"),
                          ("baseline_binaries", "baselines", "CASCADE"), ("baseline_binaries", "binaries", None)}
+    assert names == {*TABLES, migrations.VERSION_TABLE}
+    engine.dispose()
     store.close()
 
 
@@ -182,7 +187,7 @@ def test_an_unversioned_database_upgrades_in_place_keeping_every_row(db_url):
     before = dump(db_url)
     assert revision_of(db_url) is None and sum(len(rows) for rows in before.values()) == 8
 
-    store = Store(db_url)
+    store = open_store(db_url)
 
     assert revision_of(db_url) == migrations.HEAD
     assert dump(db_url) == before  # every row, every value, as it was
@@ -207,14 +212,14 @@ def test_an_unversioned_database_upgrades_in_place_keeping_every_row(db_url):
     store.close()
     # and opening it again changes nothing
     after = dump(db_url)
-    Store(db_url).close()
+    open_store(db_url).close()
     assert dump(db_url) == after and revision_of(db_url) == migrations.HEAD
 
 
 def test_the_first_stored_schema_without_units_upgrades_too(db_url):
     make_unversioned_database(db_url, with_units=False)
     before = dump(db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     assert revision_of(db_url) == migrations.HEAD and dump(db_url, ("runs", "records", "faults")) == before
     assert dump(db_url, ("units",)) == {"units": []}
     # a run of that time has no plan, so nothing is named missing
@@ -236,7 +241,7 @@ def test_imported_runs_of_an_older_database_are_found_by_their_sha256_after_the_
             run_id=3, platform="native", binary="x.json", bench="BM_x", counter="time", unit="ns", samples=[10.0])])
     engine.dispose()
     before = dump(db_url)
-    store = Store(db_url)
+    store = open_store(db_url)
     assert dump(db_url) == before
     assert store.imported_as(digest) == 3
     assert store.imported_as(hashlib.sha256(b"other").hexdigest()) is None
@@ -261,14 +266,14 @@ def test_a_failed_upgrade_leaves_the_database_as_it_was(db_url, monkeypatch):
 
     monkeypatch.setattr(command, "upgrade", upgrade_then_fail)
     with pytest.raises(UserError, match="disk I/O error"):
-        Store(db_url)
+        open_store(db_url)
     # One transaction: no version table, no baselines table, the old rows untouched.
     engine = engine_of(db_url)
     assert set(sa.inspect(engine).get_table_names()) == {"runs", "records", "faults", "units"}
     engine.dispose()
     assert dump(db_url) == before
     monkeypatch.undo()
-    Store(db_url).close()
+    open_store(db_url).close()
     assert revision_of(db_url) == migrations.HEAD
 
 
@@ -280,7 +285,7 @@ def file_state(url: str) -> str:
 
 
 def test_a_database_of_a_newer_revision_is_one_error_and_nothing_is_written(db_url, project, benchlab):
-    Store(db_url).close()
+    open_store(db_url).close()
     engine = engine_of(db_url)
     with engine.begin() as connection:
         connection.exec_driver_sql(f"UPDATE {migrations.VERSION_TABLE} SET version_num = '0042'")
@@ -307,7 +312,7 @@ def test_tables_named_as_benchlabs_but_not_its_are_refused(db_url):
         connection.exec_driver_sql("CREATE TABLE runs (id INTEGER PRIMARY KEY, title VARCHAR(20))")
         connection.exec_driver_sql("INSERT INTO runs VALUES (1, 'not ours')")
     with pytest.raises(UserError) as error:
-        Store(db_url)
+        open_store(db_url)
     assert error.value.what.endswith("has tables named as benchlab's (runs) but no benchlab schema revision, "
                                      "and runs not as benchlab made them")
     assert error.value.fix == "give benchlab a database of its own with --db, BENCHLAB_DB or run.db"
@@ -317,7 +322,7 @@ def test_tables_named_as_benchlabs_but_not_its_are_refused(db_url):
 
 def test_text_parameters_are_kept_beside_numbers_on_both_engines(db_url):
     """Revision 0007: a text parameter (Lind's '-', '(STREAM, 1)') in param_text, a number in param."""
-    store = Store(db_url)
+    store = open_store(db_url)
     records = [Record(bench="uds", param=param, samples=[float(median)], platform="native", binary="ipc_uds")
                for param, median in (("(STREAM, 1)", 8399), (1024, 8107), ("-", 127), (None, 5))]
     run_id = store.import_run(["benchlab", "import", "x"], ["native"], {}, records, [], [], "complete", 0)
@@ -336,4 +341,63 @@ def test_text_parameters_are_kept_beside_numbers_on_both_engines(db_url):
     with engine_of(db_url).connect() as connection:
         stored = connection.execute(sa.text("SELECT param, param_text FROM records ORDER BY id")).all()
     assert [tuple(row) for row in stored] == [(None, "(STREAM, 1)"), (1024, None), (None, "-"), (None, None)]
+    store.close()
+
+
+def database_at(url: str, revision: str) -> None:
+    """A new database migrated up to `revision` only, as the benchlab of that revision left it."""
+    from alembic import command
+    engine = engine_of(url)
+    with engine.connect() as connection:
+        config = migrations._config()
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+        connection.commit()
+    engine.dispose()
+
+
+#: Reasons of faults stored before revision 0009, and the kind and copy it reads from them.
+OLD_REASONS = [
+    ("not built for wasm: includes <pthread.h> (no threads)", "not-built", None),
+    ("copy 2 of 4: killed by SIGSEGV", "failed", 2),
+    ("copy 12 of 16: exit status 3", "failed", 12),
+    ("exit status 1", "failed", None),
+    ("Not built for wasm", "failed", None),  # the words are measuring/buildable.py's, case and all
+    ("copy x of 4: not a number", "failed", None),
+    ("the copy 1 of 2: not at the start", "failed", None),
+]
+
+
+def test_revision_0009_reads_each_stored_fault_s_kind_and_copy_from_its_reason(db_url):
+    database_at(db_url, "0008")
+    # more copies than the revision reads at once (1000), so that its second batch counts too
+    many = [(f"copy {n} of 1200: exit status 1", "failed", n) for n in range(1, 1201)]
+    engine = engine_of(db_url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("INSERT INTO runs (started_at, status) VALUES ('2026-11-20T09:00:00Z', 'failed')"))
+        connection.execute(sa.text('INSERT INTO faults (run_id, platform, "binary", reason) '
+                                   "VALUES (1, 'native', 'b', :reason)"),
+                           [{"reason": reason} for reason, _, _ in OLD_REASONS + many])
+    assert revision_of(db_url) == "0008"
+    store = open_store(db_url)
+    assert revision_of(db_url) == migrations.HEAD
+    _, _, faults = store.load_run(1)
+    assert [(f.reason, f.kind, f.copy) for f in faults] == OLD_REASONS + many
+    # a row written without a kind (by SQL of a benchlab before 0009) is a failure
+    with engine.begin() as connection:
+        connection.execute(sa.text('INSERT INTO faults (run_id, platform, "binary", reason) '
+                                   "VALUES (1, 'native', 'b', 'exit status 2')"))
+    assert [(f.kind, f.copy) for f in store.load_run(1)[2][-1:]] == [("failed", None)]
+    engine.dispose()
+    store.close()
+
+
+def test_a_fault_s_kind_and_copy_are_stored_and_read_back(db_url):
+    store = open_store(db_url)
+    run_id = store.begin_run(["benchlab", "run"], ["native", "wasm"], {})
+    written = [Fault("threads", "wasm", "not built for wasm: includes <pthread.h>", [], None, kind=NOT_BUILT),
+               Fault("server", "native", "copy 3 of 4: killed by SIGKILL", ["boom"], {"flag": "instances", "value": "4"},
+                     kind=FAILED, copy=3)]
+    store.add_unit(run_id, [], written)
+    assert store.load_run(run_id)[2] == written
     store.close()

@@ -17,8 +17,7 @@ import sqlalchemy as sa
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.measuring.runner import Runner
-from benchlab.storage.store import Store, records as records_table
-from benchlab.storage.store_write import SqliteStore, StoreWriter
+from benchlab.storage.store import Store, open_store
 from conftest import REPO, write
 
 
@@ -27,13 +26,17 @@ def lind_script(project, name, line, hang=False):
     return write(project / "suite" / f"{name}.sh", f"#!/bin/sh\nprintf '{line}\\n'\n{tail}", executable=True)
 
 
+def engine_of(url: str) -> sa.Engine:
+    return sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+
+
 def integrity(db_path) -> str:
     with sqlite3.connect(db_path) as connection:
         return connection.execute("PRAGMA integrity_check").fetchone()[0]
 
 
 def test_round_trip_of_records_faults_and_context(db_url):
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native", "wasm"], {"seed": 5})
     record = Record(bench="read", param=1024, samples=[3.0, 1.0, 2.0], iterations=100, platform="wasm",
                     binary="fs_read", format="jsonl", reported={"ratio": 1.5})
@@ -48,7 +51,7 @@ def test_round_trip_of_records_faults_and_context(db_url):
 
 
 def test_unsupported_counters_and_throughput_records_round_trip(db_url):
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab", "run"], ["native"], {})
     unsupported = Record(bench="b", param=None, counter="instructions", unit="instructions", samples=[],
                          sample_iterations=[], platform="native", binary="b", format="jsonl",
@@ -83,7 +86,7 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
                              "interrupted: run 1 keeps the 1 records completed so far\n")
     if db_url.startswith("sqlite"):
         assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
-    store = Store(db_url)
+    store = open_store(db_url)
     [run] = store.list_runs()
     assert run["status"] == "interrupted" and run["exit_code"] == 130
     _, stored, _ = store.load_run(run["id"])
@@ -93,7 +96,8 @@ def test_ctrl_c_mid_run_keeps_the_completed_units_and_marks_the_run(project, ben
 def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project, db_url):
     lind_script(project, "a_done", "Done\\t1\\t100\\t10")
     lind_script(project, "b_stuck", "Partial\\t1\\t100\\t20", hang=True)
-    engine = Store(db_url).engine  # the schema, for the polling below; the child opens it as it is
+    open_store(db_url).close()  # the schema, for the polling below; the child opens it as it is
+    engine = engine_of(db_url)
     child = subprocess.Popen([sys.executable, "-m", "benchlab", "run", "suite", "--processes", "1", "--db", db_url],
                              cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": str(REPO / "src")})
@@ -101,7 +105,7 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project, d
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with engine.connect() as connection:
-                if connection.execute(sa.select(sa.func.count()).select_from(records_table)).scalar():
+                if connection.execute(sa.select(sa.func.count()).select_from(sa.table("records"))).scalar():
                     break
             time.sleep(0.05)
         else:
@@ -112,7 +116,7 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project, d
         child.wait()
     if db_url.startswith("sqlite"):
         assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
-    store = Store(db_url)
+    store = open_store(db_url)
     [run] = store.list_runs()
     assert run["status"] == "killed"  # still 'running' in the database, but its process is gone
     _, stored, faults = store.load_run(run["id"])
@@ -192,38 +196,38 @@ def test_postgresql_without_its_driver_is_one_error(project, benchlab):
 def disk_full_after_begin(monkeypatch):
     """SQLite's 'database or disk is full' for every write that grows the file after the run
     row is written: SQLITE_FULL, as on a full disk (max_page_count caps the file's size)."""
-    real_begin = StoreWriter.begin_run
+    real_begin = Store.begin_run
     used = []
 
     def begin_then_fill(self, *args):
         run_id = real_begin(self, *args)
-        used.append(type(self).__name__)
-        if isinstance(self, SqliteStore):  # the store of `run` into an existing file (store_write.py)
-            connection = self._writer()
+        used.append(type(self.connection).__name__)
+        if type(self.connection).__name__ == "SqliteConnection":  # an SQLite file, through sqlite3 alone
+            connection = self.connection._connected()
             pages = connection.execute("PRAGMA page_count").fetchone()[0]
             connection.execute(f"PRAGMA max_page_count = {pages}")
             return run_id
-        with self.engine.connect() as connection:
+        with self.connection.engine.connect() as connection:
             pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
             connection.exec_driver_sql(f"PRAGMA max_page_count = {pages}")
         return run_id
 
-    monkeypatch.setattr(StoreWriter, "begin_run", begin_then_fill)
+    monkeypatch.setattr(Store, "begin_run", begin_then_fill)
     return used
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["new-store", "existing-store"])
 def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchlab, disk_full_after_begin, existing):
-    if existing:  # written through sqlite3 alone (store_write.SqliteStore), not SQLAlchemy
+    if existing:  # made before the run, which opens it at the head revision
         (project / ".benchlab").mkdir(exist_ok=True)
-        Store(f"sqlite:///{project}/.benchlab/results.db").close()
+        open_store(f"sqlite:///{project}/.benchlab/results.db").close()
     # Many samples, so that each unit needs new pages of the file.
     for name, value in (("a_first", 10), ("b_second", 20)):
         samples = ",".join([str(value)] * 2000)
         line = f'{{"type":"result","bench":"{name}","param":null,"iterations":5,"samples":[{samples}]}}'
         write(project / "suite" / f"{name}.sh", f"#!/bin/sh\necho '{line}'\n", executable=True)
     result = benchlab("run", "suite", "--out", "results.json", "--processes", "1")
-    assert disk_full_after_begin == ["SqliteStore" if existing else "Store"]
+    assert disk_full_after_begin == ["SqliteConnection"]  # a new file too is written through sqlite3, once made
     assert result.exit_code == 2
     # the run went on: both measurements printed and written to --out
     assert [line.split()[:2] for line in result.stdout.splitlines()[2:4]] == [["a_first", "10"], ["b_second", "20"]]
@@ -238,7 +242,7 @@ def test_a_full_disk_keeps_every_measurement_and_closes_the_run(project, benchla
         f"error: run 1 is not completely stored: cannot write to database {db!r}: database or disk is full "
         f"{WRITE_FIX[:-1]}; the results are printed above and in results.json)\n")
     # closed, not left 'running' (which `runs` would show as killed), and show says what is missing
-    [run] = Store(db).list_runs()
+    [run] = open_store(db).list_runs()
     assert run["status"] == "failed" and run["exit_code"] == 2
     shown = benchlab("show", "1")
     assert shown.exit_code == 1
@@ -286,7 +290,7 @@ def test_run_numbers_beyond_64_bits_are_usage_errors(project, benchlab, db_url, 
 
 def test_a_nul_in_a_fault_is_stored_alike_on_both_engines(db_url):
     # PostgreSQL's text columns refuse NUL; its JSON keeps one as \u0000.
-    store = Store(db_url)
+    store = open_store(db_url)
     run_id = store.begin_run(["benchlab"], ["native"], {"compiler": "cc\0"})
     store.add_unit(run_id, [], [Fault("broken.c", "native", "error: stray '\0' in program", ["line\0 1"])])
     run, _, [fault] = store.load_run(run_id)
@@ -311,12 +315,12 @@ def with_password(url: str, password: str) -> str:
 def test_postgresql_urls_use_psycopg_in_every_spelling(postgresql_url):
     for url in (postgresql_url, postgresql_url.replace("postgresql://", "postgres://"),
                 postgresql_url.replace("postgresql://", "postgresql+psycopg://")):
-        store = Store(url)
-        assert (store.engine.dialect.name, store.engine.driver) == ("postgresql", "psycopg")
+        store = open_store(url)
+        assert (store.connection.engine.dialect.name, store.connection.engine.driver) == ("postgresql", "psycopg")
         assert store.begin_run(["benchlab"], ["native"], {}) >= 1
         assert "***" in store.url and sa.make_url(url).password not in store.url  # errors never show it
         store.close()
-    assert [run["id"] for run in Store(postgresql_url).list_runs()] == [3, 2, 1]
+    assert [run["id"] for run in open_store(postgresql_url).list_runs()] == [3, 2, 1]
 
 
 def test_an_unreachable_server_is_one_error_and_nothing_runs(project, benchlab):
@@ -360,11 +364,11 @@ def test_the_password_can_come_from_libpq_s_environment(postgresql_url, monkeypa
     monkeypatch.delenv("PGPASSWORD", raising=False)
     monkeypatch.setenv("PGPASSFILE", "/nonexistent")  # not the user's own ~/.pgpass
     with pytest.raises(UserError) as refused:
-        Store(without)
+        open_store(without)
     assert refused.value.what.endswith("failed: fe_sendauth: no password supplied")
     assert refused.value.fix.startswith("check the user and password in the URL")
     monkeypatch.setenv("PGPASSWORD", url.password)
-    store = Store(without)
+    store = open_store(without)
     assert store.begin_run(["benchlab"], ["native"], {}) == 1
     store.close()
 
@@ -375,14 +379,12 @@ def test_the_password_can_come_from_libpq_s_environment(postgresql_url, monkeypa
 #: records went to the database, before the import's transaction could commit.
 KILLED_MID_IMPORT = """
 import os, signal, sys
-import sqlalchemy as sa
-real_execute = sa.Connection.execute
-def execute(self, statement, *args, **kwargs):
-    result = real_execute(self, statement, *args, **kwargs)
-    if str(statement).startswith("INSERT INTO records "):
-        os.kill(os.getpid(), signal.SIGKILL)
-    return result
-sa.Connection.execute = execute
+from benchlab.storage import store
+real_insert_unit = store._insert_unit
+def insert_unit(*args):
+    real_insert_unit(*args)  # the records are written, in the import's transaction
+    os.kill(os.getpid(), signal.SIGKILL)
+store._insert_unit = insert_unit
 from benchlab.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -397,7 +399,7 @@ def test_kill_9_mid_import_leaves_no_run_and_the_file_imports_again(project, ben
         assert child.returncode == -signal.SIGKILL, child.stderr
     if db_url.startswith("sqlite"):
         assert integrity(db_url.removeprefix("sqlite:///")) == "ok"
-    store = Store(db_url)
+    store = open_store(db_url)
     assert store.list_runs() == []  # not an empty run shown as killed
     result = benchlab("import", "lind.txt", "--db", db_url)
     assert result.exit_code == 0, result.stderr
@@ -406,7 +408,7 @@ def test_kill_9_mid_import_leaves_no_run_and_the_file_imports_again(project, ben
 
 
 def test_only_a_whole_import_refuses_the_same_file_again(db_url):
-    store = Store(db_url)
+    store = open_store(db_url)
     context = {"imported": {"sha256": "ab" * 32}}
     # what older benchlabs left: an import killed before its records (shown as killed), one
     # killed after them, one whose records a full disk refused
@@ -415,7 +417,7 @@ def test_only_a_whole_import_refuses_the_same_file_again(db_url):
     store.add_unit(killed, [Record(bench="a", param=None, samples=[1.0], platform="native", binary="f")], [])
     empty = store.begin_run(["benchlab", "import"], ["native"], context)
     store.finish_run(empty, "complete", 0)
-    with store.engine.begin() as connection:  # their processes are gone
+    with engine_of(db_url).begin() as connection:  # their processes are gone
         connection.execute(sa.text("UPDATE runs SET pid = 0 WHERE id IN (:a, :b)"), {"a": empty_killed, "b": killed})
     assert store.imported_as("ab" * 32) is None
     whole = store.import_run(["benchlab", "import"], ["native"], context,
@@ -478,8 +480,8 @@ def test_a_store_on_a_read_only_file_system_is_listed_and_shown_and_refuses_writ
 def test_a_read_only_store_shows_what_a_killed_writer_committed_to_its_wal(project, read_only_dir):
     url = f"sqlite:///{read_only_dir / 'results.db'}"
     # a writer killed after its commit: the run is in the WAL (-wal, -shm), not yet in the file
-    writer = ("import os, sys; from benchlab.storage.store import Store; from benchlab.records import Record; "
-              "Store(sys.argv[1]).import_run(['benchlab', 'import'], ['native'], {}, "
+    writer = ("import os, sys; from benchlab.storage.store import open_store; from benchlab.records import Record; "
+              "open_store(sys.argv[1]).import_run(['benchlab', 'import'], ['native'], {}, "
               "[Record(bench='a', param=None, samples=[1.0], platform='native', binary='f')], [], [], 'complete', 0); "
               "os._exit(0)")
     subprocess.run([sys.executable, "-c", writer, url], check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
@@ -492,7 +494,7 @@ def test_a_read_only_store_shows_what_a_killed_writer_committed_to_its_wal(proje
 def test_a_read_only_store_of_an_older_schema_is_one_error(project, read_only_dir):
     from benchlab.storage import migrations
     path = read_only_dir / "results.db"
-    Store(f"sqlite:///{path}").close()
+    open_store(f"sqlite:///{path}").close()
     with sqlite3.connect(path) as connection:
         connection.execute(f"UPDATE {migrations.VERSION_TABLE} SET version_num = '0001'")
     url = f"sqlite:///{path}"
@@ -526,7 +528,7 @@ def test_a_database_path_too_long_to_open_is_one_error(project, benchlab):
 def test_runs_up_to_reads_no_further_back_than_its_caller_goes(db_url):
     """The report's history of one machine (issue 29): runs newest first, a page of 100 at a
     time, so a caller that stops after a few has read one page, whatever the store holds."""
-    store = Store(db_url)
+    store = open_store(db_url)
     ids = [store.import_run(["benchlab", "import", "x"], ["native"], {"n": n}, [], [], [], "complete", 0)
            for n in range(130)]
     statements = []

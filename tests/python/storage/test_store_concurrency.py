@@ -9,7 +9,8 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from benchlab.storage.store import Store, faults, records, runs, units
+from benchlab.storage.schema import metadata
+from benchlab.storage.store import open_store
 from conftest import REPO
 from store_worker import expected_faults, expected_record
 
@@ -38,15 +39,16 @@ def start_workers(url: str, count: int, rendezvous, sqlite3_workers=()) -> list[
 
 @pytest.mark.parametrize("count, writers", [(2, "sqlalchemy"), (4, "sqlalchemy"), (4, "mixed")])
 def test_processes_storing_runs_at_once_lose_nothing(db_url, tmp_path, count, writers):
-    """With "mixed", half the workers write through sqlite3 alone (store_write.SqliteStore, as `benchlab
-    run` does into an existing SQLite file), half through SQLAlchemy, into a store made before."""
+    """On SQLite the workers write through SQLAlchemy (an SQLite URL with options); with "mixed", half of
+    them through sqlite3 alone (store.SqliteConnection, as every command does into an SQLite file), into
+    a store made before."""
     rendezvous = tmp_path / "rendezvous"
     rendezvous.mkdir()
     sqlite3_workers = ()
     if writers == "mixed":
         if not db_url.startswith("sqlite"):
             pytest.skip("sqlite3 writes SQLite files only")
-        Store(db_url).close()
+        open_store(db_url).close()
         sqlite3_workers = range(1, count, 2)
     workers = start_workers(db_url, count, rendezvous, sqlite3_workers)
     finished = [w.communicate(timeout=600) for w in workers]
@@ -54,8 +56,10 @@ def test_processes_storing_runs_at_once_lose_nothing(db_url, tmp_path, count, wr
     run_ids = [int(out) for out, _ in finished]
     assert sorted(run_ids) == list(range(1, count + 1))
 
-    store = Store(db_url)
-    with store.engine.connect() as connection:
+    store = open_store(db_url)
+    runs, records, faults, units = (metadata().tables[name] for name in ("runs", "records", "faults", "units"))
+    engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.connect() as connection:
         totals = [connection.execute(sa.select(sa.func.count()).select_from(table)).scalar()
                   for table in (runs, records, faults, units)]
         order = connection.execute(sa.select(records.c.run_id).order_by(records.c.id)).scalars().all()
@@ -70,5 +74,6 @@ def test_processes_storing_runs_at_once_lose_nothing(db_url, tmp_path, count, wr
         assert stored_faults == [f for unit in range(UNITS) for f in expected_faults(worker, unit)]
     # How often consecutive records belong to different runs: the writes did interleave.
     switches = sum(1 for a, b in zip(order, order[1:]) if a != b)
-    print(f"{count} processes on {store.engine.dialect.name}: {totals[1]} records, {switches} switches between runs")
+    print(f"{count} processes on {engine.dialect.name}: {totals[1]} records, {switches} switches between runs")
+    engine.dispose()
     store.close()

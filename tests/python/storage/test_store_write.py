@@ -1,15 +1,14 @@
-"""A run's writes through Python's sqlite3 (store_write.SqliteStore, what `benchlab run` uses
-for an SQLite file at the head revision) store exactly what a Store's through SQLAlchemy do,
-fail the same way, and are used only where they can be."""
+"""A store's writes through Python's sqlite3 (store.SqliteConnection, what every command uses
+for an SQLite file at the head revision) store exactly what they store through SQLAlchemy
+(engine.SqlAlchemyConnection, here for an SQLite URL with options), fail the same way, and
+are used only where they can be."""
 import sqlite3
 
 import pytest
 
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Fault, Record
-from benchlab.storage import migrations
-from benchlab.storage.store import Store
-from benchlab.storage.store_write import SqliteStore, open_writer
+from benchlab.storage.store import SqliteConnection, open_store
 
 TABLES = {"runs": "id, status, exit_code, host, argv, platforms, context, imported_sha256",
           "records": 'id, run_id, platform, "binary", bench, param, param_name, counter, unit, format, iterations, '
@@ -21,13 +20,10 @@ TABLES = {"runs": "id, status, exit_code, host, argv, platforms, context, import
 def new_store(tmp_path, name: str, writer: str):
     """A store of a new SQLite file, writing through SQLAlchemy ("sqlalchemy") or sqlite3 ("sqlite3")."""
     url = f"sqlite:///{tmp_path / name}"
-    store = Store(url)  # creates the schema, as the first command in a project does
-    if writer == "sqlalchemy":
-        return store
-    store.close()
-    writer_store = open_writer(url)
-    assert isinstance(writer_store, SqliteStore)
-    return writer_store
+    # SQLAlchemy's for a URL with options (SQLite's own busy timeout, as open_store's)
+    store = open_store(url + "?timeout=60" if writer == "sqlalchemy" else url)
+    assert type(store.connection).__name__ == {"sqlalchemy": "SqlAlchemyConnection", "sqlite3": "SqliteConnection"}[writer]
+    return store
 
 
 def write_example_run(store) -> int:
@@ -102,7 +98,7 @@ def test_a_failed_write_stores_nothing_of_its_unit_and_says_so_alike(tmp_path, w
 def test_a_run_a_baseline_keeps_is_not_deleted(tmp_path, writer):
     store = new_store(tmp_path, "results.db", writer)
     kept, forgotten = write_example_run(store), write_example_run(store)
-    Store(store.url).save_baseline("nightly", kept)
+    open_store(store.url).save_baseline("nightly", kept)
     with pytest.raises(UserError, match="run 1 is kept as baseline 'nightly'"):
         store.delete_run(kept)
     store.delete_run(forgotten)
@@ -112,28 +108,30 @@ def test_a_run_a_baseline_keeps_is_not_deleted(tmp_path, writer):
     assert {unit[1] for unit in left["units"]} == {kept}
 
 
-def test_open_writer_takes_only_a_writable_sqlite_file_at_the_head_revision(tmp_path):
+def connection_of(url: str) -> str:
+    store = open_store(url)
+    store.close()
+    return type(store.connection).__name__
+
+
+def test_open_store_takes_sqlite3_for_a_plain_sqlite_file_and_sqlalchemy_for_other_urls(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.db'}"
-    assert open_writer(url) is None and not (tmp_path / "results.db").exists()  # a new file: a Store creates it
-    Store(url).close()
-    assert isinstance(open_writer(url), SqliteStore)
-    assert open_writer(url + "?timeout=5") is None  # options are SQLAlchemy's to read
-    assert open_writer("postgresql://user@localhost/db") is None
+    assert connection_of(url) == "SqliteConnection"  # a new file: made through SQLAlchemy, then used as the others
+    assert (tmp_path / "results.db").is_file()
+    assert connection_of(url) == "SqliteConnection"
+    assert connection_of(url + "?timeout=5") == "SqlAlchemyConnection"  # options are SQLAlchemy's to read
+    assert connection_of("sqlite://") == "SqlAlchemyConnection"  # in memory
     (tmp_path / "garbage.db").write_bytes(b"SQLite format 3\0" + b"garbage" * 600)
-    assert open_writer(f"sqlite:///{tmp_path / 'garbage.db'}") is None  # a Store says what is wrong with it
-    with sqlite3.connect(tmp_path / "results.db") as connection:
-        connection.execute(f"UPDATE {migrations.VERSION_TABLE} SET version_num = '0005'")
-    assert open_writer(url) is None  # an older revision: a Store upgrades it
-    with sqlite3.connect(tmp_path / "results.db") as connection:
-        connection.execute(f"UPDATE {migrations.VERSION_TABLE} SET version_num = '{migrations.HEAD}'")
-    assert isinstance(open_writer(url), SqliteStore)
+    with pytest.raises(UserError, match="cannot open database .*garbage.db'"):
+        open_store(f"sqlite:///{tmp_path / 'garbage.db'}")
 
 
 def test_the_sqlite3_writer_keeps_what_makes_a_store_safe(tmp_path):
-    """WAL, NORMAL syncs and foreign keys, as Store's connections set them (store_write.sqlite_pragmas)."""
+    """WAL, NORMAL syncs and foreign keys, as SQLAlchemy's connections set them too (store.sqlite_pragmas)."""
     store = new_store(tmp_path, "results.db", "sqlite3")
     store.begin_run(["benchlab"], ["native"], {})
-    connection = store._writer()
+    assert isinstance(store.connection, SqliteConnection)
+    connection = store.connection._connected()
     assert [connection.execute(f"PRAGMA {name}").fetchone()[0] for name in
             ("journal_mode", "synchronous", "foreign_keys")] == ["wal", 1, 1]
     assert not connection.in_transaction  # every write committed, none left open to block another process
@@ -141,7 +139,7 @@ def test_the_sqlite3_writer_keeps_what_makes_a_store_safe(tmp_path):
 
 def test_switching_to_wal_is_retried_while_another_process_holds_the_lock():
     import sqlite3
-    from benchlab.storage.store_write import set_wal
+    from benchlab.storage.store import set_wal
 
     class Locked:
         """A connection whose first `failures` WAL pragmas find the file locked."""

@@ -1,12 +1,12 @@
 """The store's schema, created and upgraded by Alembic whenever a store is opened.
 
 The revisions in versions/ are the schema's history, the same DDL on SQLite and
-PostgreSQL; store.py's tables are what the code queries, and
+PostgreSQL; schema.py's tables are what the code queries, and
 tests/python/storage/test_migrations.py checks that the head of the revisions matches them on
 both engines. A schema change is a new file versions/NNNN_what.py (`revision = "NNNN"`,
 `down_revision` the previous one, an `upgrade()` written with alembic.op, and
 op.batch_alter_table for changes to existing columns, which SQLite makes by copying the
-table) plus the same change in store.py. A released revision is never edited: databases
+table) plus the same change in schema.py. A released revision is never edited: databases
 out there have run it.
 
 Opening a database at the head costs one read, takes no lock and does not import
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from benchlab import __version__
 from benchlab.errors import UserError
 
-# SQLAlchemy is imported by the functions that use it: store_read reads HEAD and
+# SQLAlchemy is imported by the functions that use it: store.py reads HEAD and
 # VERSION_TABLE to open a store without it.
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 #: The newest revision in versions/ (a test checks that it is Alembic's head): a database
 #: at it needs nothing, and Alembic is imported only for one that does.
-HEAD = "0008"
+HEAD = "0009"
 
 #: Alembic's table of the current revision. Not its default `alembic_version`, so that a
 #: PostgreSQL database shared with another program that uses Alembic keeps both apart.
@@ -63,7 +63,7 @@ _ADVISORY_LOCK = 0x62656E63686C6162
 def upgrade(engine: sa.Engine, shown_url: str) -> None:
     """Bring the database of `engine` to the head revision (`shown_url` names it in errors)."""
     with engine.connect() as connection:
-        if _stored_revision(connection) == HEAD:
+        if stored_revision(connection) == HEAD:
             return
     from alembic import command  # here, not at the top: see HEAD
     from alembic.script import ScriptDirectory
@@ -91,12 +91,14 @@ def upgrade(engine: sa.Engine, shown_url: str) -> None:
         connection.commit()
 
 
-def _stored_revision(connection: sa.Connection) -> str | None:
+def stored_revision(connection: sa.Connection) -> str | None:
     """The revision in the version table, read without Alembic; None when there is none."""
     import sqlalchemy as sa
+
+    from benchlab.storage import sql  # here: sql.py names VERSION_TABLE from this module
     if not sa.inspect(connection).has_table(VERSION_TABLE):
         return None
-    return connection.execute(sa.text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+    return connection.execute(sa.text(sql.REVISION.sql)).scalar()
 
 
 def _config() -> "Config":

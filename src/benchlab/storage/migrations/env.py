@@ -7,11 +7,11 @@ There is no alembic.ini and no offline (--sql) mode; the store migrates itself w
 from alembic import context
 
 from benchlab.storage.migrations import VERSION_TABLE
-from benchlab.storage.store import metadata
+from benchlab.storage.schema import metadata
 
 context.configure(
     connection=context.config.attributes["connection"],
-    target_metadata=metadata,
+    target_metadata=metadata(),
     version_table=VERSION_TABLE,
     # SQLite alters a table by copying it ("batch" mode); a later revision that changes a
     # column must use op.batch_alter_table to run on both engines.

@@ -8,7 +8,7 @@ import pytest
 
 from benchlab.errors import UserError
 from benchlab.formats.importing import read_results
-from benchlab.storage.store import Store
+from benchlab.storage.store import open_store
 from conftest import REPO, write
 
 DATA = REPO / "tests" / "python" / "data"
@@ -78,7 +78,7 @@ def test_imported_text_params_are_shown_compared_and_exported(project, benchlab)
         out = project / f"run.{fmt}"
         assert benchlab("export", "1", "--format", fmt, "--out", str(out)).exit_code == 0
         assert benchlab("import", str(out), "--again").exit_code == 0
-        store = Store("sqlite:///.benchlab/results.db")
+        store = open_store("sqlite:///.benchlab/results.db")
         [_, before, _], [_, after, _] = store.load_run(1), store.load_run(store.list_runs()[0]["id"])
         store.close()
         assert [(r.bench, r.param, r.platform, r.median) for r in after] == [
