@@ -52,7 +52,7 @@ SQLITE_VERSION_TABLE = statement(f"SELECT name FROM sqlite_master WHERE type = '
 
 # -- runs ----------------------------------------------------------------------------------------
 
-INSERT_RUN = Statement(insert(RUNS).sql + " RETURNING id", RUNS.json)
+INSERT_RUN = Statement(insert(RUNS).sql + " RETURNING id", RUNS.json)  # store.RETURNING_ID
 UPDATE_CONTEXT = statement("UPDATE runs SET context = :context WHERE id = :id", RUNS)
 FINISH_RUN = statement("UPDATE runs SET status = :status, exit_code = :exit_code, finished_at = :finished_at "
                        "WHERE id = :id")

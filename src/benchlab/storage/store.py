@@ -190,6 +190,11 @@ def decoded(statement: Statement, row: dict[str, Any], decode_json: bool) -> dic
     return row
 
 
+#: The one statement that returns a value it wrote (sql.INSERT_RUN), and the SQLite that has it.
+RETURNING_ID = " RETURNING id"
+RETURNING_SINCE = (3, 35, 0)
+
+
 class SqliteConnection:
     """An SQLite file through Python's sqlite3: one connection, held, that runs one read or
     write at a time (a run stores from whichever thread finished its unit)."""
@@ -220,6 +225,11 @@ class SqliteConnection:
                 connection.executemany(text, [expand(statement, row)[1] for row in params])
             return []
         text, flat = expand(statement, params or {})
+        if text.endswith(RETURNING_ID) and sqlite3.sqlite_version_info < RETURNING_SINCE:
+            # An SQLite before 3.35 (RHEL 8, Ubuntu 20.04) has no RETURNING: the row's id is
+            # the cursor's lastrowid, read in the same call.
+            cursor = connection.execute(text[:-len(RETURNING_ID)], flat)
+            return [{"id": cursor.lastrowid}]
         cursor = connection.execute(text, flat)
         names = [column[0] for column in cursor.description or ()]
         return [decoded(statement, dict(zip(names, row)), True) for row in cursor.fetchall()]

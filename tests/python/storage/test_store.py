@@ -544,3 +544,19 @@ def test_runs_up_to_reads_no_further_back_than_its_caller_goes(db_url):
     assert [run["id"] for run in runs] == ids[117::-1] and len(statements) == 2
     assert [run["context"] for run in store.runs_up_to(ids[1])] == [{"n": 1}, {"n": 0}]
     store.close()
+
+
+def test_an_sqlite_without_returning_gets_each_runs_id_from_the_cursor(tmp_path, monkeypatch):
+    # SQLite before 3.35 (RHEL 8, Ubuntu 20.04) refuses RETURNING: the store asks lastrowid instead.
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    open_store(url).close()  # created (and migrated) by today's code path first
+    monkeypatch.setattr(sqlite3, "sqlite_version_info", (3, 31, 1))
+    store = open_store(url)
+    sent = []
+    store.connection._connected().set_trace_callback(sent.append)
+    first = store.begin_run(["benchlab", "run"], ["native"], {})
+    second = store.begin_run(["benchlab", "run"], ["native"], {})
+    store.add_unit(second, [Record(bench="b", param=None, samples=[1.0], platform="native", binary="b")], [])
+    assert (first, second) == (1, 2)
+    assert store.load_run(store.resolve_run_id("latest"))[0]["id"] == 2
+    assert sum("INSERT INTO runs" in text for text in sent) == 2 and not any("RETURNING" in text for text in sent)
