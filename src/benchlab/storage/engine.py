@@ -2,7 +2,7 @@
 memory, and the migrations (Alembic) of any database, an SQLite file's included.
 
 store.open_store imports this module only when it needs it: SQLAlchemy takes a third of a
-second to import. It runs the same statements (sql.py) as store.SqliteConnection, through
+second to import. It runs the same statements (sql.py) as connection.SqliteConnection, through
 text(), and says a failure in the same words (store.DatabaseError).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQL
 from benchlab.errors import UserError
 from benchlab.storage import migrations
 from benchlab.storage.sql import Statement
-from benchlab.storage.store import (SQLITE_BUSY_TIMEOUT_S, DatabaseError, Run, cannot_write, decoded, expand,
+from benchlab.storage.connection import (SQLITE_BUSY_TIMEOUT_S, DatabaseError, Run, cannot_write, decoded, expand,
                                     read_only_connection, sqlite_pragmas)
 
 #: pip packages of the database drivers SQLAlchemy imports, by module name.
@@ -102,7 +102,7 @@ class SqlAlchemyConnection:
     @contextlib.contextmanager
     def writing(self) -> Iterator[Run]:
         """One transaction. On SQLite it takes the write lock at BEGIN (IMMEDIATE), as
-        store.SqliteConnection's do."""
+        connection.SqliteConnection's do."""
         with _failures(), self.engine.begin() as connection:
             if connection.dialect.name == "sqlite":
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
@@ -114,7 +114,7 @@ class SqlAlchemyConnection:
 
     def reclaim(self) -> None:
         """After a failed write on a full disk: give back the write-ahead log's space (see
-        store.SqliteConnection.reclaim). Nothing to do for other databases."""
+        connection.SqliteConnection.reclaim). Nothing to do for other databases."""
         if self.engine.dialect.name != "sqlite":
             return
         try:
@@ -145,7 +145,7 @@ def _failures() -> Iterator[None]:
 
 
 def _cannot_write(url: sa.URL) -> str | None:
-    """Why this process cannot write the SQLite file of `url` (store.cannot_write), else None."""
+    """Why this process cannot write the SQLite file of `url` (connection.cannot_write), else None."""
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") or url.query.get("uri"):
         return None
     return cannot_write(url.database)

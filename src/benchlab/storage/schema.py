@@ -2,8 +2,7 @@
 whether it holds JSON, and what it refers to.
 
 Everything else is built or checked from here: the statements of sql.py take their column
-lists from it, the store encodes and decodes the JSON columns it names (store.py's
-connections), Alembic's environment compares the databases with `metadata()`, and
+lists from it, the store encodes and decodes the JSON columns it names (connection.py), Alembic's environment compares the databases with `metadata()`, and
 tests/python/storage/test_migrations.py checks that the head of the revisions
 (migrations/versions) makes exactly these tables, on SQLite and PostgreSQL. A schema
 change is a new revision plus the same change here.
@@ -20,6 +19,10 @@ if TYPE_CHECKING:
 
 #: Column types, as SQLAlchemy's generic ones spell them in metadata().
 TYPES = ("id", "integer", "bigint", "float", "string", "text", "json", "bytes")
+
+#: Alembic's table of the current revision. Not its default `alembic_version`, so that a
+#: PostgreSQL database shared with another program that uses Alembic keeps both apart.
+VERSION_TABLE = "benchlab_alembic_version"
 
 #: Names that are keywords in PostgreSQL, quoted wherever a statement names them.
 QUOTED = frozenset({"binary"})

@@ -282,8 +282,8 @@ def test_a_bad_file_is_one_error_naming_file_line_and_what_and_nothing_is_stored
 def test_a_full_disk_mid_import_keeps_no_run_and_is_one_line(project, benchlab, monkeypatch, db_url):
     copy(project, "lind.txt")
     assert benchlab("import", "lind.txt", "--db", db_url).exit_code == 0  # run 1, kept
-    from benchlab.storage import engine, store as storage
-    real_expand = storage.expand
+    from benchlab.storage import connection, engine
+    real_expand = connection.expand
     full = []
 
     def full_disk(statement, params):
@@ -292,10 +292,10 @@ def test_a_full_disk_mid_import_keeps_no_run_and_is_one_line(project, benchlab, 
         if statement.sql.startswith("INSERT INTO records ") or (
                 full and statement.sql.startswith(("INSERT ", "UPDATE ", "DELETE "))):
             full.append(statement)
-            raise storage.DatabaseError("database or disk is full")
+            raise connection.DatabaseError("database or disk is full")
         return real_expand(statement, params)
     with monkeypatch.context() as patch:
-        for module in (storage, engine):  # each connection expands every statement it runs
+        for module in (connection, engine):  # each connection expands every statement it runs
             patch.setattr(module, "expand", full_disk)
         result = benchlab("import", "lind.txt", "--again", "--db", db_url)
     assert full, "the records' insert was never reached"

@@ -40,7 +40,7 @@ def start_workers(url: str, count: int, rendezvous, sqlite3_workers=()) -> list[
 @pytest.mark.parametrize("count, writers", [(2, "sqlalchemy"), (4, "sqlalchemy"), (4, "mixed")])
 def test_processes_storing_runs_at_once_lose_nothing(db_url, tmp_path, count, writers):
     """On SQLite the workers write through SQLAlchemy (an SQLite URL with options); with "mixed", half of
-    them through sqlite3 alone (store.SqliteConnection, as every command does into an SQLite file), into
+    them through sqlite3 alone (connection.SqliteConnection, as every command does into an SQLite file), into
     a store made before."""
     rendezvous = tmp_path / "rendezvous"
     rendezvous.mkdir()

@@ -1,4 +1,4 @@
-"""A store's writes through Python's sqlite3 (store.SqliteConnection, what every command uses
+"""A store's writes through Python's sqlite3 (connection.SqliteConnection, what every command uses
 for an SQLite file at the head revision) store exactly what they store through SQLAlchemy
 (engine.SqlAlchemyConnection, here for an SQLite URL with options), fail the same way, and
 are used only where they can be."""
@@ -8,7 +8,8 @@ import pytest
 
 from benchlab.errors import StoreFailed, UserError
 from benchlab.records import Fault, Record
-from benchlab.storage.store import SqliteConnection, open_store
+from benchlab.storage.connection import SqliteConnection
+from benchlab.storage.store import open_store
 
 TABLES = {"runs": "id, status, exit_code, host, argv, platforms, context, imported_sha256",
           "records": 'id, run_id, platform, "binary", bench, param, param_name, counter, unit, format, iterations, '
@@ -127,7 +128,7 @@ def test_open_store_takes_sqlite3_for_a_plain_sqlite_file_and_sqlalchemy_for_oth
 
 
 def test_the_sqlite3_writer_keeps_what_makes_a_store_safe(tmp_path):
-    """WAL, NORMAL syncs and foreign keys, as SQLAlchemy's connections set them too (store.sqlite_pragmas)."""
+    """WAL, NORMAL syncs and foreign keys, as SQLAlchemy's connections set them too (connection.sqlite_pragmas)."""
     store = new_store(tmp_path, "results.db", "sqlite3")
     store.begin_run(["benchlab"], ["native"], {})
     assert isinstance(store.connection, SqliteConnection)
@@ -139,7 +140,7 @@ def test_the_sqlite3_writer_keeps_what_makes_a_store_safe(tmp_path):
 
 def test_switching_to_wal_is_retried_while_another_process_holds_the_lock():
     import sqlite3
-    from benchlab.storage.store import set_wal
+    from benchlab.storage.connection import set_wal
 
     class Locked:
         """A connection whose first `failures` WAL pragmas find the file locked."""

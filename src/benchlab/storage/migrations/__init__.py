@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING
 
 from benchlab import __version__
 from benchlab.errors import UserError
+from benchlab.storage.schema import VERSION_TABLE
 
-# SQLAlchemy is imported by the functions that use it: store.py reads HEAD and
-# VERSION_TABLE to open a store without it.
+# SQLAlchemy is imported by the functions that use it: store.py reads HEAD to open a
+# store without it.
 if TYPE_CHECKING:
     import sqlalchemy as sa
     from alembic.config import Config
@@ -37,9 +38,6 @@ if TYPE_CHECKING:
 #: at it needs nothing, and Alembic is imported only for one that does.
 HEAD = "0009"
 
-#: Alembic's table of the current revision. Not its default `alembic_version`, so that a
-#: PostgreSQL database shared with another program that uses Alembic keeps both apart.
-VERSION_TABLE = "benchlab_alembic_version"
 
 DIRECTORY = Path(__file__).resolve().parent
 
@@ -95,7 +93,7 @@ def stored_revision(connection: sa.Connection) -> str | None:
     """The revision in the version table, read without Alembic; None when there is none."""
     import sqlalchemy as sa
 
-    from benchlab.storage import sql  # here: sql.py names VERSION_TABLE from this module
+    from benchlab.storage import sql  # here: only a database through SQLAlchemy needs it
     if not sa.inspect(connection).has_table(VERSION_TABLE):
         return None
     return connection.execute(sa.text(sql.REVISION.sql)).scalar()

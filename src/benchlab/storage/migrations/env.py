@@ -6,8 +6,7 @@ There is no alembic.ini and no offline (--sql) mode; the store migrates itself w
 """
 from alembic import context
 
-from benchlab.storage.migrations import VERSION_TABLE
-from benchlab.storage.schema import metadata
+from benchlab.storage.schema import VERSION_TABLE, metadata
 
 context.configure(
     connection=context.config.attributes["connection"],
