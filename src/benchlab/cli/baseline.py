@@ -11,15 +11,13 @@ from __future__ import annotations
 import sys
 
 import click
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
-from benchlab.cli import unfiltered
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, print_run
 from benchlab.measuring.remeasure import kept_binaries
+from benchlab.output.fitting import CUT, Column, Narrower, fit, short_date, terminal_width
 from benchlab.records import printable
+
+HEADINGS = ("NAME", "RUN", "SAVED", "RUN DATE", "HOST", "COMMIT", "BINARIES")
 
 
 @click.group("baseline")
@@ -60,16 +58,14 @@ def save(context: click.Context, name: str, run: str, force: bool, db_url: str |
 def list_(context: click.Context, db_url: str | None) -> int:
     """List baselines, the latest saved first, with their run's date, host and git commit."""
     store = open_store(config_of(context), db_url)
-    table = Table("NAME", "RUN", "SAVED", "RUN DATE", "HOST", "COMMIT", "BINARIES",
-                  box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    rows = []
     for baseline in store.list_baselines():
         commit = (baseline["commit"] or "")[:10] + ("+" if baseline["dirty"] else "")
         kept = f"{baseline['binaries']} ({_size(baseline['binary_bytes'])})" if baseline["binaries"] else "-"
-        table.add_row(*(Text(printable(value)) for value in (
-            baseline["name"], str(baseline["run_id"]), baseline["saved_at"], baseline["started_at"],
-            baseline["host"] or "", commit, kept)))
-    # Its own codes (a bold head on a terminal) bypass TerminalSafe: its cells are escaped above.
-    Console(file=unfiltered(sys.stdout), highlight=False, width=200 if not sys.stdout.isatty() else None).print(table)
+        values = [baseline["name"], str(baseline["run_id"]), baseline["saved_at"], baseline["started_at"],
+                  baseline["host"] or "", commit, kept]
+        rows.append([printable(value) for value in values])  # escaped: names come from users and imports
+    click.echo("\n".join(baselines_table(rows, terminal_width(sys.stdout))))
     return 0
 
 
@@ -98,6 +94,20 @@ def delete(context: click.Context, name: str, db_url: str | None) -> int:
     freed = f"; its {kept['binaries']} binaries ({_size(kept['binary_bytes'])}) are freed" if kept["binaries"] else ""
     click.echo(f"deleted baseline {name!r} (run {deleted['run_id']} stays stored){freed}")
     return 0
+
+
+def baselines_table(rows: list[list[str]], width: int | None) -> list[str]:
+    """The baselines within `width` (output/fitting.py): BINARIES goes first, the dates lose
+    their year and seconds, HOST and SAVED go, the name is cut, then COMMIT goes; NAME, RUN
+    and the run's date stay."""
+    columns = [Column(head, [row[index] for row in rows], right=head == "RUN", cut=head == "NAME")
+               for index, head in enumerate(HEADINGS)]
+    short = {index: Column(HEADINGS[index], [short_date(row[index]) for row in rows]) for index in (2, 3)}
+    steps = [Narrower("BINARIES hidden", {6: None}), Narrower("dates without year and seconds", short),
+             Narrower("HOST hidden", {4: None}), Narrower("SAVED hidden", {2: None}), CUT,
+             Narrower("COMMIT hidden", {5: None})]
+    fitted = fit(columns, steps, width)
+    return [*fitted.lines(), *fitted.note_lines("widen the terminal")]
 
 
 def _size(count: int) -> str:

@@ -6,7 +6,7 @@ import sys
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
-from benchlab.output.fitting import CUT, Column, Narrower, fit, terminal_width
+from benchlab.output.fitting import CUT, Column, Narrower, fit, short_date, terminal_width
 from benchlab.records import printable
 
 HEADINGS = ("ID", "DATE", "STATUS", "PLATFORMS", "RECORDS", "FAILURES", "COMMIT", "COMMAND")
@@ -39,16 +39,10 @@ def runs_table(rows: list[list[str]], width: int | None) -> list[str]:
     go; ID, DATE, STATUS and the command stay."""
     columns = [Column(head, [row[index] for row in rows], right=head in ("ID", "RECORDS", "FAILURES"),
                       cut=head == "COMMAND") for index, head in enumerate(HEADINGS)]
-    short_dates = Column("DATE", [_short_date(row[1]) for row in rows])
+    short_dates = Column("DATE", [short_date(row[1]) for row in rows])
     steps = [Narrower("RECORDS hidden", {4: None}), Narrower("dates without year and seconds", {1: short_dates}),
              Narrower("FAILURES hidden", {5: None}), CUT, Narrower("COMMIT hidden", {6: None}),
              Narrower("PLATFORMS hidden", {3: None})]
     fitted = fit(columns, steps, width)
     return [*fitted.lines(), *fitted.note_lines("widen the terminal")]
 
-
-def _short_date(started_at: str) -> str:
-    """2026-11-26T07:22:46Z as 11-26 07:22 (a stored date is ISO 8601; anything else as it is)."""
-    if len(started_at) >= 16 and started_at[10] == "T":
-        return started_at[5:16].replace("T", " ")
-    return started_at

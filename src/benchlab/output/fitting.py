@@ -105,6 +105,14 @@ class Fitted:
         return textwrap.wrap(note, self.width, break_on_hyphens=False) if self.width else [note]
 
 
+def short_date(stored: str) -> str:
+    """2026-11-26T07:22:46Z as 11-26 07:22, a date column's narrower form (a stored date is
+    ISO 8601; anything else stays as it is)."""
+    if len(stored) >= 16 and stored[10] == "T":
+        return stored[5:16].replace("T", " ")
+    return stored
+
+
 def table_width(columns: list[Column], gap: int = GAP) -> int:
     return sum(column.width for column in columns) + gap * max(len(columns) - 1, 0)
 

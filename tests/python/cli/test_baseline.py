@@ -62,9 +62,9 @@ def test_save_list_show_and_delete(stored, benchlab, clock):
     listing = benchlab("baseline", "list")
     assert (listing.exit_code, listing.stderr) == (0, "")
     assert listing.stdout == LIST_HEADER + (
-        "main                 3     2026-11-23T12:10:00Z   2026-11-22T09:00:00Z   ci-box-1                 -       \n"
-        "nightly-2026-11-21   2     2026-11-23T12:05:00Z   2026-11-21T09:00:00Z   ci-box-1   fedcba9876+   -       \n"
-        "nightly-2026-11-20   1     2026-11-23T12:00:00Z   2026-11-20T09:00:00Z   ci-box-1   0123456789    -       \n")
+        "main                   3   2026-11-23T12:10:00Z   2026-11-22T09:00:00Z   ci-box-1                 -\n"
+        "nightly-2026-11-21     2   2026-11-23T12:05:00Z   2026-11-21T09:00:00Z   ci-box-1   fedcba9876+   -\n"
+        "nightly-2026-11-20     1   2026-11-23T12:00:00Z   2026-11-20T09:00:00Z   ci-box-1   0123456789    -\n")
 
     # exit 1 for a run that ended part-way, as `show` says; 3 samples make a figure uncertain (?)
     for name, run, code, figure in (("nightly-2026-11-20", "1", 0, "10?"), ("main", "3", 1, "12?")):
@@ -79,6 +79,22 @@ def test_save_list_show_and_delete(stored, benchlab, clock):
         0, "deleted baseline 'main' (run 3 stays stored)\n", "")
     assert benchlab("baseline", "list").stdout == LIST_HEADER + "\n".join(listing.stdout.splitlines()[3:]) + "\n"
     assert benchlab("show", "3").exit_code == 1  # the run is still there
+
+
+def test_list_fits_a_narrow_terminal_and_says_what_went(stored, benchlab, clock, monkeypatch):
+    assert benchlab("baseline", "save", "nightly-2026-11-20", "1").exit_code == 0
+    monkeypatch.setenv("COLUMNS", "60")
+    narrow = benchlab("baseline", "list").stdout.splitlines()
+    # BINARIES, the dates' year and seconds, HOST and SAVED go (51 columns); NAME, RUN and the run's date stay
+    assert narrow == ["NAME                 RUN   RUN DATE      COMMIT",
+                      "─" * 51,
+                      "nightly-2026-11-20     1   11-20 09:00   0123456789",
+                      "(at 60 columns: BINARIES hidden, dates without year and",
+                      "seconds, HOST hidden, SAVED hidden; widen the terminal)"]
+    monkeypatch.setenv("COLUMNS", "34")
+    tiny = benchlab("baseline", "list").stdout.splitlines()
+    assert max(len(line) for line in tiny) <= 34
+    assert tiny[0].split() == ["NAME", "RUN", "RUN", "DATE"] and tiny[2].startswith("nightly-2026-11…")
 
 
 def test_saving_an_existing_name_needs_force(stored, benchlab, clock):
