@@ -167,8 +167,9 @@ def print_run(store, run_id: int, output_format: str | None, out_path: str | Non
         profile = store.load_profile(run_id)
         if profile:  # a run of `benchlab profile`: its buckets are what it has to show
             from benchlab.output.profiles import profile_json, profile_table
-            render = profile_json if output_format == "json" else profile_table
-            click.echo(render((run["context"] or {}).get("profile") or {}, profile, None), nl=False)
+            info = (run["context"] or {}).get("profile") or {}
+            click.echo(profile_json(info, profile, None) if output_format == "json" else
+                       profile_table(info, profile, None, terminal_width(sys.stdout)), nl=False)
             return ExitCode.OK
     table = Table(platforms=list(run["platforms"] or []), records=records, faults=faults,
                     run={"id": run["id"], "status": run["status"], "started_at": run["started_at"],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+import sys
 from pathlib import Path
 
 import click
@@ -26,6 +27,7 @@ from benchlab.measuring.platforms import Platform, resolve_platforms
 from benchlab.measuring.process import run_process
 from benchlab.profiling import perf
 from benchlab.profiling.buckets import Buckets, by_dso, load_buckets
+from benchlab.output.fitting import terminal_width
 from benchlab.output.profiles import profile_json, profile_table
 from benchlab.profiling.session import Plan, Profile, profile_with_callgrind, profile_with_perf
 from benchlab.profiling.symbols import unresolved_warning
@@ -103,7 +105,8 @@ def command(context: click.Context, targets: tuple[str, ...], buckets_path: str 
     info = _profile_info(target, buckets, buckets_path, profiles, body, event, options, instructions)
     rows = [row for p in profiles for row in p.rows()]
     run_id = _store(store, config, platforms, argv, info, rows) if store else None
-    text = (profile_json if output_format == "json" else profile_table)(info, rows, run_id)
+    text = profile_json(info, rows, run_id) if output_format == "json" else \
+        profile_table(info, rows, run_id, terminal_width(sys.stdout))
     click.echo(text, nl=False)
     if out_path:
         as_json = output_format == "json" or out_path.lower().endswith(".json")

@@ -164,13 +164,14 @@ def _cut(columns: list[Column], width: int, gap: int) -> list[Column]:
     for index, column in enumerate(columns):
         if column.cut and column.width > MIN_CUT and excess > 0:
             keep = max(MIN_CUT, column.width - excess)
-            result[index] = dataclasses.replace(column, heading=_shortened(column.heading, keep),
-                                                cells=[_shortened(cell, keep) for cell in column.cells])
+            result[index] = dataclasses.replace(column, heading=shortened(column.heading, keep),
+                                                cells=[shortened(cell, keep) for cell in column.cells])
             break
     return result
 
 
-def _shortened(text: str, keep: int) -> str:
+def shortened(text: str, keep: int) -> str:
+    """`text` within `keep` cells, its end replaced by … when it is longer."""
     if cell_len(text) <= keep:
         return text
     while cell_len(text) > keep - 1:

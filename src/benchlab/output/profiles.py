@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+
 from benchlab.profiling import perf
 from benchlab.output.exporters.json import document_text
+from benchlab.output.fitting import MIN_CUT, shortened, wrapped
 from benchlab.records import printable
+
+#: Spaces between the profile table's columns.
+GAP_BETWEEN = 2
 
 
 def profile_rows(rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, list[dict[str, Any]]]]:
@@ -35,10 +41,14 @@ def profile_json(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int |
     return document_text(document, indent=1)
 
 
-def profile_table(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int | None) -> str:
+def profile_table(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int | None,
+                  width: int | None = None) -> str:
+    """The buckets of each (platform, target) as a table, within `width` columns when one is
+    given (output/fitting.py's terminal_width): long library names are cut with …, then
+    bucket and function names; the headings and notes wrap."""
     lines = []
     for (platform, target), kinds in profile_rows(rows).items():
-        lines.append(_heading(info, platform, target))
+        lines += wrapped([_heading(info, platform, target)], width, "  ")
         inclusive = {row["bucket"]: row for row in kinds["inclusive"]}
         table = [("BUCKET", "SELF", info.get("unit", "samples").upper(), "INCLUSIVE" if inclusive else "")]
         for row in kinds["self"]:
@@ -48,13 +58,14 @@ def profile_table(info: dict[str, Any], rows: list[dict[str, Any]], run_id: int 
             for symbol in row["top_symbols"] or []:
                 table.append((f"  {printable(symbol['symbol'])}", f"{symbol['share']:.2f}%", str(symbol["samples"]),
                               _short_dso(symbol["dso"])))
-        lines += _columns(table)
+        lines += _columns(_fitted(table, width))
+    notes = []
     if any(row["kind"] == "inclusive" for row in rows):
-        lines.append("SELF: % of samples in the bucket's own functions (they add up to 100%); INCLUSIVE: in them "
+        notes.append("SELF: % of samples in the bucket's own functions (they add up to 100%); INCLUSIVE: in them "
                      "or in what they call (they overlap)")
     if run_id is not None:
-        lines.append(f"saved as run {run_id} (benchlab compare RUN {run_id}; benchlab gate --bucket \"NAME<PCT%\")")
-    return "\n".join(lines) + "\n"
+        notes.append(f"saved as run {run_id} (benchlab compare RUN {run_id}; benchlab gate --bucket \"NAME<PCT%\")")
+    return "\n".join(lines + wrapped(notes, width)) + "\n"
 
 
 def _heading(info: dict[str, Any], platform: str, target: str) -> str:
@@ -75,6 +86,25 @@ def _short_dso(dso: str) -> str:
     return dso.rsplit("/", 1)[-1] if dso else ""
 
 
+def _fitted(table: list[tuple[str, ...]], width: int | None) -> list[tuple[str, ...]]:
+    """The table's library names (last column), then its bucket and function names (first),
+    cut to what `width` leaves them after the figures' columns (MIN_CUT at least): a
+    function's name says more than its library's."""
+    for column in (len(table[0]) - 1, 0):
+        widths = [max(cell_len(row[i]) for row in table) for i in range(len(table[0]))]
+        over = sum(widths) + GAP_BETWEEN * (len(widths) - 1) - width if width else 0
+        if over > 0 and widths[column] > MIN_CUT:
+            keep = max(MIN_CUT, widths[column] - over)
+            table = [row[:column] + (_cut_cell(row[column], keep),) + row[column + 1:] for row in table]
+    return table
+
+
+def _cut_cell(cell: str, keep: int) -> str:
+    """A name cut to `keep` cells; a function's indent under its bucket stays."""
+    indent = cell[:len(cell) - len(cell.lstrip(" "))]
+    return indent + shortened(cell[len(indent):], keep - len(indent))
+
+
 def _columns(table: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     out = []
@@ -82,7 +112,7 @@ def _columns(table: list[tuple[str, ...]]) -> list[str]:
         cells = [row[0].ljust(widths[0])] + [cell.rjust(width) for cell, width in zip(row[1:3], widths[1:3])]
         cells += [cell.rjust(width) if i == 3 and not row[0].startswith("  ") else cell.ljust(width)
                   for i, (cell, width) in enumerate(zip(row[3:], widths[3:]), start=3)]
-        out.append("  ".join(cells).rstrip())
+        out.append((" " * GAP_BETWEEN).join(cells).rstrip())
     return out
 
 
