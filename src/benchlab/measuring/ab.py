@@ -26,7 +26,7 @@ import numpy as np
 
 from benchlab import stats
 from benchlab.statistics import distributions
-from benchlab.statistics.compare import Comparison
+from benchlab.statistics.compare import Comparison, family_level
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.measuring.runner import Runner, Unit
@@ -58,14 +58,6 @@ class ABResult:
     seconds: float
     #: Pairs dropped after a failed process (drop_failing): name -> why.
     failed: dict[str, str] = dataclasses.field(default_factory=dict)
-
-
-def family_level(rows: int, level: float = stats.CI_LEVEL) -> float:
-    """The level of each of `rows` intervals for all of them to hold together at `level`
-    (Bonferroni). A gate judges every row of a suite at once: with 10 rows of identical
-    code at 99% each, one of them lands above the threshold by chance in up to 1 judgment
-    in 10 rather than 1 in 100 (bench/README.md, "Verdicts on a busy machine")."""
-    return 1 - (1 - level) / max(1, rows)
 
 
 def paired_interval(ratios: list[float], level: float = stats.CI_LEVEL) -> tuple[float, float, float]:

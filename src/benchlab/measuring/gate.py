@@ -110,8 +110,9 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
             check_time_limit(time_limit, benchmark_counts(store, request.run, plan))
         if plan is None or plan.fallbacks or not plan.pairs:
             calibrate_first_time(config, store, request.run, listener)
+        # every row judged at once: the stored figures' intervals hold together, as re-measured ones do
         comparisons, side_a, side_b = compare_sides(config, request.baseline, request.run, lambda: store,
-                                                    request.floor)
+                                                    request.floor, family=True)
         if plan is not None and plan.pairs:
             remeasured = remeasure_rows(config, comparisons, plan, request, time_limit, listener)
             comparisons = remeasured.comparisons

@@ -53,13 +53,14 @@ def load_side(text: str, store_opener: Callable[[], Any]) -> Side:
 
 
 def compare_sides(config: Config, a_text: str, b_text: str, store_opener: Callable[[], Any],
-                  floor: float | None) -> tuple[list[Comparison], Side, Side]:
+                  floor: float | None, family: bool = False) -> tuple[list[Comparison], Side, Side]:
     """B held against A, per benchmark both have, at the noise floor `floor` (percent; None:
-    benchlab.toml's); an error when they have neither a benchmark nor a profile in common."""
+    benchlab.toml's); an error when they have neither a benchmark nor a profile in common.
+    `family`: the rows' intervals hold together (the gate judges them at once)."""
     a, b = load_side(a_text, store_opener), load_side(b_text, store_opener)
     comparisons = compare(a.records, b.records, floors=config.noise_floors,
                           default_floor=(floor / 100) if floor is not None else config.noise_floor,
-                          levels=b.levels or a.levels)
+                          levels=b.levels or a.levels, family=family)
     if not comparisons and not (a.profile and b.profile):
         raise UserError(f"{a.label} and {b.label} have no benchmark in common",
                         "compare runs of the same programs (benchlab show RUN lists what a run has)")

@@ -44,6 +44,7 @@ from typing import Iterable
 
 from benchlab import stats
 from benchlab.statistics import noise
+from benchlab.statistics.distributions import t_quantile
 from benchlab.statistics.combine import figures, history_key, knows_process_spread
 from benchlab.records import Record, printable
 
@@ -155,9 +156,23 @@ def spread(record: Record) -> tuple[float, float, int]:
     return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
 
 
-def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None) -> tuple[float, float, float, str]:
-    """b/a, its 99% interval, and what the interval rests on; `level` is the spread of
-    whole runs on this machine, when earlier runs gave it."""
+def family_level(rows: int, level: float = stats.CI_LEVEL) -> float:
+    """The level of each of `rows` intervals for all of them to hold together at `level`
+    (Bonferroni). A gate judges every row of a suite at once: with 10 rows of identical
+    code at 99% each, one of them lands above the threshold by chance in up to 1 judgment
+    in 10 rather than 1 in 100 (bench/README.md, "Verdicts on a busy machine")."""
+    return 1 - (1 - level) / max(1, rows)
+
+
+def t_quantile_at(df: int, ci_level: float) -> float:
+    """Student's t at `ci_level` (two-sided): the header's table at 99%, else the exact CDF's."""
+    return stats.t_quantile_99(df) if ci_level == stats.CI_LEVEL else t_quantile(df, ci_level)
+
+
+def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None,
+                   ci_level: float = stats.CI_LEVEL) -> tuple[float, float, float, str]:
+    """b/a, its interval at `ci_level` (99%), and what the interval rests on; `level` is the
+    spread of whole runs on this machine, when earlier runs gave it."""
     fa, se_a, na = spread(a)
     fb, se_b, nb = spread(b)
     ratio = fb / fa
@@ -178,7 +193,7 @@ def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None) ->
         total = var_a + var_b
         df = 10 ** 6  # the within-process intervals are already at 99%: normal
         scope = WITHIN_ONE_PROCESS
-    half = stats.t_quantile_99(max(1, int(df))) * math.sqrt(total)
+    half = t_quantile_at(max(1, int(df)), ci_level) * math.sqrt(total)
     return ratio, ratio * math.exp(-half), ratio * math.exp(half), scope
 
 
@@ -195,23 +210,26 @@ def _process_part(relative_variance: float, processes: int,
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
-            levels: dict[tuple, noise.RunLevel] | None = None) -> list[Comparison]:
+            levels: dict[tuple, noise.RunLevel] | None = None, family: bool = False) -> list[Comparison]:
     """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
 
     `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
-    spread between runs on B's machine (Store.run_levels), by B's figure.
+    spread between runs on B's machine (Store.run_levels), by B's figure. `family`: the
+    intervals hold together at 99% (family_level), for a judgment of every row at once
+    (the gate); else each holds at 99% on its own (`compare`, a row read by itself).
     """
     floors, levels = floors or {}, levels or {}
     b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
+    pairs = [(a, b_by_key[(a.key, a.platform)]) for a in figures(list(records_a))
+             if (a.key, a.platform) in b_by_key and _measured(a) and a.unit == b_by_key[(a.key, a.platform)].unit]
+    ci_level = family_level(len(pairs)) if family else stats.CI_LEVEL
     result = []
-    for a in figures(list(records_a)):
-        b = b_by_key.get((a.key, a.platform))
-        if b is None or not _measured(a) or a.unit != b.unit:
-            continue
+    for a, b in pairs:
         deterministic = _deterministic(a) and _deterministic(b)
         # A count that is the same on every run of the same code has no spread between runs:
         # the differences between its earlier runs are changes of the code.
-        ratio, low, high, scope = ratio_interval(a, b, None if deterministic else levels.get(history_key(b)))
+        ratio, low, high, scope = ratio_interval(a, b, None if deterministic else levels.get(history_key(b)),
+                                                 ci_level)
         if deterministic and low == high:
             scope = EXACT
         result.append(Comparison(

@@ -163,7 +163,8 @@ def test_rounds_that_met_different_host_states_do_not_set_the_width():
 def test_the_intervals_of_many_rows_hold_together():
     # Ten figures of one binary judged at once: each interval at 1 - 1%/10, so that all ten
     # hold together at 99% (Bonferroni): identical code is flagged in 1 judgment in 100, not 10.
-    from benchlab.measuring.ab import family_level, paired_interval
+    from benchlab.measuring.ab import paired_interval
+    from benchlab.statistics.compare import family_level
     figures = {f"row{k}": 100.0 for k in range(10)}
     runner = StandIn({"a": figures, "b": figures}, spread=0.02)
     result = ABRun(runner, [pair("suite", "a", "b")], seed=1, precision=0.0, time_limit=60, max_rounds=30,

@@ -36,6 +36,23 @@ def test_the_ratio_interval_is_welch_on_the_log_of_the_ratio_of_process_means():
     assert scope == BETWEEN_PROCESSES
 
 
+def test_a_family_of_rows_is_judged_at_the_level_that_holds_for_all_of_them():
+    # 10 rows judged at once (the gate): each interval at 1 - 0.01/10 = 99.9%, scipy's t at the same df
+    a, b = [100.0, 101.0, 99.0, 100.5, 99.5], [103.0, 104.5, 102.0, 103.5, 102.5]
+    runs_a = [r for n in range(10) for r in run(a, bench=f"b{n}")]
+    runs_b = [r for n in range(10) for r in run(b, bench=f"b{n}")]
+    alone, together = compare(runs_a, runs_b)[0], compare(runs_a, runs_b, family=True)[0]
+    var_a = (np.std(a, ddof=1) / np.mean(a)) ** 2 / 5
+    var_b = (np.std(b, ddof=1) / np.mean(b)) ** 2 / 5
+    df = int((var_a + var_b) ** 2 / (var_a ** 2 / 4 + var_b ** 2 / 4))
+    widened = scipy_stats.t.ppf(1 - 0.001 / 2, df) / scipy_stats.t.ppf(0.995, df)
+    assert math.log(together.high / together.ratio) == pytest.approx(
+        widened * math.log(alone.high / alone.ratio), rel=1e-6)
+    # one row is its own family: 99%
+    one = compare(run(a), run(b), family=True)[0]
+    assert (one.low, one.high) == pytest.approx((alone.low, alone.high), rel=1e-12)
+
+
 def test_three_verdicts_against_the_threshold_never_below_the_noise_floor():
     base = run([100.0, 100.2, 99.8, 100.1, 99.9])
     [same] = compare(base, run([100.1, 99.9, 100.0, 100.2, 99.8]))
