@@ -350,25 +350,32 @@ def meanings(root: pathlib.Path) -> None:
           f"(lines {', '.join(map(str, stops))})")
 
 
+def modules_beside(root: pathlib.Path, test: pathlib.Path) -> list[str]:
+    """The modules (and packages) of src/benchlab/<folder> for tests/python/<folder>/test_*.py."""
+    folder = root / "src/benchlab" / test.relative_to(root / "tests/python").parent
+    if not folder.is_dir():
+        return []
+    modules = [p.stem.rstrip("_") for p in folder.glob("*.py") if p.stem != "__init__"]
+    return modules + [p.name for p in folder.iterdir() if (p / "__init__.py").is_file()]
+
+
 def mirrored(root: pathlib.Path, test: pathlib.Path) -> bool:
     """Whether tests/python/<folder>/test_<module>[_<aspect>].py names a module of src/benchlab/<folder>
     (or header/ and project/, the tests of what is outside src/)."""
-    relative = test.relative_to(root / "tests/python")
-    if relative.parts[0] in ("header", "project"):
+    if test.relative_to(root / "tests/python").parts[0] in ("header", "project"):
         return True
-    folder = root / "src/benchlab" / relative.parent
     name = test.stem[len("test_"):]
-    modules = [p.stem.rstrip("_") for p in folder.glob("*.py") if p.stem != "__init__"]
-    modules += [p.name for p in folder.iterdir() if (p / "__init__.py").is_file()] if folder.is_dir() else []
-    return any(name == m or name.startswith(m + "_") for m in modules)
+    return any(name == m or name.startswith(m + "_") for m in modules_beside(root, test))
 
 
 def tests_against_source(root: pathlib.Path) -> None:
     tests = sorted((root / "tests/python").rglob("test_*.py"))
     others = [t for t in tests if not mirrored(root, t)]
     suffixed = [t for t in tests if t.stem.endswith("_cli")]
-    print(f"\n## test files that mirror src/ by folder and name: {len(tests) - len(others)} of {len(tests)}; "
-          f"files named *_cli: {len(suffixed)}")
+    exact = [t for t in tests if t.stem[len("test_"):] in modules_beside(root, t)]
+    print(f"\n## test files that mirror src/ by folder and name: {len(tests) - len(others)} of {len(tests)} "
+          f"({len(exact)} named after their module alone, the others test_<module>_<aspect> or of header/ "
+          f"and project/); files named *_cli: {len(suffixed)}")
     for test in others:
         print(f"  {test.relative_to(root)}")
 

@@ -1,5 +1,5 @@
 """A small C program with known costs per function, and buckets for it: what the profile
-tests (profiling/test_profile.py) and the profile command's tests (cli/test_profile_cli.py)
+tests (profiling/test_session.py) and the profile command's tests (cli/test_profile.py)
 both build and read."""
 from __future__ import annotations
 

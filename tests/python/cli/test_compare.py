@@ -35,7 +35,7 @@ def test_compare_two_stored_runs_with_the_processes_as_the_unit(project, benchla
 
 
 def test_gate_exits_3_on_a_regression_beyond_the_threshold_and_0_otherwise(project, benchlab):
-    # Stored figures alone: no machine prior measured first (test_gate_remeasure.py has that).
+    # Stored figures alone: no machine prior measured first (measuring/test_remeasure.py has that).
     write(project / "benchlab.toml", "[gate]\ncalibrate = false\n")
     lind_run(project, benchlab, "240 + n % 2")
     lind_run(project, benchlab, "242 + n % 2")   # 0.8% slower: inside the default 2%, at the 2 rows' family level
