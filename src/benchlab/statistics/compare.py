@@ -220,8 +220,11 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
     """
     floors, levels = floors or {}, levels or {}
     b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
-    pairs = [(a, b_by_key[(a.key, a.platform)]) for a in figures(list(records_a))
-             if (a.key, a.platform) in b_by_key and _measured(a) and a.unit == b_by_key[(a.key, a.platform)].unit]
+    pairs = []
+    for a in figures(list(records_a)):
+        b = b_by_key.get((a.key, a.platform))
+        if b is not None and _measured(a) and a.unit == b.unit:
+            pairs.append((a, b))
     ci_level = family_level(len(pairs)) if family else stats.CI_LEVEL
     result = []
     for a, b in pairs:

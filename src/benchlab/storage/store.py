@@ -558,8 +558,9 @@ def fault_row(run_id: int, fault: Fault) -> dict[str, Any]:
     """A Fault as a row of `faults` (row_fault reads it back)."""
     row = {column.name: getattr(fault, column.name, None) for column in schema.FAULTS.written}
     # PostgreSQL's text columns cannot hold a NUL, which a compiler's message quoting a
-    # broken source can carry: written as \0 on both engines alike.
-    row.update(run_id=run_id, reason=fault.reason.replace("\0", "\\0"))
+    # broken source can carry: written as \0 on both engines alike, as Fault() makes a
+    # reason it is given (records.storable), also when it was set later.
+    row.update(run_id=run_id, reason=storable(fault.reason))
     return row
 
 
