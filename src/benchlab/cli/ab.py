@@ -121,7 +121,8 @@ def _single(argument: str, config) -> Target:
               help="A git revision; give two, and one or more TARGETs (suite directories or files).")
 @click.option("--platform", "platform_name", default="native", metavar="NAME", help="Where to run (default native).")
 @click.option("--precision", type=FiniteFloatRange(min=0.01, max=100), default=1.0, metavar="PCT",
-              help="Stop once every ratio's 99% interval is within +-PCT% (default 1).")
+              help="Without --max-regression: stop once every ratio's 99% interval is within +-PCT% (default 1). "
+                   "With it, a row is measured until it is decided or the time is out.")
 @click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=1e6), metavar="S",
               help="Stop after S seconds in any case (default: 10 s per program, at least 30).")
 @click.option("--max-rounds", type=click.IntRange(min=2, max=100000), default=1000, metavar="N")

@@ -3,11 +3,14 @@
 Each round runs one process of A and one of B, in an order drawn at random for that
 round (randomized multiple interleaved trials: Abedi and Brecht, ICPE 2017), so load
 that comes and goes meets both, and pairs them: for every benchmark the round gives
-one ratio, B's median over A's. Rounds go on until every benchmark's interval is
-narrower than --precision (after MIN_ROUNDS), or --time-limit. The ratio is the
-geometric mean of the rounds' ratios; its 99% interval is the t interval of their
-logarithms, the error term being how much the pairs disagree: what a shared slow phase
-does to both halves of a pair cancels in their ratio.
+one ratio, B's median over A's. The ratio and its interval come from the rounds' ratios
+(statistics/paired.py), the error term being how much the pairs disagree: what a shared
+slow phase does to both halves of a pair cancels in their ratio.
+
+When to stop is the stopping rule's (statistics/sequential.py): rounds are read only at
+its looks (4, 6, 9, 14, ... rounds), at a level that holds 99% over all of them. With a
+threshold (`decided`: the gate, `ab --max-regression`) a figure is measured until a look
+decides it or the time is out; without one, until every interval is within --precision.
 
 With `duet`, A and B run at the same time, one per CPU, swapping CPUs each round (Bulej
 et al., "Duet benchmarking: improving measurement accuracy in the cloud", Empirical
@@ -24,19 +27,16 @@ from typing import Callable
 
 import numpy as np
 
-from benchlab import stats
-from benchlab.statistics import distributions
-from benchlab.statistics.compare import Comparison, family_level
+from benchlab.statistics import sequential
+from benchlab.statistics.compare import Comparison
+from benchlab.statistics.paired import paired_interval
 from benchlab.errors import UserError
 from benchlab.records import Fault, Record
 from benchlab.measuring.runner import Runner, Unit
 
-#: Rounds before a precision stop: fewer give a t interval of 1 degree of freedom.
-MIN_ROUNDS = 4
-#: From this many rounds on, the signed-rank interval (paired_interval).
-ROBUST_FROM = 10
-#: The standard normal's 0.995 quantile: a two-sided 99% interval.
-Z_995 = 2.5758293035489004
+#: Rounds before the first look (sequential.FIRST_LOOK): fewer give a t interval of too
+#: few degrees of freedom to decide anything.
+MIN_ROUNDS = sequential.FIRST_LOOK
 #: What an A/B interval rests on (compare.Comparison.scope).
 PAIRED_ROUNDS = "paired rounds"
 
@@ -58,48 +58,6 @@ class ABResult:
     seconds: float
     #: Pairs dropped after a failed process (drop_failing): name -> why.
     failed: dict[str, str] = dataclasses.field(default_factory=dict)
-
-
-def paired_interval(ratios: list[float], level: float = stats.CI_LEVEL) -> tuple[float, float, float]:
-    """The rounds' ratio and its 99% interval, on their logarithms: from ROBUST_FROM rounds
-    on, the Hodges-Lehmann estimate (the median of the Walsh averages) and the Wilcoxon
-    signed-rank interval; before that, their mean and the t interval.
-
-    Why not the mean and t from the start: on a VM whose host switches state within
-    seconds, a round whose two processes met different states reads +-30% where the others
-    agree to 1-2%. Those rounds come in both directions (the order of A and B is drawn
-    each round), so the logs stay symmetric about the true ratio, which is all the signed-
-    rank interval assumes; but they make the sd, and so the t interval, several times
-    wider than the rounds that agree (tests/python/cli/test_ab.py: a contaminated A/A, 30% of
-    rounds +-30%: the t interval +-4.5% wide, the signed-rank one +-0.8%, both covering 1
-    at least 99% of the time)."""
-    logs = [math.log(r) for r in ratios]
-    if len(logs) < 2:
-        return math.exp(logs[0]) if logs else 1.0, 0.0, math.inf
-    if len(logs) >= ROBUST_FROM:
-        z = Z_995 if level == stats.CI_LEVEL else distributions.normal_quantile_two_sided(level)
-        centre, low, high = signed_rank_interval(logs, z)
-        return math.exp(centre), math.exp(low), math.exp(high)
-    mean = sum(logs) / len(logs)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
-    t = stats.t_quantile_99(len(logs) - 1) if level == stats.CI_LEVEL else distributions.t_quantile(len(logs) - 1, level)
-    half = t * sd / math.sqrt(len(logs))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
-
-
-def signed_rank_interval(values: list[float], z: float = Z_995) -> tuple[float, float, float]:
-    """The Hodges-Lehmann estimate of the centre of a symmetric distribution and its
-    interval by Wilcoxon's signed-rank statistic (normal approximation: n >= ROBUST_FROM;
-    `z` the normal quantile of its level, 99% by default): the k-th smallest and largest
-    of the n(n+1)/2 Walsh averages (x_i + x_j) / 2, i <= j."""
-    x = np.asarray(values, dtype=float)
-    n = len(x)
-    i, j = np.triu_indices(n)
-    walsh = np.sort((x[i] + x[j]) / 2)
-    m = len(walsh)
-    k = int(math.floor(m / 2 - z * math.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
-    k = min(max(k, 0), (m - 1) // 2)
-    return float(np.median(walsh)), float(walsh[k]), float(walsh[m - 1 - k])
 
 
 #: Each benchmark's sampling time in a process of `ab` or the gate's re-measurement (the
@@ -148,10 +106,11 @@ class ABRun:
                  decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False,
                  clock: Callable[[], float] = time.monotonic, on_round: Callable[[int], None] = lambda _: None):
         self.runner, self.pairs = runner, pairs
-        #: Stop once every figure's interval (key, low, high) is decided, after MIN_ROUNDS: the
-        #: gate's early stop at the precision its threshold needs (remeasure.py). A decided
+        #: Whether a figure's interval (key, low, high) is decided: the gate's and `ab
+        #: --max-regression`'s verdict against the threshold (remeasure.decider). A decided
         #: figure is measured no more: its binary's later processes run only the undecided
-        #: benchmarks (--filter), so the rounds go where the answer is missing.
+        #: benchmarks (--filter), so the rounds go where the answer is missing. Without it,
+        #: rounds stop once every interval is within `precision`.
         self.decided = decided
         self.clock = clock
         #: per (pair name, record key, platform): what --filter selects that figure by
@@ -168,6 +127,13 @@ class ABRun:
         self.ratios: dict[tuple, list[float]] = {}
         self.units: dict[tuple, str] = {}
         self.figures: dict[tuple, tuple[list[float], list[float]]] = {}  # A's and B's medians
+        #: per figure decided at a look: the rounds its verdict rests on and the look's level.
+        #: A verdict once reached is final: rounds a figure gets after it (its benchmark ran
+        #: for another one's sake) are not read.
+        self.closed: dict[tuple, tuple[int, float]] = {}
+        self.rule: sequential.Rule | None = None
+        #: The rounds of the latest look: the open figures are read at its level.
+        self.last_look = 0
         self.records: list[Record] = []
         self.faults: list[Fault] = []
 
@@ -175,7 +141,7 @@ class ABRun:
         started = self.clock()
         rounds = 0
         while rounds < self.max_rounds:
-            running = [pair for pair in self.pairs if pair.name not in self.failed and not self._pair_decided(pair, rounds)]
+            running = [pair for pair in self.pairs if pair.name not in self.failed and not self._pair_decided(pair)]
             if not running:
                 break
             for pair in running:
@@ -184,21 +150,44 @@ class ABRun:
             self.on_round(rounds)
             if rounds % 10 == 0:
                 self.progress(f"round {rounds}: the widest interval is +-{self._widest():.2%}")
-            if rounds >= MIN_ROUNDS and (self._widest() <= self.precision or self._all_decided()):
-                break
-            if self.clock() - started >= self.time_limit:
+            out_of_time = self.clock() - started >= self.time_limit
+            if self.ratios and (self._stopping_rule().is_look(rounds) or out_of_time or rounds >= self.max_rounds):
+                if self._look(rounds) or self._stopping_rule().ended(rounds):
+                    break
+            if out_of_time:
                 break
         return ABResult(self._comparisons(), rounds, self.records, self.faults, self.clock() - started,
                         dict(self.failed))
 
+    def _stopping_rule(self) -> sequential.Rule:
+        """The looks and their level, fixed at the first look (the rows are known by then):
+        as many looks as the most rounds that could fit --max-rounds and the time limit."""
+        if self.rule is None:
+            fastest = least_round_seconds([0] * len(self.pairs))
+            most = min(self.max_rounds, math.ceil(self.time_limit / fastest))
+            self.rule = sequential.Rule(len(self.ratios), most)
+        return self.rule
+
+    def _look(self, rounds: int) -> bool:
+        """Read every open figure's interval at the look's level, close the decided ones;
+        whether the rounds may stop: every figure decided, or (without a threshold) every
+        interval within --precision."""
+        self.last_look = rounds
+        if self.decided is None:
+            return self._widest() <= self.precision
+        level = self._stopping_rule().level_at(rounds)
+        for key, ratios in self.ratios.items():
+            if key not in self.closed and self.decided(key[1], *paired_interval(ratios, level)[1:]):
+                self.closed[key] = (len(ratios), level)
+        return len(self.closed) == len(self.ratios)
+
     def _undecided_filters(self, pair: Pair, rounds: int) -> tuple[str, ...] | None:
         """--filter values selecting the pair's undecided figures (None: run every benchmark):
-        only for benchlab binaries, after MIN_ROUNDS, and when some of its figures are decided."""
-        if self.decided is None or rounds < MIN_ROUNDS or pair.a.target.flavor != "benchlab":
+        only for benchlab binaries, and when some of its figures are decided."""
+        if self.decided is None or pair.a.target.flavor != "benchlab":
             return None
-        mine = {key: ratios for key, ratios in self.ratios.items() if key[0] == pair.name}
-        open_keys = [key for key, ratios in mine.items()
-                     if not self.decided(key[1], *paired_interval(ratios, self.level)[1:])]
+        mine = [key for key in self.ratios if key[0] == pair.name]
+        open_keys = [key for key in mine if key not in self.closed]
         if len(open_keys) == len(mine) or any(key not in self.filters for key in open_keys):
             return None
         return tuple(sorted({self.filters[key] for key in open_keys}))
@@ -241,36 +230,34 @@ class ABRun:
             a_medians.append(a.median)
             b_medians.append(record.median)
 
-    def _pair_decided(self, pair: Pair, rounds: int) -> bool:
-        """Whether every figure of `pair` is decided (after MIN_ROUNDS): its processes need not
-        run again while the others' go on, so the undecided get the rounds."""
-        mine = [(key, ratios) for key, ratios in self.ratios.items() if key[0] == pair.name]
-        return (self.decided is not None and rounds >= MIN_ROUNDS and bool(mine)
-                and all(self.decided(key[1], *paired_interval(ratios, self.level)[1:]) for key, ratios in mine))
+    def _pair_decided(self, pair: Pair) -> bool:
+        """Whether every figure of `pair` is decided: its processes need not run again while
+        the others' go on, so the undecided get the rounds."""
+        mine = [key for key in self.ratios if key[0] == pair.name]
+        return bool(mine) and all(key in self.closed for key in mine)
 
-    def _all_decided(self) -> bool:
-        if self.decided is None or not self.ratios:
-            return False
-        return all(self.decided(key[1], *paired_interval(ratios, self.level)[1:])
-                   for key, ratios in self.ratios.items())
-
-    @property
-    def level(self) -> float:
-        """Each figure's interval level: 99% for all of them together (family_level)."""
-        return family_level(len(self.ratios))
+    def _read(self, key: tuple) -> tuple[list[float], float]:
+        """The rounds a figure's interval rests on and its level: those of its decision, if
+        it was decided; else all of them, at the latest look's level (99% for all figures
+        together, over all the rule's looks: sequential.py)."""
+        if key in self.closed:
+            rounds, level = self.closed[key]
+            return self.ratios[key][:rounds], level
+        return self.ratios[key], self._stopping_rule().level_at(self.last_look)
 
     def _widest(self) -> float:
         widths = []
-        for ratios in self.ratios.values():
-            ratio, low, high = paired_interval(ratios, self.level)
+        for key in self.ratios:
+            ratio, low, high = paired_interval(*self._read(key))
             widths.append(max(high / ratio - 1, 1 - low / ratio))
         return max(widths) if widths else math.inf
 
     def _comparisons(self) -> list[Comparison]:
         result = []
-        for (name, key, platform), ratios in self.ratios.items():
-            ratio, low, high = paired_interval(ratios, self.level)
-            a_medians, b_medians = self.figures[(name, key, platform)]
+        for name, key, platform in self.ratios:
+            ratios, level = self._read((name, key, platform))
+            ratio, low, high = paired_interval(ratios, level)
+            a_medians, b_medians = (side[:len(ratios)] for side in self.figures[(name, key, platform)])
             a_figure, b_figure = paired_figures(a_medians, ratio)
             result.append(Comparison(key=key, platform=platform, unit=self.units[(name, key, platform)],
                                      a=a_figure, b=b_figure, program=name,
@@ -296,8 +283,10 @@ def paired_figures(a_medians: list[float], ratio: float) -> tuple[float, float]:
 
 
 def paired_scope(method: str, rows: int) -> str:
-    """What an interval of paired rounds rests on, and that it holds together with the others'."""
-    return method if rows <= 1 else f"{method}; 99% for all {rows} rows together"
+    """What an interval of paired rounds rests on, and that it holds with the others' over
+    every look the stopping rule took (sequential.py)."""
+    together = "" if rows <= 1 else f" for all {rows} rows together"
+    return f"{method}; 99%{together} over every look"
 
 
 def filter_text(record: Record) -> str:

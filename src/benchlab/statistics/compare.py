@@ -45,6 +45,7 @@ from typing import Iterable
 from benchlab import stats
 from benchlab.statistics import noise
 from benchlab.statistics.distributions import t_quantile
+from benchlab.statistics.sequential import family_level
 from benchlab.statistics.combine import figures, history_key, knows_process_spread
 from benchlab.records import Record, printable
 
@@ -156,14 +157,6 @@ def spread(record: Record) -> tuple[float, float, int]:
     return figure, max(high - figure, figure - low) / stats.t_quantile_99(10 ** 6), 1
 
 
-def family_level(rows: int, level: float = stats.CI_LEVEL) -> float:
-    """The level of each of `rows` intervals for all of them to hold together at `level`
-    (Bonferroni). A gate judges every row of a suite at once: with 10 rows of identical
-    code at 99% each, one of them lands above the threshold by chance in up to 1 judgment
-    in 10 rather than 1 in 100 (bench/README.md, "Verdicts on a busy machine")."""
-    return 1 - (1 - level) / max(1, rows)
-
-
 def t_quantile_at(df: int, ci_level: float) -> float:
     """Student's t at `ci_level` (two-sided): the header's table at 99%, else the exact CDF's."""
     return stats.t_quantile_99(df) if ci_level == stats.CI_LEVEL else t_quantile(df, ci_level)
@@ -215,8 +208,10 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
 
     `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
     spread between runs on B's machine (Store.run_levels), by B's figure. `family`: the
-    intervals hold together at 99% (family_level), for a judgment of every row at once
-    (the gate); else each holds at 99% on its own (`compare`, a row read by itself).
+    intervals hold together at 99% (sequential.family_level), for a judgment of every row at
+    once (the gate): stored figures are one look of the stopping rule (sequential.py), so
+    the rows' share of the 1% is all there is to it; else each holds at 99% on its own
+    (`compare`, a row read by itself).
     """
     floors, levels = floors or {}, levels or {}
     b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}

@@ -5,6 +5,7 @@ import random
 from types import SimpleNamespace
 
 from benchlab.measuring.ab import MIN_ROUNDS, ABRun, Pair
+from benchlab.statistics.sequential import LOOKS, Rule
 from benchlab.records import Fault, Record
 from benchlab.measuring.remeasure import decider
 from benchlab.measuring.runner import UnitResult
@@ -65,10 +66,10 @@ def test_rounds_stop_once_every_figure_is_on_one_side_of_its_threshold():
 
 def test_a_decided_pair_stops_while_an_undecided_one_goes_on():
     # "two" sits on the threshold (2% slower, +-2% a round, against 2%): never decided, so it runs to
-    # max_rounds, while "one" (10% slower) stops after MIN_ROUNDS.
+    # max_rounds, while "one" (10% slower) stops at the first look that decides it.
     runner = StandIn({"a1": 100.0, "b1": 110.0, "a2": 100.0, "b2": 102.0}, spread=0.02)
     result = run(runner, [pair("one", "a1", "b1"), pair("two", "a2", "b2")])
-    assert runner.ran["a1"] == MIN_ROUNDS and runner.ran["a2"] == result.rounds > MIN_ROUNDS
+    assert runner.ran["a1"] in LOOKS and runner.ran["a2"] == result.rounds == 200
 
 
 def test_a_pair_that_fails_is_dropped_with_its_reason_and_the_others_go_on():
@@ -79,16 +80,17 @@ def test_a_pair_that_fails_is_dropped_with_its_reason_and_the_others_go_on():
 
 
 def test_a_decided_row_is_measured_no_more_while_its_binary_runs_the_undecided_ones():
-    # One binary, two benchmarks: "fast_change" is 10% slower (decided after MIN_ROUNDS),
+    # One binary, two benchmarks: "fast_change" is 10% slower (decided at a look),
     # "on_edge" sits on the threshold (never decided). From then on the binary's processes
-    # run only "on_edge" (--filter), so "fast_change" keeps its MIN_ROUNDS rounds.
+    # run only "on_edge" (--filter), so "fast_change" keeps the rounds of its look.
     runner = StandIn({"a": {"fast_change": 100.0, "on_edge": 100.0}, "b": {"fast_change": 110.0, "on_edge": 102.0}},
                      spread=0.02)
     result = run(runner, [pair("suite", "a", "b")])
     rounds = {c.key[0]: len(c.rounds[0]) for c in result.comparisons}
-    assert rounds == {"fast_change": MIN_ROUNDS, "on_edge": result.rounds} and result.rounds > MIN_ROUNDS
-    assert runner.filters["a"][:MIN_ROUNDS] == [None] * MIN_ROUNDS
-    assert set(runner.filters["a"][MIN_ROUNDS:]) == {("on_edge",)}
+    decided_at = rounds["fast_change"]
+    assert decided_at in LOOKS and rounds["on_edge"] == result.rounds == 200
+    assert runner.filters["a"][:decided_at] == [None] * decided_at
+    assert set(runner.filters["a"][decided_at:]) == {("on_edge",)}
 
 
 def test_a_foreign_binary_is_run_whole():
@@ -128,53 +130,24 @@ def test_the_default_time_limit_grows_with_the_programs_measured():
     assert (default_time_limit(1), default_time_limit(3), default_time_limit(12)) == (30.0, 30.0, 120.0)
 
 
-def test_the_signed_rank_interval_by_hand():
-    import math
-    from benchlab.measuring.ab import signed_rank_interval
-    values = [0.3, -0.1, 0.2, 0.0, 0.5, -0.4, 0.1, 0.25, -0.05, 0.15, 0.35, -0.2]
-    walsh = sorted((values[i] + values[j]) / 2 for i in range(12) for j in range(i, 12))
-    k = math.floor(len(walsh) / 2 - 2.5758293035489004 * math.sqrt(12 * 13 * 25 / 24))
-    centre, low, high = signed_rank_interval(values)
-    assert (low, high) == (walsh[k], walsh[-1 - k]) and k == 6  # the exact table says 7: a little conservative
-    assert centre == (walsh[38] + walsh[39]) / 2  # 78 averages: the middle two
-
-
-def test_rounds_that_met_different_host_states_do_not_set_the_width():
-    """A/A rounds: 70% agree to 1.5%, 30% met different host states and read +-30% (either
-    way). The signed-rank interval holds 1 at least 98% of the time (99% nominal) and is a
-    fraction of the t interval's width, which the contaminated rounds set."""
-    import numpy as np
-    from benchlab import stats
-    from benchlab.measuring.ab import paired_interval
-    rng = np.random.default_rng(17)
-    covered, robust_widths, t_widths = 0, [], []
-    trials = 400
-    for _ in range(trials):
-        n = 60
-        logs = np.where(rng.random(n) < 0.3, rng.choice([-0.3, 0.3], n) + rng.normal(0, 0.05, n), rng.normal(0, 0.015, n))
-        ratio, low, high = paired_interval(list(np.exp(logs)))
-        covered += low <= 1 <= high
-        robust_widths.append(np.log(high / low) / 2)
-        t_widths.append(stats.t_quantile_99(n - 1) * np.std(logs, ddof=1) / np.sqrt(n))
-    assert covered / trials >= 0.98
-    assert np.median(robust_widths) < 0.4 * np.median(t_widths)
-
-
 def test_the_intervals_of_many_rows_hold_together():
-    # Ten figures of one binary judged at once: each interval at 1 - 1%/10, so that all ten
-    # hold together at 99% (Bonferroni): identical code is flagged in 1 judgment in 100, not 10.
-    from benchlab.measuring.ab import paired_interval
-    from benchlab.statistics.compare import family_level
+    # Ten figures of one binary judged at once: each row's share of the 1% is 0.1%, held over
+    # all the looks that 30 rounds allow (4, 6, 9, 14, 21, 31), so that all ten hold together
+    # at 99%: identical code is flagged in 1 judgment in 100, not 10.
+    from benchlab.statistics.paired import paired_interval
+    from benchlab.statistics.sequential import family_level, look_levels
     figures = {f"row{k}": 100.0 for k in range(10)}
     runner = StandIn({"a": figures, "b": figures}, spread=0.02)
     result = ABRun(runner, [pair("suite", "a", "b")], seed=1, precision=0.0, time_limit=60, max_rounds=30,
                    duet=False, floor=0.01).run()
     assert family_level(10) == 0.999 and family_level(1) == 0.99
+    level = look_levels(10, looks=(4, 6, 9, 14, 21, 31))[-1]  # the last look: max_rounds (30) takes the place of 31
+    assert Rule(10, 30).level_at(30) == level and 0.999 < level < 1 - 0.001 / 6  # tighter than one look, looser than Bonferroni
     for c in result.comparisons:
         ratios = [b / a for a, b in zip(*c.rounds)]
-        assert (c.ratio, c.low, c.high) == paired_interval(ratios, 0.999)
+        assert (c.ratio, c.low, c.high) == paired_interval(ratios, level)
         assert c.low < paired_interval(ratios)[1] and c.high > paired_interval(ratios)[2]
-        assert c.scope == "paired rounds; 99% for all 10 rows together"
+        assert c.scope == "paired rounds; 99% for all 10 rows together over every look"
 
 
 class SlowPhases(StandIn):
