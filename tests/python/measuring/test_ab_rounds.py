@@ -175,3 +175,31 @@ def test_the_a_and_b_columns_divide_to_the_paired_ratio():
     [line] = [line for line in render(result.comparisons, "A", "B", "markdown").splitlines() if line.startswith("| b ")]
     a_text, b_text, ratio_text = line.split(" | ")[2:5]
     assert abs(float(b_text) / float(a_text) - float(ratio_text)) < 0.0006
+
+
+def test_with_a_threshold_precision_does_not_stop_an_undecided_row():
+    # 2% slower against a 2% threshold, +-0.1% a round: within --precision 1% after 4 rounds,
+    # but straddling the threshold; with a threshold, rounds go on to max_rounds (the time is
+    # out), where before they stopped at the precision (issue 36: exit 4 after 4 s of 30 s).
+    runner = StandIn({"a": 100.0, "b": 102.0})
+    result = ABRun(runner, [pair("p", "a", "b")], seed=1, precision=0.01, time_limit=60, max_rounds=40,
+                   duet=False, floor=0.01, decided=decider(lambda bench: 0.02)).run()
+    assert result.rounds == 40
+    # Without a threshold the same rounds stop at the first look within the precision (5%).
+    runner = StandIn({"a": 100.0, "b": 102.0})
+    result = ABRun(runner, [pair("p", "a", "b")], seed=1, precision=0.05, time_limit=60, max_rounds=40,
+                   duet=False, floor=0.01).run()
+    assert result.rounds == LOOKS[0]
+
+
+def test_decisions_are_taken_only_at_looks_and_a_decided_row_keeps_its_interval():
+    # 3% slower, +-2% a round: decided at a look, never between; the rounds it got after its
+    # look (its binary ran on for the undecided row) are not read.
+    runner = StandIn({"a": {"fast_change": 100.0, "on_edge": 100.0}, "b": {"fast_change": 110.0, "on_edge": 102.0}},
+                     spread=0.02)
+    result = ABRun(runner, [Pair("suite", unit("a", "gbench"), unit("b", "gbench"))], seed=1, precision=0.0,
+                   time_limit=60, max_rounds=50, duet=False, floor=0.01, decided=decider(lambda bench: 0.02)).run()
+    by_name = {c.key[0]: c for c in result.comparisons}
+    decided_at = len(by_name["fast_change"].rounds[0])
+    assert decided_at in LOOKS and result.rounds == 50 and len(by_name["on_edge"].rounds[0]) == 50
+    assert runner.ran["a"] == 50  # a foreign binary runs whole: fast_change got 50 rounds, read up to its look
