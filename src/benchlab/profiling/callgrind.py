@@ -57,6 +57,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
+from benchlab import deterministic
 from benchlab.errors import UserError
 
 #: Iterations of the shorter region by default. Callgrind runs code ~50x slower than the
@@ -82,15 +83,14 @@ OUT_PREFIX = "callgrind.out"
 #: 1, an L1 miss 10 more, a last-level miss 100 more on top of its L1 miss: 110 in all.
 ESTIMATED_CYCLES = {"Ir": 1, "I1mr": 10, "D1mr": 10, "D1mw": 10, "ILmr": 100, "DLmr": 100, "DLmw": 100}
 #: Counters from callgrind's events: name -> (unit, weight of each event summed).
-COUNTERS = {"instructions": ("instructions", {"Ir": 1})}
-CYCLE_COUNTERS = {"estimated-cycles": ("cycles", ESTIMATED_CYCLES)}
+COUNTERS = {deterministic.INSTRUCTIONS: ("instructions", {"Ir": 1})}
+CYCLE_COUNTERS = {deterministic.ESTIMATED_CYCLES: ("cycles", ESTIMATED_CYCLES)}
 CACHE_COUNTERS = {
     "I1-misses": ("misses", {"I1mr": 1}),
     "D1-misses": ("misses", {"D1mr": 1, "D1mw": 1}),
     "LL-misses": ("misses", {"ILmr": 1, "DLmr": 1, "DLmw": 1}),
 }
-#: Every counter the callgrind platform can give: each is deterministic.
-DETERMINISTIC_COUNTERS = (*COUNTERS, *CYCLE_COUNTERS, *CACHE_COUNTERS)
+assert (*COUNTERS, *CYCLE_COUNTERS, *CACHE_COUNTERS) == deterministic.COUNTERS  # one table of their names
 #: The simulated caches, the same on every machine (callgrind would otherwise take this
 #: CPU's, and a count would differ between two hosted runners of different CPUs): 32 KiB
 #: 8-way L1s and an 8 MiB 16-way last level, 64-byte lines, a common x86-64 server's.
