@@ -179,8 +179,8 @@ def main() -> int:
                                             list(MODES).index(r["mode"]))):
         print(f"{r['kernel']:<7} {r['change']:<10} {r['mode']:<7} {EXITS.get(r['exit'], r['exit']):<8} (exit {r['exit']}) "
               f"{r['run_s']:>6.1f} {r['gate_s']:>7.1f} {r['run_s'] + r['gate_s']:>6.1f}  {row_text(r['rows'])}")
-    print("reproduce: flock /work/bench.lock .venv/bin/python bench/deterministic_gate.py --reps "
-          f"{options.reps}")
+    print(f"reproduce: .venv/bin/python bench/deterministic_gate.py --reps {options.reps}"
+          + (f" --lock {options.lock}" if options.lock else ""))
     return 0
 
 

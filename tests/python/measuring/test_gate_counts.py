@@ -4,12 +4,18 @@ where only time can judge it (not counted, system-call bound), and every output 
 The runs are stored here with set figures, as tests/python/measuring/test_gate.py's are."""
 import json
 import xml.etree.ElementTree as ElementTree
+from pathlib import Path
 
 import pytest
 
 from benchlab.config import load_config
 from benchlab.errors import ExitCode, UserError
-from benchlab.measuring import gate
+from benchlab.measuring import gate, remeasure
+from benchlab.measuring.ab import Pair
+from benchlab.measuring.platforms import resolve_platforms
+from benchlab.measuring.runner import Unit
+from benchlab.measuring.sides import compare_sides
+from benchlab.measuring.targets import Target
 from benchlab.output import junit
 from benchlab.output.comparisons import answer_text
 from benchlab.records import Record
@@ -235,3 +241,33 @@ def test_the_flags_and_the_file_refuse_what_they_cannot_judge(project, benchlab)
     with pytest.raises(UserError) as error:
         load_config()
     assert "gate.counter_thresholds.instructions" in error.value.what and "ambiguous" in error.value.what
+
+
+def test_only_pairs_that_time_a_benchmark_judged_on_time_are_run_again(store, project):
+    """Counts are exact as stored, and the time of a benchmark judged on counts judges nothing:
+    under --judge counts the gate re-measures only a binary with a benchmark judged on time, and
+    its benchmarks judged on counts count as decided at once (an endless threshold)."""
+    config = config_with(project)
+    native, callgrind = resolve_platforms(["native", "callgrind"], config)
+    mixed = [*timed("cpu", NOISY), *counted("cpu", {"instructions": 1000, "estimated-cycles": 1100}),
+             *timed("syscall", NOISY), *counted("syscall", {"instructions": 8, "estimated-cycles": 8}, system_calls=1.0)]
+    only_counted = [Record(bench="other", param=None, samples=[1.0, 1.0, 1.0], platform="native", binary="o",
+                           reported={"process": p}) for p in range(2)]
+    only_counted += [Record(bench="other", param=None, counter="instructions", unit="instructions", samples=[5.0],
+                            iterations=1000, platform="callgrind", binary="o",
+                            reported={"process": p, "deterministic": True, "system_calls": 0.0}) for p in range(2)]
+    stored(store, mixed + only_counted), stored(store, mixed + only_counted)
+    comparisons, _, _ = compare_sides(config, "1", "2", lambda: store, None, family=True)
+    found = basis.bases(comparisons, gate.counter_thresholds(config, gate.Request(run="2", baseline="1")))
+
+    def pair(binary, platform):
+        unit = Unit(Target(binary, "executable", Path(binary)), platform)
+        return Pair(f"{binary}@{platform.name}", unit, unit)
+    plan = remeasure.Plan([pair("k", native), pair("k", callgrind), pair("o", native)], {})
+    lines = gate.keep_pairs_for_time(plan, comparisons, found)
+    assert [p.name for p in plan.pairs] == ["k@native"]
+    assert lines == ["counts of k@callgrind judged as stored: callgrind counts the same on every run",
+                     "o@native not re-measured: every benchmark of it is judged on counts"]
+    assert gate.on_counts(found) == {"cpu", "other"}
+    rule = gate._undecided_only(lambda bench: 0.02, gate.on_counts(found))
+    assert (rule("cpu"), rule("syscall")) == (float("inf"), 0.02)
