@@ -173,11 +173,12 @@ def main() -> int:
                     log(f"rep {rep + 1} {kernel} {change} {mode}: exit {result['exit']}, run {result['run_s']:.1f} s, "
                         f"gate {result['gate_s']:.1f} s")
     print(f"{BUSY_LOOPS} busy loops on {os.cpu_count()} CPUs; each cell a fresh store; {options.reps} repetition(s)")
-    print(f"{'kernel':<7} {'change':<10} {'mode':<7} {'gate verdict':<13} {'run s':>6} {'gate s':>7} {'job s':>6}  "
+    print(f"{'kernel':<7} {'change':<10} {'mode':<7} {'gate verdict':<21} {'run s':>6} {'gate s':>7} {'job s':>6}  "
           "judged rows (B/A [99% interval] verdict)")
     for r in sorted(results, key=lambda r: (list(KERNELS).index(r["kernel"]), list(CHANGES).index(r["change"]),
                                             list(MODES).index(r["mode"]))):
-        print(f"{r['kernel']:<7} {r['change']:<10} {r['mode']:<7} {EXITS.get(r['exit'], r['exit']):<8} (exit {r['exit']}) "
+        verdict = f"{EXITS.get(r['exit'], r['exit'])} (exit {r['exit']})"
+        print(f"{r['kernel']:<7} {r['change']:<10} {r['mode']:<7} {verdict:<21} "
               f"{r['run_s']:>6.1f} {r['gate_s']:>7.1f} {r['run_s'] + r['gate_s']:>6.1f}  {row_text(r['rows'])}")
     print(f"reproduce: .venv/bin/python bench/deterministic_gate.py --reps {options.reps}"
           + (f" --lock {options.lock}" if options.lock else ""))
