@@ -3,7 +3,6 @@ callgrind's exact counts where both runs have them, each counter at its own thre
 where only time can judge it (not counted, system-call bound), and every output saying which.
 The runs are stored here with set figures, as tests/python/measuring/test_gate.py's are."""
 import json
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from benchlab.statistics import basis
 from benchlab.statistics.compare import INCONCLUSIVE, NOT_SLOWER, SLOWER
 from benchlab.storage.store import open_store
 from conftest import write
+from junit_schema import read_junit, verdicts as junit_verdicts
 
 
 @pytest.fixture
@@ -210,9 +210,13 @@ def test_every_output_says_what_each_row_was_judged_on(store, project):
         ("memory", "estimated-cycles", "counts", None)}
     markdown = answer_text(answer, "markdown")
     assert "| JUDGED ON |" in markdown and "| time (system-call bound) |" in markdown
-    cases = {case.get("name"): case for case in ElementTree.fromstring(junit.render(answer)).iter("testcase")}
+    write(project / "junit.xml", junit.render(answer))
+    root = read_junit(project / "junit.xml")     # valid by junit-10.xsd
+    cases = {case.get("name"): case for case in root.iter("testcase")}
     assert cases["syscall on native"].find("system-out").text == "judged on time (system-call bound)"
     assert cases["memory [estimated-cycles] on callgrind"].find("system-out").text == "judged on counts"
+    assert junit_verdicts(root)["memory [instructions] on callgrind"] == "passed"
+    assert junit_verdicts(root)["syscall on native"] == "failure:slower"
     # --judge time prints what it always did: no column, no field
     plain = gate.judge_gate(config, store, gate.Request(run="2", baseline="1"))
     assert "JUDGED" not in answer_text(plain, "table")
