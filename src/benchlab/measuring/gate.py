@@ -17,6 +17,9 @@ The steps, in order:
    pairs in interleaved rounds until every row is decided or the time is up; its rows
    replace the stored ones.
 6. **The threshold rule**: a benchmark's own `[gate.max_regression]` wins over the flag.
+   Under `--judge counts` (statistics/basis.py) a benchmark both runs counted under callgrind
+   is judged on its counts, each at its counter's threshold, and only the benchmarks judged on
+   time are re-measured (step 5): counts are exact as stored.
 7. **The judgment** (judgment.py): slower fails (3), inconclusive is never a pass (4),
    with what would decide the undecided rows.
 """
