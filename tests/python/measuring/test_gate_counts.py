@@ -275,3 +275,21 @@ def test_only_pairs_that_time_a_benchmark_judged_on_time_are_run_again(store, pr
     assert gate.on_counts(found) == {"cpu", "other"}
     rule = gate._undecided_only(lambda bench: 0.02, gate.on_counts(found))
     assert (rule("cpu"), rule("syscall")) == (float("inf"), 0.02)
+
+
+def test_the_command_passes_its_flags_to_the_judgment(store, project, benchlab):
+    config_with(project)
+    stored(store, BASELINE), stored(store, CANDIDATE)
+    strict = benchlab("gate", "--baseline", "1", "2", "--judge", "counts", "--format", "json")
+    assert strict.exit_code == 3
+    rows = {(row["test"], row["counter"]): row for row in json.loads(strict.stdout)["comparisons"]}
+    assert rows[("cpu", "instructions")]["verdict"] == "slower"
+    assert rows[("cpu", "instructions")]["threshold"] == pytest.approx(0.02)
+    # 5% for both counters: the CPU- and memory-bound 3% pass; the system-call bound row is still judged on time
+    loose = benchlab("gate", "--baseline", "1", "2", "--judge", "counts", "--counter-threshold", "instructions=5",
+                     "--counter-threshold", "estimated_cycles=5%", "--format", "json")
+    rows = {(row["test"], row["counter"]): row for row in json.loads(loose.stdout)["comparisons"]}
+    assert loose.exit_code == 3 and [key for key, row in rows.items() if row["verdict"] == "slower"] == [
+        ("syscall", "time")]
+    assert rows[("memory", "estimated-cycles")]["threshold"] == pytest.approx(0.05)
+    assert "judged on time: syscall: system-call bound" in loose.stderr
