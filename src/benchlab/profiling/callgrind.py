@@ -90,7 +90,6 @@ CACHE_COUNTERS = {
     "D1-misses": ("misses", {"D1mr": 1, "D1mw": 1}),
     "LL-misses": ("misses", {"ILmr": 1, "DLmr": 1, "DLmw": 1}),
 }
-assert (*COUNTERS, *CYCLE_COUNTERS, *CACHE_COUNTERS) == deterministic.COUNTERS  # one table of their names
 #: The simulated caches, the same on every machine (callgrind would otherwise take this
 #: CPU's, and a count would differ between two hosted runners of different CPUs): 32 KiB
 #: 8-way L1s and an 8 MiB 16-way last level, 64-byte lines, a common x86-64 server's.

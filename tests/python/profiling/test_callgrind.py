@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchlab import deterministic
 from benchlab.profiling import callgrind
 from benchlab.profiling.callgrind import CallgrindError, read_dump, result_records, split_output
 from benchlab.statistics.combine import combine
@@ -278,6 +279,10 @@ fn=(1) bl__callgrind_region
 0 {totals}
 totals: {totals}
 """
+
+
+def test_the_counters_made_are_the_ones_the_gate_and_the_config_know():
+    assert tuple(callgrind.counters_of(cache_sim=True, misses=True)) == deterministic.COUNTERS
 
 
 def test_estimated_cycles_of_a_synthetic_callgrind_file(tmp_path):
