@@ -479,6 +479,16 @@ def test_stored_runs_of_native_and_callgrind_compare_with_causes(project, benchl
         "more than 5% slower (code changed)") for line in regressions), regressions
     assert any(line.startswith("regression: zeros on native: ") and line.endswith("(machine changed)")
                for line in regressions), regressions
+    # gate --judge counts, on what the platform stored: work on its counts; zeros, one read(2) an
+    # iteration (the kernel copies what the counts cannot see), on its time, named system-call bound
+    counts = benchlab("gate", "--baseline", "1", "2", "--max-regression", "5", "--judge", "counts", "--format", "json")
+    assert counts.exit_code == 3, counts.stderr
+    judged = {(row["test"], row["counter"]): (row["verdict"], row["judged_on"], row["judged_on_reason"])
+              for row in json.loads(counts.stdout)["comparisons"]}
+    assert judged == {("work", "instructions"): ("slower", "counts", None),
+                      ("work", "estimated-cycles"): ("slower", "counts", None),
+                      ("zeros", "time"): ("slower", "time", "system-call bound")}
+    assert "judged on time: zeros: system-call bound: 1 system call(s) an iteration beside" in counts.stderr
 
 
 def test_platforms_separated_by_commas(project, benchlab):
