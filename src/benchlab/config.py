@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from benchlab import buildtargets
+from benchlab import buildtargets, deterministic
 from benchlab.errors import UserError
 from benchlab import percent
 from benchlab.limits import limit
@@ -100,6 +100,9 @@ class Config:
     #: [compare.noise_floors] and [gate.max_regression]: per benchmark name, as fractions
     noise_floors: dict[str, float] = dataclasses.field(default_factory=dict)
     max_regressions: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: [gate.counter_thresholds]: per deterministic counter (instructions, estimated-cycles), as fractions:
+    #: what `gate --judge counts` judges each at (a benchmark's [gate.max_regression] wins)
+    counter_thresholds: dict[str, float] = dataclasses.field(default_factory=dict)
     #: [gate] calibrate: whether the first gate on a machine measures its prior (benchlab calibrate)
     gate_calibrates: bool = True
 
@@ -282,8 +285,9 @@ def _parse(data: dict, path: Path) -> Config:
         config.noise_floor = _percentage(check, compare["noise_floor"], "compare.noise_floor")
     config.noise_floors = _percentages(check, compare.get("noise_floors", {}), "compare.noise_floors")
     gate = check.table(data.get("gate", {}), "gate")
-    check.known_keys(gate, ("max_regression", "calibrate"), "gate.")
+    check.known_keys(gate, ("max_regression", "calibrate", "counter_thresholds"), "gate.")
     config.max_regressions = _percentages(check, gate.get("max_regression", {}), "gate.max_regression")
+    config.counter_thresholds = _counter_thresholds(check, gate.get("counter_thresholds", {}))
     if not isinstance(gate.get("calibrate", True), bool):
         raise check.fail("gate.calibrate", f"must be true or false, got {_show(gate['calibrate'])}", "write calibrate = false")
     config.gate_calibrates = gate.get("calibrate", True)
@@ -293,6 +297,20 @@ def _parse(data: dict, path: Path) -> Config:
 def _percentages(check: _Checker, table: Any, key: str) -> dict[str, float]:
     """A table of benchmark name = percent, as fractions: `[compare.noise_floors]` `getpid = 5`."""
     return {name: _percentage(check, value, f"{key}.{name}") for name, value in check.table(table, key).items()}
+
+
+def _counter_thresholds(check: _Checker, table: Any) -> dict[str, float]:
+    """`[gate.counter_thresholds]`: a deterministic counter's name = percent, as fractions,
+    under the counter's own name (`estimated_cycles` is `estimated-cycles`)."""
+    thresholds = {}
+    for name, value in check.table(table, "gate.counter_thresholds").items():
+        key = f"gate.counter_thresholds.{name}"
+        counter = deterministic.counter_name(name)
+        if counter is None:
+            raise check.fail(key, "is not a deterministic counter",
+                             f"name one of {', '.join(deterministic.COUNTERS)}, e.g. instructions = 1")
+        thresholds[counter] = _percentage(check, value, key)
+    return thresholds
 
 
 def _percentage(check: _Checker, value: Any, key: str) -> float:

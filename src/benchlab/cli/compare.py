@@ -16,10 +16,12 @@ import click
 
 from benchlab.cli.common import (FiniteFloatRange, config_of, db_option, junit_option, note, open_store, quiet_option,
                                  rounds_progress, step_lines, summary_option)
+from benchlab import deterministic
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.exporters.json import document_text
 from benchlab.measuring import gate
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES
+from benchlab.statistics.basis import COUNTS, JUDGES, TIME
 from benchlab.measuring.sides import compare_sides, context_differences
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import answer_text, render
@@ -85,6 +87,13 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
                    "30); it stops earlier once every row is decided, and measures only undecided rows meanwhile.")
 @click.option("--inconclusive", type=click.Choice(INCONCLUSIVE_POLICIES), default="fail", show_default=True,
               help="What a row whose interval reaches both sides of the threshold does: fail (exit 4) or pass (exit 0).")
+@click.option("--judge", type=click.Choice(JUDGES), default=TIME, show_default=True,
+              help="What a benchmark is judged on: time, or (counts) callgrind's exact counts where both runs have "
+                   "them, time only where they cannot judge it (not counted, system-call bound; docs/ci.md).")
+@click.option("--counter-threshold", "counter_thresholds", multiple=True, metavar="COUNTER=PCT",
+              callback=lambda _ctx, _param, values: _counter_thresholds(values),
+              help="With --judge counts: a counter's threshold, e.g. instructions=1 (repeatable; default "
+                   "instructions and estimated-cycles at --max-regression, or [gate.counter_thresholds]).")
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
 @summary_option
 @junit_option
@@ -93,8 +102,8 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.pass_context
 def gate_command(context: click.Context, run: str | None, baseline: str | None, bucket_limits: tuple[str, ...],
                  margin: str, inclusive: bool, max_regression: float, floor: float | None, no_remeasure: bool,
-                 trust_stored: bool, time_limit: float | None, inconclusive: str,
-                 output_format: str, summary_path: str | None, junit_path: str | None, db_url: str | None,
+                 trust_stored: bool, time_limit: float | None, inconclusive: str, judge: str,
+                 counter_thresholds: dict[str, float], output_format: str, summary_path: str | None, junit_path: str | None, db_url: str | None,
                  quiet: bool) -> int:
     """Exit 0 when every row of RUN is not slower than the baseline beyond --max-regression
     with 99% confidence, 3 when one is slower (listed), 4 when none is slower for sure but
@@ -103,6 +112,10 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
     for usage. With --bucket, also 3 when a profile bucket's share misses its limit by the margin."""
     if not baseline and not bucket_limits:
         raise click.UsageError("give --baseline RUN, or --bucket \"NAME<PCT%\", or both")
+    if counter_thresholds and judge != COUNTS:
+        raise click.UsageError("--counter-threshold sets what --judge counts judges counts at: add --judge counts")
+    if not baseline and judge == COUNTS:
+        raise click.UsageError("--judge counts judges the rows held against --baseline: give --baseline RUN")
     if not baseline and (summary_path or junit_path):
         raise click.UsageError("--summary and --junit report the rows judged against --baseline: give --baseline RUN")
     outputs = Outputs.checked(summary_path, junit_path) if baseline else None
@@ -111,10 +124,18 @@ def gate_command(context: click.Context, run: str | None, baseline: str | None, 
     if not baseline:
         return ExitCode.REGRESSION if bucket_failed else ExitCode.OK
     request = gate.Request(run or "latest", baseline, max_regression, floor, not no_remeasure, time_limit,
-                           inconclusive, trust_stored)
+                           inconclusive, trust_stored, judge, counter_thresholds)
     answer = _regression_gate(config_of(context), request, db_url, output_format, quiet)
     outputs.write(answer)
     return ExitCode.REGRESSION if bucket_failed else answer.judgment.exit_code
+
+
+def _counter_thresholds(values: tuple[str, ...]) -> dict[str, float]:
+    """--counter-threshold's COUNTER=PCT values, percent by counter (the last of a counter wins)."""
+    try:
+        return dict(deterministic.threshold(value) for value in values)
+    except deterministic.CounterError as error:
+        raise click.BadParameter(f"{error.what}; {error.fix}") from None
 
 
 def _regression_gate(config, request: gate.Request, db_url: str | None, output_format: str, quiet: bool):

@@ -17,6 +17,9 @@ The steps, in order:
    pairs in interleaved rounds until every row is decided or the time is up; its rows
    replace the stored ones.
 6. **The threshold rule**: a benchmark's own `[gate.max_regression]` wins over the flag.
+   Under `--judge counts` (statistics/basis.py) a benchmark both runs counted under callgrind
+   is judged on its counts, each at its counter's threshold, and only the benchmarks judged on
+   time are re-measured (step 5): counts are exact as stored.
 7. **The judgment** (judgment.py): slower fails (3), inconclusive is never a pass (4),
    with what would decide the undecided rows.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any, Callable, ContextManager
 
@@ -34,7 +38,8 @@ from benchlab.measuring import context as run_context
 from benchlab.measuring.ab import check_time_limit, default_time_limit
 from benchlab.measuring.judgment import judge, no_baseline, remeasure_advice, stored_advice
 from benchlab.measuring.sides import compare_sides, context_differences
-from benchlab.statistics import noise
+from benchlab.deterministic import JUDGED_BY_DEFAULT
+from benchlab.statistics import basis, noise
 from benchlab.statistics.answer import Answer
 from benchlab.statistics.compare import Comparison, attribute_causes
 
@@ -58,6 +63,10 @@ class Request:
     inconclusive: str = "fail"
     #: --trust-stored-binaries.
     trust_stored: bool = False
+    #: --judge: "time" (every row on its own figures) or "counts" (statistics/basis.py).
+    judge: str = basis.TIME
+    #: --counter-threshold, percent per counter; over benchlab.toml's [gate.counter_thresholds].
+    counter_thresholds: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 class _NoDisplay:
@@ -113,14 +122,24 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         # every row judged at once: the stored figures' intervals hold together, as re-measured ones do
         comparisons, side_a, side_b = compare_sides(config, request.baseline, request.run, lambda: store,
                                                     request.floor, family=True)
+        counts = counter_thresholds(config, request) if request.judge == basis.COUNTS else {}
+        found = basis.bases(comparisons, counts) if counts else {}
+        if plan is not None and plan.pairs and found:
+            for line in keep_pairs_for_time(plan, comparisons, found):
+                say(line)
         if plan is not None and plan.pairs:
-            remeasured = remeasure_rows(config, comparisons, plan, request, time_limit, listener)
+            remeasured = remeasure_rows(config, comparisons, plan, request, time_limit, listener,
+                                        on_counts=on_counts(found))
             comparisons = remeasured.comparisons
     for line in fallback_notes(plan, request):
         say(line)
     rule = threshold_of(config, request)
     for c in comparisons:
         c.threshold = rule(c.key[0])
+    if found:
+        comparisons, left = basis.judged_rows(comparisons, found, counts, config.max_regressions.get)
+        for line in basis.notes(found, counts, left):
+            say(line)
     judgment = judge(comparisons, command="gate", inconclusive=request.inconclusive,
                      advice=_advice(remeasured, time_limit))
     held = f"baseline {request.baseline!r} ({side_a.label})" if is_baseline(store, request.baseline) else side_a.label
@@ -132,6 +151,45 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
 def threshold_of(config: Config, request: Request) -> Callable[[str], float]:
     """A benchmark's threshold (a fraction): its own [gate.max_regression], else the flag's."""
     return lambda bench: config.max_regressions.get(bench, request.max_regression / 100)
+
+
+def counter_thresholds(config: Config, request: Request) -> dict[str, float]:
+    """Each judged counter's threshold (a fraction) under --judge counts: instructions and
+    estimated-cycles at --max-regression, then benchlab.toml's [gate.counter_thresholds], then
+    --counter-threshold's."""
+    thresholds = {name: request.max_regression / 100 for name in JUDGED_BY_DEFAULT}
+    thresholds.update(config.counter_thresholds)
+    thresholds.update({name: value / 100 for name, value in request.counter_thresholds.items()})
+    return thresholds
+
+
+def on_counts(found: dict[tuple, basis.Basis]) -> set[str]:
+    """The benchmarks (by name) that --judge counts judges on counts alone: their time needs
+    no re-measuring. A name with one benchmark (a param, a sweep value) judged on time is not."""
+    names: dict[str, bool] = {}
+    for (bench, _, _), judged in found.items():
+        names[bench] = names.get(bench, True) and judged.judged_on == basis.COUNTS
+    return {name for name, counted in names.items() if counted}
+
+
+def keep_pairs_for_time(plan: remeasure.Plan, comparisons: list[Comparison],
+                        found: dict[tuple, basis.Basis]) -> list[str]:
+    """Under --judge counts, only the pairs that time some benchmark judged on time are run
+    again: counts are exact as stored, and time judges nothing else. The lines that say so."""
+    counted = on_counts(found)
+    benches: dict[str, set[str]] = {}
+    for c in comparisons:
+        benches.setdefault(noise.code_label(c.program or "", c.platform), set()).add(c.key[0])
+    kept, lines = [], []
+    for pair in plan.pairs:
+        if pair.a.platform.counts_instructions:
+            lines.append(f"counts of {pair.name} judged as stored: callgrind counts the same on every run")
+        elif benches.get(pair.name, set()) <= counted:
+            lines.append(f"{pair.name} not re-measured: every benchmark of it is judged on counts")
+        else:
+            kept.append(pair)
+    plan.pairs[:] = kept
+    return lines
 
 
 def _advice(remeasured: Remeasured | None, time_limit: float | None) -> Callable[[list[Comparison]], list[str]]:
@@ -201,16 +259,19 @@ def fallback_notes(plan: remeasure.Plan | None, request: Request) -> list[str]:
 
 
 def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasure.Plan, request: Request,
-                   time_limit: float, listener: Listener) -> Remeasured:
+                   time_limit: float, listener: Listener, on_counts: set[str] = frozenset()) -> Remeasured:
     """The stored comparisons with every row the pairs measure replaced by its re-measured
-    one; a pair that fails to run here joins the plan's fallbacks."""
+    one; a pair that fails to run here joins the plan's fallbacks. A benchmark in `on_counts`
+    is judged on its counts (--judge counts): its time, judged by nothing, counts as decided
+    at once (an endless threshold), so the rounds measure it no more."""
     default_floor = request.floor / 100 if request.floor is not None else config.noise_floor
     labels = ", ".join(pair.name for pair in plan.pairs)
     listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
                   f"(--time-limit), less once every row is decided")
     with listener.rounds(time_limit) as progress:
         measured, failed, rounds, seconds = remeasure.run(
-            config, plan.pairs, threshold_of=threshold_of(config, request), floor=default_floor,
+            config, plan.pairs, threshold_of=_undecided_only(threshold_of(config, request), on_counts),
+            floor=default_floor,
             time_limit=time_limit, progress=progress.line, on_round=progress.round_done)
     plan.fallbacks.update(failed)
     for c in measured:
@@ -218,6 +279,10 @@ def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasur
     attribute_causes(measured)
     again = {(c.key, c.platform) for c in measured}
     return Remeasured(measured + [c for c in comparisons if (c.key, c.platform) not in again], rounds, seconds)
+
+
+def _undecided_only(rule: Callable[[str], float], on_counts: set[str]) -> Callable[[str], float]:
+    return lambda bench: math.inf if bench in on_counts else rule(bench)
 
 
 def benchmark_counts(store, run: str, plan: remeasure.Plan) -> list[int]:

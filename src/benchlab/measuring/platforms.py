@@ -63,11 +63,11 @@ def builtin_platforms() -> dict[str, PlatformSpec]:
                              description=f"qemu-user emulation of {machine}"),
         "valgrind": PlatformSpec("valgrind", ["valgrind", "--quiet", "{exe}", "{args}"],
                                  description="valgrind's memcheck"),
-        # Instructions per iteration, not time: benchlab.profiling.callgrind runs the binary under
-        # callgrind in the header's instruction mode and turns its dumps into records.
+        # Instructions and estimated cycles per iteration, not time: benchlab.profiling.callgrind runs
+        # the binary under callgrind in the header's instruction mode and turns its dumps into records.
         "callgrind": PlatformSpec(
             "callgrind", [sys.executable, "-m", "benchlab.callgrind", "{exe}", "{args}"],
-            description="instructions per iteration under valgrind's callgrind (deterministic)",
+            description="instructions and estimated cycles per iteration under valgrind's callgrind (deterministic)",
         ),
     }
 

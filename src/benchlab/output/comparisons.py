@@ -49,7 +49,13 @@ def as_json(c: Comparison) -> dict:
             "ratio_ci": [c.low, c.high], "uninformative": c.uninformative,
             "verdict": c.verdict, "faster": c.faster, "threshold": c.limit - 1, "noise_floor": c.floor,
             "interval": c.scope, "processes": list(c.processes), "deterministic": c.deterministic,
-            "cause": c.cause, **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {})}
+            "cause": c.cause, **({"rounds": {"a": c.rounds[0], "b": c.rounds[1]}} if c.rounds is not None else {}),
+            **({"judged_on": c.judged_on, "judged_on_reason": c.judged_on_reason} if c.judged_on else {})}
+
+
+def judged_text(c: Comparison) -> str:
+    """What `gate --judge counts` judged the row on: counts, or time and why."""
+    return f"{c.judged_on} ({c.judged_on_reason})" if c.judged_on_reason else (c.judged_on or "")
 
 
 def render(comparisons: list[Comparison], a_label: str, b_label: str, output_format: str,
@@ -67,6 +73,9 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
     rows = [(name, c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", interval_text(c), verdict_text(c))
             for name, c in zip(names, comparisons)]
     heads = ("TEST", "PLATFORM", f"A ({a_label})", f"B ({b_label})", "B/A", "99% interval", "VERDICT")
+    if any(c.judged_on for c in comparisons):  # gate --judge counts: the basis of each row
+        rows = [(*row, judged_text(c)) for row, c in zip(rows, comparisons)]
+        heads = (*heads, "JUDGED ON")
     lines = []
     if differences:
         lines.append("the two runs differ in: " + "; ".join(differences))
@@ -142,6 +151,8 @@ def text_table(heads: tuple[str, ...], rows: list[tuple[str, ...]], comparisons:
         steps.append(Narrower(f"PLATFORM hidden (all {next(iter(platforms))})", {1: None}))
     verdicts = [c.verdict + (f" ({FASTER})" if c.faster else "") for c in comparisons]
     steps.append(Narrower("verdicts' notes left out", {6: Column(heads[6], verdicts)}))
+    if len(heads) > 7:
+        steps.append(Narrower("JUDGED ON's reasons left out", {7: Column(heads[7], [c.judged_on for c in comparisons])}))
     fitted = fit(columns, steps, width, gap=MIN_GAP)
     return [*fitted.lines(rule=False), *fitted.note_lines()]
 

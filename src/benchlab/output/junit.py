@@ -50,6 +50,8 @@ def render(answer: Answer, now: datetime | None = None) -> str:
 
 def _properties(answer: Answer) -> list[tuple[str, str]]:
     answered = [("answer", printable(answer.heading)), ("inconclusive", answer.inconclusive)]
+    if any(c.judged_on for c in answer.comparisons):
+        answered.append(("judge", "counts"))
     thresholds = sorted({f"{100 * (c.limit - 1):g}%" for c in answer.comparisons})
     return answered + ([("thresholds", ", ".join(thresholds))] if thresholds else [])
 
@@ -64,6 +66,8 @@ def _case(answer: Answer, c: Comparison) -> ElementTree.Element:
         _child(case, "failure", message, INCONCLUSIVE, c)
     elif c.verdict == INCONCLUSIVE:
         _child(case, "skipped", f"{message} (accepted by --inconclusive=pass)", INCONCLUSIVE, c)
+    if c.judged_on:  # gate --judge counts: what the row was judged on
+        ElementTree.SubElement(case, "system-out").text = f"judged on {comparisons.judged_text(c)}"
     return case
 
 

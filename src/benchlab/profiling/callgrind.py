@@ -13,7 +13,7 @@ input gives the same counts run after run. Its files are read here directly (val
 
 Instructions per iteration of a benchlab binary's benchmarks, the `callgrind` platform
 (docs/counters.md, "Instruction counts without a PMU"):
-    python -m benchlab.callgrind [--iterations N] [--cache-sim] EXE [ARG ...]
+    python -m benchlab.callgrind [--iterations N] [--cache-sim | --no-cache-sim] EXE [ARG ...]
 
 It runs EXE under callgrind with BL_CALLGRIND=N in its environment. The header then
 times nothing: it runs each selected benchmark in three regions, calls of
@@ -30,10 +30,18 @@ simulates one CPU and counts every instruction it runs, so the figure is the sam
 every run: a record says `"deterministic": true`, and compare gives its ratio an
 interval of zero width.
 
+Callgrind also simulates the caches (`--cache-sim=yes`, of one fixed geometry: the same
+figures on every machine) and counts the system calls (`--collect-systime=yes`), so a
+second counter, `estimated-cycles`, sees what instructions alone do not: the misses,
+weighted as KCachegrind's cycle estimation weighs them (ESTIMATED_CYCLES), and every record
+says how many system calls an iteration makes (`system_calls`), the work callgrind does
+not count (the kernel's).
+
 What we print is the binary's jsonl with the region lines replaced by result records
-(counter `instructions`; with --cache-sim also the simulated `I1-misses`, `D1-misses`
-and `LL-misses`), so every reader of benchlab's jsonl takes it as it is. The binary's
-exit status becomes ours; a mismatch between regions and dumps is exit 1 with a message.
+(counters `instructions` and `estimated-cycles`; with --cache-sim also the simulated
+`I1-misses`, `D1-misses` and `LL-misses`; with --no-cache-sim `instructions` alone), so
+every reader of benchlab's jsonl takes it as it is. The binary's exit status becomes
+ours; a mismatch between regions and dumps is exit 1 with a message.
 """
 from __future__ import annotations
 
@@ -49,6 +57,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 
+from benchlab import deterministic
 from benchlab.errors import UserError
 
 #: Iterations of the shorter region by default. Callgrind runs code ~50x slower than the
@@ -68,13 +77,28 @@ INSTALL_HINT = "apt-get install valgrind"
 #: trip, a launcher) writes files of its own pid.
 OUT_PREFIX = "callgrind.out"
 
-#: Counters from callgrind's events: name -> (unit, events summed).
-COUNTERS = {"instructions": ("instructions", ("Ir",))}
+#: Estimated cycles from callgrind's events: KCachegrind's "Cycle Estimation" (CEst =
+#: Ir + 10 Bm + 10 L1m + 20 Ge + 100 LLm, its libviews/globalconfig.cpp), less the branch
+#: (Bm) and bus (Ge) terms, which need --branch-sim and --collect-bus. An instruction costs
+#: 1, an L1 miss 10 more, a last-level miss 100 more on top of its L1 miss: 110 in all.
+ESTIMATED_CYCLES = {"Ir": 1, "I1mr": 10, "D1mr": 10, "D1mw": 10, "ILmr": 100, "DLmr": 100, "DLmw": 100}
+#: Counters from callgrind's events: name -> (unit, weight of each event summed).
+COUNTERS = {deterministic.INSTRUCTIONS: ("instructions", {"Ir": 1})}
+CYCLE_COUNTERS = {deterministic.ESTIMATED_CYCLES: ("cycles", ESTIMATED_CYCLES)}
 CACHE_COUNTERS = {
-    "I1-misses": ("misses", ("I1mr",)),
-    "D1-misses": ("misses", ("D1mr", "D1mw")),
-    "LL-misses": ("misses", ("ILmr", "DLmr", "DLmw")),
+    "I1-misses": ("misses", {"I1mr": 1}),
+    "D1-misses": ("misses", {"D1mr": 1, "D1mw": 1}),
+    "LL-misses": ("misses", {"ILmr": 1, "DLmr": 1, "DLmw": 1}),
 }
+#: The simulated caches, the same on every machine (callgrind would otherwise take this
+#: CPU's, and a count would differ between two hosted runners of different CPUs): 32 KiB
+#: 8-way L1s and an 8 MiB 16-way last level, 64-byte lines, a common x86-64 server's.
+CACHE_GEOMETRY = ("--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64")
+#: callgrind's sysCount: the system calls made while it counted.
+SYSTEM_CALLS_EVENT = "sysCount"
+#: What valgrind says on stderr, even with --quiet, when it sees an L3 cache: the geometry above
+#: replaces what it found, so it is not the user's to read.
+_CACHE_WARNING = re.compile(r"^--\d+-- warning: (L3 cache found|specified LL cache|simulated LL cache)")
 
 
 class CallgrindError(Exception):
@@ -85,13 +109,14 @@ class CallgrindError(Exception):
 
 def valgrind_argv(argv: list[str], out_dir: str | Path, *, collect: Iterable[str] = (), dump_after: str | None = None,
                   cache_sim: bool | None = None, trace_children: bool = False, plain: bool = False,
-                  valgrind: str = "valgrind") -> list[str]:
+                  system_calls: bool = False, valgrind: str = "valgrind") -> list[str]:
     """valgrind's command line for running `argv` under callgrind, its files in `out_dir`.
 
     collect: functions to count inside (and below) only, nothing before the first, e.g. a
         benchmark's body, leaving out start-up and the harness around it;
     dump_after: a function after each return of which callgrind writes a dump (.PID.N);
-    cache_sim: simulate the caches (True), or say it is off (False); None leaves it out;
+    cache_sim: simulate the caches (True: of CACHE_GEOMETRY), or say it is off (False); None leaves it out;
+    system_calls: count the system calls too (sysCount);
     trace_children: follow exec'd programs (a launcher, a shell);
     plain: names and positions uncompressed, no per-instruction costs: small files to read."""
     toggles = [f"--toggle-collect={name}" for name in collect]
@@ -101,6 +126,8 @@ def valgrind_argv(argv: list[str], out_dir: str | Path, *, collect: Iterable[str
             *(["--collect-atstart=no", *toggles] if toggles else []),
             *([f"--dump-after={dump_after}"] if dump_after else []),
             *([f"--cache-sim={'yes' if cache_sim else 'no'}"] if cache_sim is not None else []),
+            *(CACHE_GEOMETRY if cache_sim else ()),
+            *(["--collect-systime=yes"] if system_calls else []),
             "--", *argv]
 
 
@@ -266,14 +293,27 @@ def split_output(text: str) -> tuple[list[str], list[dict[str, Any]]]:
     return others, regions
 
 
-def result_records(regions: list[dict[str, Any]], costs: list[dict[str, int]], cache_sim: bool) -> list[dict]:
+def counters_of(cache_sim: bool, misses: bool = False) -> dict[str, tuple[str, dict[str, int]]]:
+    """The counters a run gives: instructions; with the caches simulated estimated-cycles,
+    and the misses themselves when asked for."""
+    return {**COUNTERS, **(CYCLE_COUNTERS if cache_sim else {}), **(CACHE_COUNTERS if cache_sim and misses else {})}
+
+
+def weighted(cost: dict[str, int], weights: dict[str, int]) -> int:
+    """A counter's total in one dump: its events' totals, weighted (ESTIMATED_CYCLES) or summed."""
+    return sum(weight * cost.get(event, 0) for event, weight in weights.items())
+
+
+def result_records(regions: list[dict[str, Any]], costs: list[dict[str, int]], cache_sim: bool,
+                   misses: bool = False) -> list[dict]:
     """One result record per benchmark and counter from its two measured regions (N, then
-    2N); the warm-up regions' dumps are skipped."""
+    2N); the warm-up regions' dumps are skipped. With `cache_sim`, estimated-cycles too, and
+    the misses with `misses`."""
     if len(regions) != len(costs):
         raise CallgrindError(f"{len(costs)} dumps for {len(regions)} regions")
     measured = [(r, c) for r, c in zip(regions, costs) if r.get("warm_up") is not True]
     regions, costs = [r for r, _ in measured], [c for _, c in measured]
-    counters = {**COUNTERS, **(CACHE_COUNTERS if cache_sim else {})}
+    counters = counters_of(cache_sim, misses)
     records = []
     for index in range(0, len(regions) - 1, 2):
         short, long = regions[index], regions[index + 1]
@@ -287,14 +327,14 @@ def result_records(regions: list[dict[str, Any]], costs: list[dict[str, int]], c
             problem = (f"BL_SUSPEND inside the loop ({short.get('suspends')} blocks at {n} iterations, "
                        f"{long.get('suspends')} at {2 * n}): callgrind would count the suspended code too "
                        "(move the suspended work out of the loop to count instructions)")
-        for name, (unit, events) in counters.items():
-            a = sum(costs[index].get(e, 0) for e in events)
-            b = sum(costs[index + 1].get(e, 0) for e in events)
+        calls = _system_calls(costs[index], costs[index + 1], n)
+        for name, (unit, weights) in counters.items():
+            a, b = weighted(costs[index], weights), weighted(costs[index + 1], weights)
             record: dict[str, Any] = {
                 "type": "result", "bench": short["bench"], "param": short.get("param"),
                 "param_name": short.get("param_name"), "counter": name, "unit": unit,
-                "source": "callgrind" + (" --cache-sim=yes (simulated caches)" if name in CACHE_COUNTERS else ""),
-                "pass": "callgrind", "per_iteration": True, "deterministic": True}
+                "source": _source(name), "pass": "callgrind", "per_iteration": True, "deterministic": True,
+                **({"system_calls": calls} if calls is not None else {})}
             reason = problem or (None if b >= a else
                                  f"fewer {name} at {2 * n} iterations ({b}) than at {n} ({a}): the body's cost "
                                  "per iteration is not steady")
@@ -307,8 +347,22 @@ def result_records(regions: list[dict[str, Any]], costs: list[dict[str, int]], c
     return records
 
 
-def run(exe: str, args: list[str], iterations: int = DEFAULT_ITERATIONS, cache_sim: bool = False,
-        valgrind: str = "valgrind", out=sys.stdout, err=sys.stderr) -> int:
+def _source(counter: str) -> str:
+    if counter in CYCLE_COUNTERS:
+        return ("callgrind --cache-sim=yes (simulated caches): Ir + 10 (I1mr + D1mr + D1mw) "
+                "+ 100 (ILmr + DLmr + DLmw)")
+    return "callgrind" + (" --cache-sim=yes (simulated caches)" if counter in CACHE_COUNTERS else "")
+
+
+def _system_calls(short: dict[str, int], long: dict[str, int], n: int) -> float | None:
+    """System calls per iteration, by the same difference; None when callgrind did not count them."""
+    if SYSTEM_CALLS_EVENT not in short or SYSTEM_CALLS_EVENT not in long:
+        return None
+    return max(0, long[SYSTEM_CALLS_EVENT] - short[SYSTEM_CALLS_EVENT]) / n
+
+
+def run(exe: str, args: list[str], iterations: int = DEFAULT_ITERATIONS, cache_sim: bool = True,
+        valgrind: str = "valgrind", out=sys.stdout, err=sys.stderr, misses: bool = False) -> int:
     """Run EXE under callgrind and print its jsonl with the instruction records; its exit status."""
     program = shutil.which(valgrind)
     if program is None:
@@ -317,11 +371,13 @@ def run(exe: str, args: list[str], iterations: int = DEFAULT_ITERATIONS, cache_s
     with tempfile.TemporaryDirectory(prefix="benchlab-callgrind-") as out_dir:
         env = {**os.environ, ENVIRONMENT: str(iterations)}
         argv = valgrind_argv([exe, *args], out_dir, collect=[REGION_FUNCTION], dump_after=REGION_FUNCTION,
-                             cache_sim=cache_sim, valgrind=program)
-        child = subprocess.Popen(argv, env=env,
-                                 stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        text = child.stdout.read().decode("utf-8", errors="replace")
-        status = child.wait()
+                             cache_sim=cache_sim, system_calls=True, valgrind=program)
+        child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL)
+        stdout, stderr = child.communicate()
+        text = stdout.decode("utf-8", errors="replace")
+        status = child.returncode
+        _pass_on(stderr.decode("utf-8", errors="replace"), err)
         others, regions = split_output(text)
         if status != 0:
             # what the binary said, less the regions (no dump can be trusted): its fault is the exit status
@@ -341,20 +397,29 @@ def run(exe: str, args: list[str], iterations: int = DEFAULT_ITERATIONS, cache_s
                 raise CallgrindError(
                     f"callgrind wrote no dump for the {len(regions)} regions of {exe}: it found no function named "
                     f"{REGION_FUNCTION} (a stripped binary? build without -s and without strip)")
-            records = result_records(regions, costs, cache_sim)
+            records = result_records(regions, costs, cache_sim, misses)
         except CallgrindError as error:
             print(f"benchlab.profiling.callgrind: {error}", file=err)
             return 1
     for line in others:
         if line.startswith('{"type":"context"'):
             context = json.loads(line)
-            context["instruction_regions"] = {"tool": "callgrind", "iterations": iterations, "cache_sim": cache_sim}
+            context["instruction_regions"] = {"tool": "callgrind", "iterations": iterations, "cache_sim": cache_sim,
+                                              **({"caches": list(CACHE_GEOMETRY)} if cache_sim else {})}
             line = json.dumps(context, separators=(",", ":"))
         out.write(line + "\n")
     for record in records:
         out.write(json.dumps(record, separators=(",", ":")) + "\n")
     out.flush()
     return 0
+
+
+def _pass_on(stderr: str, err) -> None:
+    """What the program and valgrind said on stderr, less valgrind's note on the caches it found."""
+    kept = [line for line in stderr.splitlines(keepends=True) if not _CACHE_WARNING.match(line)]
+    if kept:
+        err.write("".join(kept))
+        err.flush()
 
 
 def _iterations(text: str) -> int:
@@ -367,13 +432,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchlab.callgrind", description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=_iterations, default=DEFAULT_ITERATIONS, metavar="N",
                         help=f"iterations of the shorter region (default {DEFAULT_ITERATIONS}); the other has 2N")
-    parser.add_argument("--cache-sim", action="store_true",
-                        help="also simulated I1, D1 and last-level cache misses per iteration")
+    caches = parser.add_mutually_exclusive_group()
+    caches.add_argument("--cache-sim", action="store_true",
+                        help="also the simulated I1, D1 and last-level cache misses per iteration")
+    caches.add_argument("--no-cache-sim", action="store_true",
+                        help="instructions alone: no cache simulation, so no estimated-cycles")
     parser.add_argument("--valgrind", default="valgrind", help="the valgrind program (default: valgrind on PATH)")
     parser.add_argument("exe")
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
-    return run(options.exe, options.args, options.iterations, options.cache_sim, options.valgrind)
+    return run(options.exe, options.args, options.iterations, not options.no_cache_sim, options.valgrind,
+               misses=options.cache_sim)
 
 
 if __name__ == "__main__":

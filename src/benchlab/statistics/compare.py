@@ -94,6 +94,13 @@ class Comparison:
     #: The program (binary) the row's figures come from, where known: two programs of one `ab`
     #: or gate may have benchmarks of the same name (JUnit's classname).
     program: str | None = None
+    #: A deterministic count's system calls per iteration (callgrind's sysCount: B's, else A's);
+    #: None where they were not counted. What `gate --judge counts` tells system-call bound rows by.
+    system_calls: float | None = None
+    #: `gate --judge counts`: what the row's benchmark is judged on ("counts" or "time") and why,
+    #: in words; None under --judge time, where every row is judged on its own figures.
+    judged_on: str | None = None
+    judged_on_reason: str | None = None
 
     @property
     def limit(self) -> float:
@@ -234,7 +241,8 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, program=b.binary,
             ratio=ratio, low=low, high=high,
             floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
-            processes=(a.figures.processes, b.figures.processes), deterministic=deterministic))
+            processes=(a.figures.processes, b.figures.processes), deterministic=deterministic,
+            system_calls=_system_calls(b) if _system_calls(b) is not None else _system_calls(a)))
     attribute_causes(result)
     return result
 
@@ -277,6 +285,11 @@ def geometric_mean(comparisons: list[Comparison]) -> float | None:
 
 def _deterministic(record: Record) -> bool:
     return record.reported.get("deterministic") is True
+
+
+def _system_calls(record: Record) -> float | None:
+    calls = record.reported.get("system_calls")
+    return float(calls) if isinstance(calls, (int, float)) and not isinstance(calls, bool) else None
 
 
 def _measured(record: Record) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchlab import deterministic
 from benchlab.profiling import callgrind
 from benchlab.profiling.callgrind import CallgrindError, read_dump, result_records, split_output
 from benchlab.statistics.combine import combine
@@ -114,7 +115,8 @@ def test_counts_are_identical_run_to_run_and_independent_of_n(known_binaries):
     first, second = count(binary, "--filter=add"), count(binary, "--filter=add")
     assert first.returncode == second.returncode == 0
     a, b = figures(first.stdout), figures(second.stdout)
-    assert a.keys() == b.keys() and len(a) == 6   # loop (the baseline), add8, add16, add8_setup, adds/8, adds/16
+    # loop (the baseline), add8, add16, add8_setup, adds/8, adds/16: instructions and estimated cycles each
+    assert a.keys() == b.keys() and len(a) == 12
     for key in a:
         assert a[key]["samples"] == b[key]["samples"] and a[key]["region_totals"] == b[key]["region_totals"], key
     small = figures(count(binary, "--filter=add", options=("--iterations", "7")).stdout)
@@ -127,10 +129,50 @@ def test_simulated_cache_misses_with_cache_sim(known_binaries):
     result = count(known_binaries["gcc -O2"], "--filter=add8", options=("--cache-sim",))
     assert result.returncode == 0, result.stderr
     got = figures(result.stdout)
-    assert {c for _, _, c in got} == {"instructions", "I1-misses", "D1-misses", "LL-misses"}
+    assert {c for _, _, c in got} == {"instructions", "estimated-cycles", "I1-misses", "D1-misses", "LL-misses"}
     miss = got[("add8", None, "D1-misses")]
     assert miss["unit"] == "misses" and miss["samples"] == [0.0]   # one hot variable: no misses once warm
     assert "simulated" in miss["source"]
+
+
+#: One loop, two strides: the same instructions an iteration (the stride is a value read at run
+#: time, not a constant the compiler could fold), but stride 8 reads a new cache line every 8th
+#: iteration and stride 64 every iteration, in a buffer far larger than the simulated LL.
+STRIDES = textwrap.dedent("""\
+    #include "benchlab.h"
+    #include <stdlib.h>
+    static unsigned char *buffer;
+    static volatile size_t stride_of[2] = {8, 64};
+    static volatile uint64_t sink;
+    #define SIZE ((size_t)64 << 20)
+    static void walk(uint64_t n, size_t stride) {
+        static size_t pos;
+        uint64_t sum = 0;
+        if (!buffer) buffer = calloc(SIZE, 1);
+        for (uint64_t i = 0; i < n; i++) { sum += buffer[pos]; pos = (pos + stride) & (SIZE - 1); }
+        sink = sum;
+    }
+    BL_BENCH(near, n) { walk(n, stride_of[0]); }
+    BL_BENCH(far, n) { walk(n, stride_of[1]); }
+    BL_MAIN()
+""")
+
+
+@needs_valgrind
+def test_a_memory_bound_change_moves_estimated_cycles_and_not_instructions(tmp_path):
+    source = write(tmp_path / "strides.c", STRIDES)
+    subprocess.run(["gcc", "-O2", f"-I{REPO / 'include'}", str(source), "-o", str(tmp_path / "strides")], check=True)
+    result = count(tmp_path / "strides")
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr    # valgrind's note on the host's L3 is not passed on
+    got = figures(result.stdout)
+    near, far = ({c: got[(b, None, c)]["samples"][0] for c in ("instructions", "estimated-cycles")}
+                 for b in ("near", "far"))
+    assert near["instructions"] == far["instructions"]
+    # stride 64: an L1 and an LL miss every iteration (110 cycles); stride 8: one in 8 (13.75)
+    assert far["estimated-cycles"] - far["instructions"] == 110.0
+    assert near["estimated-cycles"] - near["instructions"] == 110.0 / 8
+    assert got[("far", None, "instructions")]["system_calls"] == 0.0
 
 
 def test_the_header_refuses_a_bad_BL_CALLGRIND(small_bench_binary):
@@ -203,7 +245,7 @@ def test_reading_real_dumps_with_trailing_zeros_left_out():
 
 def test_records_from_real_dumps():
     _, regions = split_output((DATA / "regions.jsonl").read_text())
-    records = {(r["bench"], r["counter"]): r for r in result_records(regions, dumps(), cache_sim=True)}
+    records = {(r["bench"], r["counter"]): r for r in result_records(regions, dumps(), cache_sim=True, misses=True)}
     samples = {key: r["samples"] for key, r in records.items()}
     assert samples[("loop", "instructions")] == [3.0]            # (613 - 313) / 100
     assert samples[("add8", "instructions")] == [27.0]           # (5414 - 2714) / 100
@@ -213,8 +255,59 @@ def test_records_from_real_dumps():
     assert samples[("walk", "LL-misses")] == [1.0]
     assert samples[("walk", "I1-misses")] == [0.0]               # the warm-up region's misses are skipped
     assert records[("walk", "instructions")]["region_totals"] == [916, 1816]
+    # 9 instructions, 1 L1 and 1 LL miss an iteration: 9 + 10 * 1 + 100 * 1
+    assert samples[("walk", "estimated-cycles")] == [119.0]
+    assert samples[("add8", "estimated-cycles")] == [27.0]       # no misses once warm: the instructions alone
     plain = {r["counter"] for r in result_records(regions, dumps(), cache_sim=False)}
     assert plain == {"instructions"}
+    simulated = {r["counter"] for r in result_records(regions, dumps(), cache_sim=True)}
+    assert simulated == {"instructions", "estimated-cycles"}
+    # dumps recorded before system calls were counted (no sysCount): no system_calls field, not a 0
+    assert "system_calls" not in records[("walk", "instructions")]
+
+
+#: A callgrind file as callgrind writes one dump (events, a function's costs, totals), with
+#: every event the estimate weighs set to a value of its own, so a weight applied to the
+#: wrong event gives another number.
+SYNTHETIC_DUMP = """\
+# callgrind format
+version: 1
+creator: callgrind-3.19.0
+positions: line
+events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw sysCount sysTime
+fn=(1) bl__callgrind_region
+0 {totals}
+totals: {totals}
+"""
+
+
+def test_the_counters_made_are_the_ones_the_gate_and_the_config_know():
+    assert tuple(callgrind.counters_of(cache_sim=True, misses=True)) == deterministic.COUNTERS
+
+
+def test_estimated_cycles_of_a_synthetic_callgrind_file(tmp_path):
+    """estimated-cycles = Ir + 10 (I1mr + D1mr + D1mw) + 100 (ILmr + DLmr + DLmw) per
+    iteration, by the difference of the regions at N and 2N; Dr, Dw and the system calls'
+    time weigh nothing; the system calls per iteration are the record's `system_calls`."""
+    totals = {"warm": "999 999 999 99 99 99 9 9 9 99 99999",
+              "n": "1000 300 200 3 5 7 1 2 4 10 5000",
+              "2n": "1900 600 400 4 25 17 2 12 6 20 12000"}
+    for name, line in totals.items():
+        write(tmp_path / name, SYNTHETIC_DUMP.format(totals=line))
+    costs = [read_dump(tmp_path / name) for name in totals]
+    assert costs[1] == {"Ir": 1000, "Dr": 300, "Dw": 200, "I1mr": 3, "D1mr": 5, "D1mw": 7, "ILmr": 1, "DLmr": 2,
+                        "DLmw": 4, "sysCount": 10, "sysTime": 5000}
+    regions = [{"type": "callgrind_region", "bench": "b", "param": None, "param_name": None, "iterations": n,
+                "suspends": 0, "warm_up": warm} for n, warm in ((10, True), (10, False), (20, False))]
+    records = {r["counter"]: r for r in result_records(regions, costs, cache_sim=True)}
+    # differences: Ir 900; L1 misses 1 + 20 + 10 = 31; LL misses 1 + 10 + 2 = 13
+    # 900 + 10 * 31 + 100 * 13 = 2510 over 10 iterations
+    cycles = records["estimated-cycles"]
+    assert cycles["samples"] == [251.0] and cycles["region_totals"] == [1000 + 10 * 15 + 100 * 7,
+                                                                        1900 + 10 * 46 + 100 * 20]
+    assert (cycles["unit"], cycles["deterministic"], cycles["system_calls"]) == ("cycles", True, 1.0)
+    assert "Ir + 10 (I1mr + D1mr + D1mw) + 100 (ILmr + DLmr + DLmw)" in cycles["source"]
+    assert records["instructions"]["samples"] == [90.0] and records["instructions"]["system_calls"] == 1.0
 
 
 def test_bad_dumps_and_regions_are_errors_that_say_why(tmp_path):
@@ -261,6 +354,9 @@ def test_one_command_line_builder_for_the_platform_and_for_profile(tmp_path):
     assert region == ["/usr/bin/valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={tmp_path}/callgrind.out.%p",
                       "--collect-atstart=no", "--toggle-collect=bl__callgrind_region",
                       "--dump-after=bl__callgrind_region", "--cache-sim=no", "--", "./b", "--x"]
+    simulated = callgrind.valgrind_argv(["./b"], tmp_path, cache_sim=True, system_calls=True)
+    assert simulated[-7:] == ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
+                              "--collect-systime=yes", "--", "./b"]
     profile = callgrind.valgrind_argv(["./b"], tmp_path, collect=["bl__body_a", "bl__body_a.*"], trace_children=True,
                                       plain=True)
     assert profile == ["valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={tmp_path}/callgrind.out.%p",
@@ -358,8 +454,9 @@ def test_stored_runs_of_native_and_callgrind_compare_with_causes(project, benchl
     assert second.exit_code == 0, second.stderr
     document = json.loads(benchlab("compare", "1", "2", "--format", "json").stdout)
     rows = {(c["test"], c["counter"], c["platform"]): c for c in document["comparisons"]}
-    assert set(rows) == {("work", "time", "native"), ("work", "instructions", "cg"),
-                         ("zeros", "time", "native"), ("zeros", "instructions", "cg")}
+    assert set(rows) == {("work", "time", "native"), ("work", "instructions", "cg"), ("work", "estimated-cycles", "cg"),
+                         ("zeros", "time", "native"), ("zeros", "instructions", "cg"),
+                         ("zeros", "estimated-cycles", "cg")}
     work, zeros = rows[("work", "instructions", "cg")], rows[("zeros", "instructions", "cg")]
     assert work["deterministic"] and work["ratio_ci"][0] == work["ratio_ci"][1] and work["noise_floor"] == 0
     # a = o + 200 c per iteration, then b = o + 4000 c: c (one addition and its loop) a whole number, o the
@@ -382,6 +479,16 @@ def test_stored_runs_of_native_and_callgrind_compare_with_causes(project, benchl
         "more than 5% slower (code changed)") for line in regressions), regressions
     assert any(line.startswith("regression: zeros on native: ") and line.endswith("(machine changed)")
                for line in regressions), regressions
+    # gate --judge counts, on what the platform stored: work on its counts; zeros, one read(2) an
+    # iteration (the kernel copies what the counts cannot see), on its time, named system-call bound
+    counts = benchlab("gate", "--baseline", "1", "2", "--max-regression", "5", "--judge", "counts", "--format", "json")
+    assert counts.exit_code == 3, counts.stderr
+    judged = {(row["test"], row["counter"]): (row["verdict"], row["judged_on"], row["judged_on_reason"])
+              for row in json.loads(counts.stdout)["comparisons"]}
+    assert judged == {("work", "instructions"): ("slower", "counts", None),
+                      ("work", "estimated-cycles"): ("slower", "counts", None),
+                      ("zeros", "time"): ("slower", "time", "system-call bound")}
+    assert "judged on time: zeros: system-call bound: 1 system call(s) an iteration beside" in counts.stderr
 
 
 def test_platforms_separated_by_commas(project, benchlab):

@@ -35,14 +35,15 @@ _REPORTED_FIELDS = (
     # counter records (formats.md, "Counter records")
     "supported", "reason", "source", "pass", "per_iteration", "kernel", "user", "running_fraction", "scaled",
     # instruction counts under callgrind (benchlab.profiling.callgrind): exact, the same on every run
-    "deterministic", "region_totals",
+    "deterministic", "region_totals", "system_calls",
     # what the kernel says the samples lost to other tasks, and calibration under load (formats.md, "Contention")
     *CONTENTION_FIELDS, "short_samples",
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
 _REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio", "difference",
-                     "ratio_of_medians", "running_fraction", "raw_median", "run_delay_ns", "sampled_ns")
+                     "ratio_of_medians", "running_fraction", "raw_median", "run_delay_ns", "sampled_ns",
+                     "system_calls")
 _REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci", "difference_ci")
 #: Reported fields that are counts (or null).
 _REPORTED_COUNTS = ("preempted", "left_out", "involuntary_switches")
