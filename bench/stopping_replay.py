@@ -17,7 +17,7 @@ control), truth (1.00, the threshold, 1.5x the threshold) and rule:
 
 The rules: `before`, a 99% interval after every round from round 4, stopping at the first
 decision (the rule before issue 36); `after`, benchlab's rule (statistics/sequential.py:
-looks at 4, 6, 9, 14, ... rounds, every look read at Pocock's level for the looks the
+looks at 6, 9, 14, 21, ... rounds, every look read at Pocock's level for the looks the
 budget holds). The target: wrong at most 1 in 100 at the threshold and below it.
 
     bench/stopping_replay.py                      # the recordings in bench/replay/rounds/

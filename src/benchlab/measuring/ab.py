@@ -8,7 +8,7 @@ one ratio, B's median over A's. The ratio and its interval come from the rounds'
 slow phase does to both halves of a pair cancels in their ratio.
 
 When to stop is the stopping rule's (statistics/sequential.py): rounds are read only at
-its looks (4, 6, 9, 14, ... rounds), at a level that holds 99% over all of them. With a
+its looks (6, 9, 14, 21, ... rounds), at a level that holds 99% over all of them. With a
 threshold (`decided`: the gate, `ab --max-regression`) a figure is measured until a look
 decides it or the time is out; without one, until every interval is within --precision.
 

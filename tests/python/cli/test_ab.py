@@ -20,10 +20,9 @@ def test_ab_pairs_processes_by_round_and_gates(project, benchlab):
     row = result.stdout.splitlines()[1].split()
     assert row[:2] == ["Read/1", "native"] and row[-1] == "slower"
     assert 1.095 < float(row[4]) < 1.105
-    # each side ran once per round; the ratios agree to 0.1%, so --precision (1%) stopped it at
-    # the fewest rounds a t interval is taken over
-    assert len((project / "a.sh.count").read_text().split()) == 4 == len((project / "b.sh.count").read_text().split())
-    assert "4 rounds of A and B in" in result.stderr and "seed 3" in result.stderr
+    # each side ran once per round; the ratios agree to 0.1%, so the first look (6 rounds) decided it
+    assert len((project / "a.sh.count").read_text().split()) == 6 == len((project / "b.sh.count").read_text().split())
+    assert "6 rounds of A and B in" in result.stderr and "seed 3" in result.stderr
     assert any(line.startswith("regression: Read/1 on native: 1.0") for line in result.stderr.splitlines())
     assert result.stderr.splitlines()[-1] == "ab failed: 1 slower beyond the threshold"
 
@@ -133,7 +132,7 @@ def test_ab_usage_errors(project, benchlab):
             "error: --summary missing/ab.md: the directory missing does not exist (create it first, or give another "
             "path)\n",
         ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):
-            "error: --time-limit 0.01: 1 program(s) need at least 0.056 s for the 4 rounds a verdict needs "
+            "error: --time-limit 0.01: 1 program(s) need at least 0.084 s for the 6 rounds a verdict needs "
             "(give --time-limit 1 or more, or leave it out for the default)\n",
         ("ab", "a.sh", "a.sh", "--max-regression", "2", "--inconclusive", "maybe"):
             "error: Invalid value for '--inconclusive': 'maybe' is not one of 'fail', 'pass'. (see 'benchlab ab --help')\n",

@@ -67,7 +67,7 @@ def test_a_time_limit_that_cannot_fit_a_verdicts_rounds_is_refused_before_anythi
     before = sorted(path.name for path in (project / ".benchlab").rglob("*"))
     short = benchlab("gate", "--baseline", "main", "--time-limit", "0.01", "--db", DB)
     assert (short.exit_code, short.stdout) == (2, "")
-    assert short.stderr == ("error: --time-limit 0.01: 1 program(s) need at least 0.072 s for the 4 rounds a verdict "
+    assert short.stderr == ("error: --time-limit 0.01: 1 program(s) need at least 0.11 s for the 6 rounds a verdict "
                             "needs (give --time-limit 1 or more, or leave it out for the default)\n")
     assert sorted(path.name for path in (project / ".benchlab").rglob("*")) == before  # nothing ran, nothing stored
     # the default for one program: 30 s, said before it starts

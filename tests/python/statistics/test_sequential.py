@@ -10,7 +10,7 @@ from benchlab.statistics.distributions import normal_quantile_two_sided
 
 
 def test_the_schedule_grows_by_half_from_the_first_look():
-    assert sequential.LOOKS[:8] == (4, 6, 9, 14, 21, 31, 46, 69)
+    assert sequential.LOOKS[:8] == (6, 9, 14, 21, 31, 46, 69, 103)
     assert len(sequential.LOOKS) == sequential.LOOK_COUNT
     assert all(later > earlier for earlier, later in zip(sequential.LOOKS, sequential.LOOKS[1:]))
     assert sequential.schedule(first=2, growth=2, count=4) == (2, 4, 8, 16)
@@ -42,7 +42,7 @@ def test_one_look_is_the_single_interval_and_more_looks_cost_less_than_bonferron
 
 
 def test_the_crossing_probability_agrees_with_brownian_paths():
-    # 20,000 random walks of 46 normal steps, read at the looks 4..46: the share that cross
+    # 20,000 random walks of 103 normal steps, read at the looks 6..103: the share that cross
     # z = 3 at some look, against the numerical integration (binomial sd about 0.0009).
     looks = sequential.LOOKS[:7]
     rng = np.random.default_rng(5)
@@ -55,11 +55,11 @@ def test_the_crossing_probability_agrees_with_brownian_paths():
 
 def test_the_rule_plans_the_looks_a_budget_can_hold_and_no_more():
     rule = sequential.Rule(rows=1, most_rounds=30)
-    assert rule.looks == (4, 6, 9, 14, 21, 31)
+    assert rule.looks == (6, 9, 14, 21, 31)
     assert rule.is_look(9) and not rule.is_look(10) and not rule.ended(30) and rule.ended(31)
     assert rule.levels == sequential.look_levels(1, looks=rule.looks)
     # A last look between two (the time is out after 10 rounds) takes the next one's level.
-    assert rule.level_at(9) == rule.levels[2] and rule.level_at(10) == rule.levels[3]
+    assert rule.level_at(9) == rule.levels[1] and rule.level_at(10) == rule.levels[2]
     assert sequential.Rule(rows=1, most_rounds=10 ** 9).looks == sequential.LOOKS
     # Ten rows share the 1%: each row's level is higher than one row's at the same looks.
     assert sequential.Rule(rows=10, most_rounds=30).levels[0] > rule.levels[0]
