@@ -32,7 +32,7 @@ from benchlab.measuring.process import Outcome
 from benchlab.records import NOT_BUILT, Fault, Record
 from benchlab.measuring.runner import (
     ENV_PAD_VARIABLE, RunOptions, Runner, Sweep, benchmark_arguments, layout_env, machine_warnings, no_match,
-    read_output)
+    process_seed, read_output)
 from benchlab.measuring.targets import resolve_targets
 
 #: Every CPU this process may run on: a spread run starts process k on CPUS[k % len(CPUS)].
@@ -159,6 +159,17 @@ def test_sweep_values_are_checked_when_the_sweep_is_read(text, what):
 
 
 # -- the arguments each flavor of binary is given --------------------------------------------------
+
+def test_each_process_has_a_seed_of_its_own_drawn_from_the_runs():
+    # splitmix64 of the run's seed and the process: the same run seed gives the same seeds
+    # (a run is reproduced by its --seed), every process another, all 64-bit.
+    seeds = [process_seed(42, process) for process in range(100)]
+    assert seeds == [process_seed(42, process) for process in range(100)]
+    assert len(set(seeds)) == 100 and 42 not in seeds and all(0 <= seed < 2 ** 64 for seed in seeds)
+    assert process_seed(42, None) == 42 and process_seed(43, 0) != process_seed(42, 0)
+    # splitmix64's published first output for state 0 (its increment added once): process 0 of run 0
+    assert process_seed(0, 0) == 0xE220A8397B1DCDAF
+
 
 def test_a_benchlab_binary_is_asked_for_jsonl_with_the_runs_seed():
     options = RunOptions(timeout=1, seed=7, counters="", subtract=True)  # an empty --counters is not passed
@@ -441,7 +452,8 @@ def test_a_prebuilt_executable_is_given_the_flags_and_runs_in_a_scratch_director
     result = runner.run_unit(unit, process=1)
     context = result.context
     # its flavor's flags, the user's, then the swept value last
-    assert context["argv"] == ["--format=jsonl", "--samples=4", "--seed=5", "--filter=p", "--extra", "-t=2"]
+    assert context["argv"] == ["--format=jsonl", "--samples=4", f"--seed={process_seed(5, 1)}", "--filter=p", "--extra",
+                               "-t=2"]
     scratch = Path(context["cwd"])
     assert scratch.parent == lab / ".benchlab" / "scratch" and scratch.name.startswith("probe-")
     assert not scratch.exists()
@@ -494,7 +506,7 @@ def test_copies_each_get_a_directory_a_layout_and_the_next_cpu_and_no_flag(lab):
     one, two = runner.plan(targets(lab, "bin/probe"))
     assert (runner.copies(one), runner.copies(two)) == (1, 2)
     result = runner.run_unit(two, process=1)
-    assert result.faults == [] and result.context["argv"] == ["--format=jsonl", "--seed=11"]
+    assert result.faults == [] and result.context["argv"] == ["--format=jsonl", f"--seed={process_seed(11, 1)}"]
     assert Path(result.context["cwd"]).name == "copy0"  # the first copy's context is the unit's
     records = {(record.reported["copy"], record.bench): record for record in result.records}
     assert sorted(records) == [(0, "cpu"), (0, "cpus"), (0, "pad"), (1, "cpu"), (1, "cpus"), (1, "pad")]
