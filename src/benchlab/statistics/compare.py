@@ -100,14 +100,24 @@ class Comparison:
         return 1 + max(self.floor, self.threshold or 0.0)
 
     @property
+    def defined(self) -> bool:
+        """Whether B/A is a figure: a finite number above 0. Two figures far enough apart
+        (1e-300 and 1e150 ns, both accepted) overflow it to infinity, which judged `slower`
+        with an interval of [inf, inf] (issue 37); such a row has no figure and no verdict."""
+        return math.isfinite(self.ratio) and self.ratio > 0
+
+    @property
     def verdict(self) -> str:
-        """SLOWER, NOT_SLOWER or INCONCLUSIVE: where the whole interval lies against the limit."""
+        """SLOWER, NOT_SLOWER or INCONCLUSIVE: where the whole interval lies against the limit;
+        INCONCLUSIVE for a row without a figure (`defined`): the evidence carries no answer."""
+        if not self.defined:
+            return INCONCLUSIVE
         return verdict_of(self.low, self.high, self.limit)
 
     @property
     def faster(self) -> bool:
         """Not slower, and the whole interval below 1 / limit: a speed-up beyond the threshold."""
-        return self.high < 1 / self.limit
+        return self.defined and self.high < 1 / self.limit
 
     @property
     def changed(self) -> bool:
@@ -276,7 +286,7 @@ def row_name(key: tuple) -> str:
 
 
 def geometric_mean(comparisons: list[Comparison]) -> float | None:
-    ratios = [c.ratio for c in comparisons if c.ratio > 0]
+    ratios = [c.ratio for c in comparisons if c.defined]
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
 
 

@@ -1,4 +1,5 @@
 import json
+import re
 
 from conftest import write
 
@@ -97,6 +98,29 @@ def test_an_interval_wider_than_its_figure_prints_as_uninformative(project, benc
     document = json.loads(benchlab("compare", "a.jsonl", "b.jsonl", "--format", "json").stdout)
     [c] = document["comparisons"]
     assert c["ratio_ci"][1] > 4 * c["ratio"] and c["uninformative"] and c["verdict"] == "inconclusive"
+
+
+def test_a_ratio_that_is_no_finite_number_is_no_figure_and_inconclusive_everywhere(project, benchlab):
+    # issue 37: 1e150 / 1e-300 overflows; the table said `inf uninformative slower`, the gate
+    # `infx an uninformative interval` and exit 3
+    def result(name, value):
+        write(project / name, json.dumps({"type": "result", "bench": "t", "param": None, "counter": "time",
+                                          "unit": "ns", "samples": [value] * 12}) + "\n")
+    result("a.jsonl", 1e-300)
+    result("b.jsonl", 1e150)
+    compared = benchlab("compare", "a.jsonl", "b.jsonl")
+    assert compared.exit_code == 0, compared.stderr
+    assert compared.stdout.splitlines()[1].split() == ["t", "native", "1e-300", "1e+150", "-", "-", "inconclusive",
+                                                       "(1", "process)"]
+    assert not re.search(r"\binf", compared.stdout) and "slower (1" not in compared.stdout
+    assert compared.stdout.splitlines()[2].endswith("1 inconclusive; geometric mean of B/A -")
+    gate = benchlab("gate", "--baseline", "a.jsonl", "b.jsonl", "--no-remeasure")
+    assert gate.exit_code == 4, gate.stderr
+    assert "inconclusive: t on native: no ratio: B/A (1e+150 / 1e-300) is not a finite number, so nothing is " \
+           "judged" in gate.stderr.splitlines()
+    assert not re.search(r"\binf", gate.stdout + gate.stderr)
+    [c] = json.loads(benchlab("compare", "a.jsonl", "b.jsonl", "--format", "json").stdout)["comparisons"]
+    assert (c["ratio"], c["verdict"], c["faster"]) == (None, "inconclusive", False)
 
 
 def test_a_result_file_of_one_process_is_compared_and_says_so(project, benchlab):

@@ -11,7 +11,7 @@ import dataclasses
 import math
 from typing import Callable
 
-from benchlab.output.comparisons import interval_text
+from benchlab.output.comparisons import NO_FIGURE, interval_text
 from benchlab.output.htmlreport.charts import RatioBar, name_of, short_commit
 from benchlab.output.htmlreport.runs import StoredRun
 from benchlab.output.htmlreport.sections import Trend
@@ -154,7 +154,7 @@ def _rule(found: list[comparing.Comparison]) -> str:
 
 
 def _list(verdict: str, heading: str, rows: list[comparing.Comparison], links: Links) -> VerdictList:
-    shown = [Row(name_of(c.key), c.platform, f"{100 * (c.ratio - 1):+,.1f}%", _interval(c),
+    shown = [Row(name_of(c.key), c.platform, f"{100 * (c.ratio - 1):+,.1f}%" if c.defined else NO_FIGURE, _interval(c),
                  c.cause or ("1 process" if c.scope == comparing.WITHIN_ONE_PROCESS else ""),
                  links("history", c.key) or links("distribution", c.key)) for c in rows[:ROWS_SHOWN]]
     return VerdictList(verdict, heading, shown, max(0, len(rows) - ROWS_SHOWN))
@@ -162,7 +162,7 @@ def _list(verdict: str, heading: str, rows: list[comparing.Comparison], links: L
 
 def _interval(c: comparing.Comparison) -> str:
     """The interval as changes in percent, as the chart's axis reads."""
-    if c.uninformative:
+    if c.uninformative or not c.defined:
         return interval_text(c)
     return f"[{100 * (c.low - 1):+,.1f}%, {100 * (c.high - 1):+,.1f}%]"
 
