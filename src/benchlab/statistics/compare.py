@@ -220,18 +220,22 @@ def _process_part(relative_variance: float, processes: int,
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
-            levels: dict[tuple, noise.RunLevel] | None = None, family: bool = False) -> list[Comparison]:
+            levels: dict[tuple, noise.RunLevel] | None = None, family: bool = False,
+            shown_levels: tuple[dict | None, dict | None] = (None, None)) -> list[Comparison]:
     """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
 
     `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
     spread between runs on B's machine (Store.run_levels), by B's figure. `family`: the
     intervals hold together at 99% (family_level), for a judgment of every row at once
     (the gate); else each holds at 99% on its own (`compare`, a row read by itself).
+    `shown_levels`: each stored run's own levels (A's, B's), with which `show` combines its
+    figures: an outlier process they tell is left out here too, so that both commands print
+    one figure for one run (they printed 276 and 292.9 ns, issue 37).
     """
     floors, levels = floors or {}, levels or {}
-    b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
+    b_by_key = {(r.key, r.platform): r for r in _as_shown(list(records_b), shown_levels[1]) if _measured(r)}
     pairs = []
-    for a in figures(list(records_a)):
+    for a in _as_shown(list(records_a), shown_levels[0]):
         b = b_by_key.get((a.key, a.platform))
         if b is not None and _measured(a) and a.unit == b.unit:
             pairs.append((a, b))
@@ -252,6 +256,16 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             processes=(a.figures.processes, b.figures.processes), deterministic=deterministic))
     attribute_causes(result)
     return result
+
+
+def _as_shown(records: list[Record], levels: dict | None) -> list[Record]:
+    """The figures `show` prints of a run: its processes combined with the run's levels,
+    which leave an outlier process out of the figure (noise.outlier_processes). One process
+    keeps its own interval: ratio_interval adds the levels' spread to it, once."""
+    plain = figures(records)
+    if not levels:
+        return plain
+    return [shown if shown.figures.processes > 1 else alone for shown, alone in zip(figures(records, levels), plain)]
 
 
 def attribute_causes(comparisons: list[Comparison]) -> None:

@@ -157,3 +157,30 @@ def test_bad_comparisons_are_one_line_and_exit_2(project, benchlab):
     for args, message in cases.items():
         result = benchlab(*args)
         assert (result.exit_code, result.stderr) == (2, message), args
+
+
+def test_show_and_compare_print_one_figure_for_a_run_with_an_outlier_process(project, benchlab):
+    # issue 37: show left the outlier process out (the machine's prior tells it), compare did
+    # not: 276 against 292.9 ns for one run. Four processes agree, the fifth reads +7%.
+    from benchlab.records import Record
+    from benchlab.statistics import noise
+    from benchlab.storage.store import open_store
+    (project / ".benchlab").mkdir()
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": {"x@native": {"id": "a" * 64}}}
+    store.save_machine_priors(noise.Machine.of(here), [
+        dict(kind="latency-bound", variance=0.0007 ** 2, df=9, process_cv2=0.0022 ** 2, process_df=20, runs=10, load=0),
+        dict(kind="loop-bound", variance=0.13 ** 2, df=9, process_cv2=0.25 ** 2, process_df=20, runs=10, load=0)])
+    medians = [114.30, 114.25, 114.33, 114.28, 122.3]
+    run_id = store.begin_run(["benchlab", "run"], ["native"], here)
+    records = []
+    for process, median in enumerate(medians):
+        records.append(Record(bench="b", param=None, samples=[median * 0.999, median, median * 1.001],
+                              platform="native", binary="x", reported={"process": process}))
+    store.add_unit(run_id, records, [])
+    store.finish_run(run_id, "complete", 0)
+    [shown] = json.loads(benchlab("show", "1", "--format", "json").stdout)["rows"]
+    figure = shown["cells"]["native"]["median"]
+    assert figure == sum(medians[:4]) / 4  # the outlier left out
+    [compared] = json.loads(benchlab("compare", "1", "1", "--format", "json").stdout)["comparisons"]
+    assert compared["a"] == compared["b"] == figure
