@@ -102,6 +102,24 @@ def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str,
     return Plan(pairs, fallbacks)
 
 
+def not_kept_reason(label: str, baseline_context: dict[str, Any] | None, kept: int) -> str:
+    """Why the baseline holds no binary of unit `label`, from what its run recorded and how
+    many binaries it keeps (`kept`): a workload, a unit its run did not have, or a binary
+    not kept or deleted from the store since, never 'saved before binaries were kept' of a
+    baseline that keeps others (a kept binary deleted from the store was said to be that)."""
+    entry = ((baseline_context or {}).get("code") or {}).get(label)
+    if isinstance(entry, dict) and entry.get("flavor") == "workload":
+        return "a workload is timed as a whole command: its figures are compared as stored"
+    if not isinstance(entry, dict):
+        return "the baseline's run did not run it"
+    again = "save the baseline again from a run whose binaries exist (benchlab baseline save NAME RUN)"
+    if kept:
+        return (f"the baseline keeps {kept} other binaries but none of it: its binary was gone or rebuilt when the "
+                f"baseline was saved, or was deleted from the store since; {again}")
+    return (f"the baseline keeps no binaries: saved before baselines kept them, or deleted from the store since; "
+            f"{again}")
+
+
 def _write_binary(directory: Path, index: int, label: str, row: dict[str, Any]) -> Path:
     """The baseline's binary written into a directory of its own in the workspace (the index
     keeps two labels that make the same safe name apart), under its stored name made safe."""
