@@ -26,6 +26,8 @@ import contextlib
 import dataclasses
 import os
 import re
+import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -178,13 +180,58 @@ def decider(threshold_of: Callable[[str], float], floor: float = 0.0) -> Callabl
     return decided
 
 
+#: A gate's workspace is named WORKSPACE_PREFIX + its pid + "-" + mkdtemp's random part, so
+#: that a later gate can tell one whose gate is gone (killed by SIGKILL, which no handler sees).
+WORKSPACE_PREFIX = "benchlab-gate-"
+_WORKSPACE_NAME = re.compile(rf"{re.escape(WORKSPACE_PREFIX)}([0-9]+)-[A-Za-z0-9_]+")
+
+
 @contextlib.contextmanager
-def workspace() -> Iterator[Path]:
-    """A private directory for the baseline's binaries while they run; removed on the way
-    out, SIGTERM (a CI job cancelled) included: it is raised as Ctrl-C is."""
-    with sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="benchlab-gate-") as directory:
+def workspace(root: str | None = None) -> Iterator[Path]:
+    """A private directory for the baseline's binaries while they run, in `root` (the system's
+    temporary directory by default); removed on the way out, SIGTERM (a CI job cancelled)
+    included: it is raised as Ctrl-C is. The workspaces of gates that were killed outright
+    (SIGKILL: 687 KB each, issue 37) are removed first (`stale_workspaces`)."""
+    root = root or tempfile.gettempdir()
+    for stale in stale_workspaces(Path(root)):
+        shutil.rmtree(stale, ignore_errors=True)
+    with sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{os.getpid()}-",
+                                                             dir=root) as directory:
         os.chmod(directory, 0o700)
         yield Path(directory)
+
+
+def stale_workspaces(root: Path) -> list[Path]:
+    """The gate workspaces in `root` whose gate is gone: directories (not links) of benchlab's
+    own name, owned by this user, whose pid runs no process. Nothing else is touched: another
+    user's, a live gate's, one named otherwise (or before the pid was in the name)."""
+    found = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return []
+    for entry in entries:
+        match = _WORKSPACE_NAME.fullmatch(entry.name)
+        if match is None or int(match[1]) == os.getpid():
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not _running(int(match[1])):
+            found.append(Path(entry.path))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` exists (another user's counts: it may be that gate's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], float], floor: float,
