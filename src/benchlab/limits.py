@@ -49,7 +49,13 @@ def limit(name: str) -> float:
 MAX_OUTPUT_BYTES = 64 * 2**20
 #: Characters of one line of it that are parsed; a longer line is skipped with a warning.
 MAX_OUTPUT_LINE_CHARS = 32 * 2**20
-#: Results (records) of one process that are read: each costs about 1.4 KB in memory, and
-#: short lines of distinct names (20 bytes each) made 100 times their size (issue 31). A
-#: benchlab binary prints one per benchmark, parameter and counter.
+#: Results (records) of one process that are read: each costs 1.5 KB in memory or more
+#: (records.HELD_RECORD_BYTES), and short lines of distinct names (20 bytes each) made 100
+#: times their size (issue 31). A benchlab binary prints one per benchmark, parameter and counter.
 MAX_OUTPUT_RECORDS = 100_000
+#: What the results of one run may hold in memory in all its processes, estimated as
+#: Record.held_bytes: the limits above are per process, and five processes each within
+#: them held 4.9 GB (issue 37). Past it the process's output is read no further, that is its
+#: fault, and `run` starts no further process (what was measured so far is stored and shown).
+#: A default run (5 processes) of 100 benchmarks at 1,000 samples each holds some 35 MB.
+MAX_RUN_RESULT_BYTES = 512 * 2**20

@@ -103,3 +103,21 @@ def test_csv_exports_quote_formulas_and_an_import_of_the_export_reads_the_names_
     assert again.exit_code == 0, again.stderr
     shown = benchlab("show", "latest", "--format", "json", "--db", DB).stdout
     assert json.dumps(formula) in shown
+
+
+def test_a_text_parameter_a_spreadsheet_would_run_is_quoted_in_every_csv_and_read_back(project, benchlab):
+    # issue 37: `p,=cmd|' /C calc'!A0,...` in export-csv, results.csv and table-csv alike
+    param = "=cmd|' /C calc'!A0"
+    (project / "p.jsonl").write_text(json.dumps({"type": "result", "bench": "p", "param": param, "counter": "time",
+                                                 "unit": "ns", "samples": [5.0, 6.0, 7.0]}) + "\n")
+    assert benchlab("import", "p.jsonl", "--db", DB).exit_code == 0
+    table = list(csv.DictReader(io.StringIO(benchlab("show", "latest", "--format", "table-csv", "--db", DB).stdout)))
+    assert [row["param"] for row in table] == ["'" + param]
+    assert benchlab("export", "latest", "--format", "export-csv", "--out", "run.csv", "--db", DB).exit_code == 0
+    assert [row[1] for row in csv.reader((project / "run.csv").open())][1:] == ["'" + param] * 3
+    assert benchlab("export", "latest", "--dir", "exported", "--db", DB).exit_code == 0
+    [results] = (project / "exported").glob("*/data/results.csv")
+    assert [row[1] for row in csv.reader(results.open())][1:] == ["'" + param] * 3
+    assert benchlab("import", "run.csv", "--db", DB).exit_code == 0
+    shown = json.loads(benchlab("show", "latest", "--format", "json", "--db", DB).stdout)
+    assert param in json.dumps(shown) and "'" + param not in json.dumps(shown)

@@ -337,9 +337,13 @@ def _pick_machine(runs: list[dict[str, Any]], host: str | None, scope: str = "")
         chosen = matches[0]
     notes = []
     if len(prints) > 1:
-        left = sum(len(ids) for fp, ids in prints.items() if fp != chosen)
-        notes.append(f"host {chosen.label()}; {left} runs{scope} on other machines left out: {listing} "
-                     "(pick one with --host ID or --host HOSTNAME)")
+        # The machines left out, not the one shown (which the note listed among them: issue 37).
+        others = {fp: ids for fp, ids in prints.items() if fp != chosen}
+        left = sum(len(ids) for ids in others.values())
+        left_out = "; ".join(f"{fp.id} = {fp.label()}: {len(ids)} runs" for fp, ids in
+                             sorted(others.items(), key=lambda item: -max(item[1])))
+        notes.append(f"host {chosen.label()} ({chosen.id}: {len(prints[chosen])} runs); {left} runs{scope} on other "
+                     f"machines left out: {left_out} (pick one with --host ID or --host HOSTNAME)")
     return chosen, notes
 
 

@@ -141,7 +141,7 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         for line in basis.notes(found, counts, left):
             say(line)
     judgment = judge(comparisons, command="gate", inconclusive=request.inconclusive,
-                     advice=_advice(remeasured, time_limit))
+                     advice=_advice(remeasured, time_limit, workload_runs(side_b.records)))
     held = f"baseline {request.baseline!r} ({side_a.label})" if is_baseline(store, request.baseline) else side_a.label
     return Answer("gate", f"{side_b.label} against {held}", side_a.label, side_b.label, comparisons, judgment,
                   request.inconclusive, context_differences(side_a, side_b), notes,
@@ -192,15 +192,38 @@ def keep_pairs_for_time(plan: remeasure.Plan, comparisons: list[Comparison],
     return lines
 
 
-def _advice(remeasured: Remeasured | None, time_limit: float | None) -> Callable[[list[Comparison]], list[str]]:
-    """What would decide the undecided rows: more rounds for re-measured ones, more processes
-    or a saved baseline for stored ones."""
+def _advice(remeasured: Remeasured | None, time_limit: float | None,
+            workloads: dict[str, int] | None = None) -> Callable[[list[Comparison]], list[str]]:
+    """What would decide the undecided rows: more rounds for re-measured ones, more runs for a
+    workload's (`workloads`: its runs by name), more processes or a saved baseline for other
+    stored ones."""
+    workloads = workloads or {}
+
     def advice(undecided: list[Comparison]) -> list[str]:
         again = [c for c in undecided if c.rounds is not None]
         lines = remeasure_advice(remeasured.rounds, remeasured.seconds, time_limit) if again else []
-        stored = [c for c in undecided if c.rounds is None]
-        return lines + (stored_advice(stored) if stored else [])
+        timed = [c for c in undecided if c.rounds is None and c.program in workloads]
+        stored = [c for c in undecided if c.rounds is None and c.program not in workloads]
+        return lines + workload_advice(timed, workloads) + (stored_advice(stored) if stored else [])
     return advice
+
+
+def workload_runs(records: list) -> dict[str, int]:
+    """The candidate's workloads by name, with the runs each was timed over."""
+    return {r.binary: int(r.reported.get("runs") or len(r.samples)) for r in records if r.format == "workload"}
+
+
+def workload_advice(undecided: list[Comparison], runs: dict[str, int]) -> list[str]:
+    """What decides a workload's rows: a workload is timed over its own runs, once per `benchlab
+    run` and never re-measured by the gate, so neither more processes nor a saved baseline
+    narrow it (the advice said "gate against a saved baseline" to a user doing that: issue 37)."""
+    names = sorted({c.program for c in undecided})
+    if not names:
+        return []
+    said = ", ".join(f"{name} ({runs[name]} runs)" for name in names)
+    return [f"workload(s) {said} are timed over their own runs and not re-measured by the gate: give them more "
+            f"runs (workloads.{names[0]}.runs in benchlab.toml), run both sides again, and save the baseline again "
+            "from the new run"]
 
 
 def is_baseline(store, name: str) -> bool:
@@ -246,8 +269,14 @@ def remeasure_plan(config: Config, store, request: Request, directory: Path,
         return None
     base_context = store.run_row(store.baseline(baseline)["run_id"]).get("context")
     candidate_context = store.run_row(store.resolve_run_id(run)).get("context")
-    return remeasure.plan(config, store.baseline_binaries(baseline), base_context, candidate_context, directory,
-                          trust_stored=request.trust_stored)
+    kept = store.baseline_binaries(baseline)
+    found = remeasure.plan(config, kept, base_context, candidate_context, directory, trust_stored=request.trust_stored)
+    # A unit the baseline keeps no binary of: why, from its run's record and what it keeps.
+    labels = {noise.code_label(row["binary"], row["platform"]) for row in kept}
+    for label in found.fallbacks:
+        if label not in labels:
+            found.fallbacks[label] = remeasure.not_kept_reason(label, base_context, len(kept))
+    return found
 
 
 def fallback_notes(plan: remeasure.Plan | None, request: Request) -> list[str]:

@@ -26,6 +26,8 @@ import contextlib
 import dataclasses
 import os
 import re
+import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -102,6 +104,24 @@ def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str,
     return Plan(pairs, fallbacks)
 
 
+def not_kept_reason(label: str, baseline_context: dict[str, Any] | None, kept: int) -> str:
+    """Why the baseline holds no binary of unit `label`, from what its run recorded and how
+    many binaries it keeps (`kept`): a workload, a unit its run did not have, or a binary
+    not kept or deleted from the store since, never 'saved before binaries were kept' of a
+    baseline that keeps others (a kept binary deleted from the store was said to be that)."""
+    entry = ((baseline_context or {}).get("code") or {}).get(label)
+    if isinstance(entry, dict) and entry.get("flavor") == "workload":
+        return "a workload is timed as a whole command: its figures are compared as stored"
+    if not isinstance(entry, dict):
+        return "the baseline's run did not run it"
+    again = "save the baseline again from a run whose binaries exist (benchlab baseline save NAME RUN)"
+    if kept:
+        return (f"the baseline keeps {kept} other binaries but none of it: its binary was gone or rebuilt when the "
+                f"baseline was saved, or was deleted from the store since; {again}")
+    return (f"the baseline keeps no binaries: saved before baselines kept them, or deleted from the store since; "
+            f"{again}")
+
+
 def _write_binary(directory: Path, index: int, label: str, row: dict[str, Any]) -> Path:
     """The baseline's binary written into a directory of its own in the workspace (the index
     keeps two labels that make the same safe name apart), under its stored name made safe."""
@@ -160,13 +180,58 @@ def decider(threshold_of: Callable[[str], float], floor: float = 0.0) -> Callabl
     return decided
 
 
+#: A gate's workspace is named WORKSPACE_PREFIX + its pid + "-" + mkdtemp's random part, so
+#: that a later gate can tell one whose gate is gone (killed by SIGKILL, which no handler sees).
+WORKSPACE_PREFIX = "benchlab-gate-"
+_WORKSPACE_NAME = re.compile(rf"{re.escape(WORKSPACE_PREFIX)}([0-9]+)-[A-Za-z0-9_]+")
+
+
 @contextlib.contextmanager
-def workspace() -> Iterator[Path]:
-    """A private directory for the baseline's binaries while they run; removed on the way
-    out, SIGTERM (a CI job cancelled) included: it is raised as Ctrl-C is."""
-    with sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="benchlab-gate-") as directory:
+def workspace(root: str | None = None) -> Iterator[Path]:
+    """A private directory for the baseline's binaries while they run, in `root` (the system's
+    temporary directory by default); removed on the way out, SIGTERM (a CI job cancelled)
+    included: it is raised as Ctrl-C is. The workspaces of gates that were killed outright
+    (SIGKILL: 687 KB each, issue 37) are removed first (`stale_workspaces`)."""
+    root = root or tempfile.gettempdir()
+    for stale in stale_workspaces(Path(root)):
+        shutil.rmtree(stale, ignore_errors=True)
+    with sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{os.getpid()}-",
+                                                             dir=root) as directory:
         os.chmod(directory, 0o700)
         yield Path(directory)
+
+
+def stale_workspaces(root: Path) -> list[Path]:
+    """The gate workspaces in `root` whose gate is gone: directories (not links) of benchlab's
+    own name, owned by this user, whose pid runs no process. Nothing else is touched: another
+    user's, a live gate's, one named otherwise (or before the pid was in the name)."""
+    found = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return []
+    for entry in entries:
+        match = _WORKSPACE_NAME.fullmatch(entry.name)
+        if match is None or int(match[1]) == os.getpid():
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not _running(int(match[1])):
+            found.append(Path(entry.path))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` exists (another user's counts: it may be that gate's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], float], floor: float,

@@ -211,6 +211,10 @@ class Runner:
         self.warn = warn
         self._builds: dict[tuple[Path, str], Path | BuildFailed] = {}
         self._layout_rng = random.Random(options.seed ^ 0x5EED)
+        #: What the results read so far hold (Record.held_bytes), against limits.MAX_RUN_RESULT_BYTES.
+        self.held_bytes = 0
+        #: Set once a process's results were cut at that limit: a session runs no further process.
+        self.full = False
 
     def plan(self, targets: list[Target]) -> list[Unit]:
         sweep_values: list[str | None] = list(self.options.sweep.values) if self.options.sweep else [None]
@@ -239,6 +243,7 @@ class Runner:
                 result.records, result.faults = run_workload(
                     unit.target.workload, unit.platform, timeout=self.options.timeout,
                     scratch=scratch, root=str(self.config.root), launcher=self.builder.measure_launcher())
+                self.held_bytes += sum(record.held_bytes for record in result.records)  # a few runs' times
             else:
                 layout = {}  # the copies of --sweep instances each draw their own (_run_copies)
                 if self.copies(unit):
@@ -326,7 +331,7 @@ class Runner:
             failed = []
             for index, (copy, outcome) in enumerate(zip(copies, together.outcomes)):
                 label = self._binary_label(unit)  # not per copy: N copies' same warning is said once
-                parsed, head = read_output(copy.stdout, label)
+                parsed, head = self._read(copy.stdout, label)
                 for warning in parsed.warnings + escaped_warnings(label, outcome):
                     self.warn(warning)
                 self._check_reported_medians(label, parsed.records)
@@ -383,7 +388,7 @@ class Runner:
         if parsed.parser_error is not None:
             return parsed.parser_error
         if parsed.truncated is not None:
-            return _truncated(parsed)
+            return self._truncated(parsed)
         if not outcome.ok:
             return outcome.reason()
         if not parsed.records and parsed.context is None:
@@ -451,7 +456,7 @@ class Runner:
         with tempfile.TemporaryFile() as stdout:
             outcome = run_process(argv, env={**unit.platform.environment(), **layout}, cwd=scratch,
                                   timeout=self.options.timeout, stdout=stdout, max_output_bytes=limits.MAX_OUTPUT_BYTES)
-            parsed, head = read_output(stdout, binary)
+            parsed, head = self._read(stdout, binary)
         for warning in parsed.warnings + machine_warnings(outcome.stderr) + escaped_warnings(binary, outcome):
             self.warn(warning)
         self._check_reported_medians(binary, parsed.records)
@@ -462,7 +467,7 @@ class Runner:
         elif parsed.parser_error is not None:
             result.faults.append(Fault(unit.target.name, unit.platform.name, parsed.parser_error, head))
         elif parsed.truncated is not None:
-            result.faults.append(Fault(unit.target.name, unit.platform.name, _truncated(parsed), head))
+            result.faults.append(Fault(unit.target.name, unit.platform.name, self._truncated(parsed), head))
         elif not outcome.ok:
             result.faults.append(Fault(unit.target.name, unit.platform.name, outcome.reason(), outcome.stderr_tail()))
         elif not parsed.records and parsed.context is None:
@@ -471,6 +476,21 @@ class Runner:
             # that is not a failure, its row just stays empty.)
             tail = outcome.stderr_tail() or head
             result.faults.append(Fault(unit.target.name, unit.platform.name, "printed no results", tail))
+
+    def _read(self, stdout, binary: str) -> tuple[Parsed, list[str]]:
+        """read_output within what the run's results may still hold (limits.MAX_RUN_RESULT_BYTES)."""
+        parsed, head = read_output(stdout, binary, max_bytes=max(0, limits.MAX_RUN_RESULT_BYTES - self.held_bytes))
+        self.held_bytes += parsed.held_bytes
+        self.full = self.full or parsed.truncated_held
+        return parsed, head
+
+    def _truncated(self, parsed: Parsed) -> str:
+        if not parsed.truncated_held:
+            return f"{parsed.truncated} (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"
+        return (f"the run's results reached {byte_amount(limits.MAX_RUN_RESULT_BYTES)} in memory, the limit of a "
+                "run in all its processes (MAX_RUN_RESULT_BYTES in benchlab/limits.py): this process's results past "
+                "it were not read, and no further process runs (run fewer processes or benchmarks: "
+                "--processes, --filter)")
 
     def _check_reported_medians(self, binary: str, records: list[Record]) -> None:
         """Warn when the binary's median is not the median of the samples it printed."""
@@ -486,10 +506,6 @@ class Runner:
 #: How the header starts a warning about the machine or the build (bl__warn_machine):
 #: a frequency governor other than performance, turbo or boost on, no optimization.
 MACHINE_WARNING = "benchlab: warning: "
-
-
-def _truncated(parsed: Parsed) -> str:
-    return f"{parsed.truncated} (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"
 
 
 def escaped_warnings(binary: str, outcome) -> list[str]:
@@ -534,14 +550,15 @@ _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 _BLANKS = " \t\f\v"
 
 
-def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
+def read_output(stdout, binary: str, max_bytes: int | None = None) -> tuple[Parsed, list[str]]:
     """Parse a binary's stdout file as a stream (it may be huge); also its first lines, for a fault.
 
     At most limits.MAX_OUTPUT_BYTES of it are read, and no line longer than
     MAX_OUTPUT_LINE_CHARS is held (a warning says how many were skipped). A parser that
     fails on it (a bug of ours) costs this process's results, never the run's: the
     returned Parsed's `parser_error` says so, and the runner makes it the process's fault;
-    so is reading stopped past limits.MAX_OUTPUT_RECORDS results (`truncated`)."""
+    so is reading stopped past limits.MAX_OUTPUT_RECORDS results, or once the results hold
+    `max_bytes` in memory (`truncated`)."""
     stdout.seek(0)
     # Split where the parsers do (a file's line ends), not at \x1c-\x1e as str.splitlines would.
     text = stdout.read(64 * 1024).decode(errors="replace")
@@ -551,7 +568,7 @@ def read_output(stdout, binary: str) -> tuple[Parsed, list[str]]:
     skipped = [0]
     try:
         parsed = parse_stream(bounded_lines(text, limits.MAX_OUTPUT_BYTES, limits.MAX_OUTPUT_LINE_CHARS, skipped),
-                              binary, max_records=limits.MAX_OUTPUT_RECORDS)
+                              binary, max_records=limits.MAX_OUTPUT_RECORDS, max_bytes=max_bytes)
     except Exception as error:  # noqa: BLE001 - one binary's output must not cost the whole run
         parsed = Parsed(parser_error=f"its output broke benchlab's parser ({type(error).__name__}: {error}; "
                                      "a benchlab bug: please report it with the output)")

@@ -42,6 +42,8 @@ PRECISION_FROM_ROUNDS = 3
 MAX_ROUNDS = 1000
 
 STOP_COUNT, STOP_TIME, STOP_PRECISION, STOP_UNREACHABLE = "processes", "time", "precision", "unreachable"
+#: The run's results filled what a run may hold (limits.MAX_RUN_RESULT_BYTES): the runner's `full`.
+STOP_FULL = "full"
 
 
 #: A process older than this when the command starts was not started for it (a test, a
@@ -200,6 +202,11 @@ class Session:
                 outcome.faults.extend(result.faults)
                 outcome.filtered_out += result.filtered_out
                 on_result(unit, result)
+                if getattr(self.runner, "full", False):  # that process's fault says so
+                    outcome.rounds += 1
+                    outcome.elapsed = self.clock() - self.started
+                    outcome.stopped = STOP_FULL
+                    return outcome
             round_seconds.append(self.clock() - began)
             outcome.rounds += 1
             outcome.elapsed = self.clock() - self.started
@@ -241,7 +248,11 @@ def widest_interval(records: list, levels: dict | None) -> Widest | None:
 
 
 def stop_note(budget: Budget, outcome: Outcome) -> str | None:
-    """The line saying what stopped a budgeted run; None for a fixed count."""
+    """The line saying what stopped a budgeted run, or a run whose results filled the memory
+    a run may hold; None for a fixed count that ran to its end."""
+    if outcome.stopped == STOP_FULL:
+        return (f"stopped in process {outcome.rounds} of each binary: the run's results reached what a run "
+                "may hold in memory (its fault says more); what was measured so far is kept")
     if budget.fixed:
         return None
     spent = f"{outcome.rounds} process{'es' if outcome.rounds != 1 else ''} of each binary in {outcome.elapsed:.1f} s"

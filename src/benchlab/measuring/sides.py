@@ -60,7 +60,7 @@ def compare_sides(config: Config, a_text: str, b_text: str, store_opener: Callab
     a, b = load_side(a_text, store_opener), load_side(b_text, store_opener)
     comparisons = compare(a.records, b.records, floors=config.noise_floors,
                           default_floor=(floor / 100) if floor is not None else config.noise_floor,
-                          levels=b.levels or a.levels, family=family)
+                          levels=b.levels or a.levels, family=family, shown_levels=(a.levels, b.levels))
     if not comparisons and not (a.profile and b.profile):
         raise UserError(f"{a.label} and {b.label} have no benchmark in common",
                         "compare runs of the same programs (benchlab show RUN lists what a run has)")

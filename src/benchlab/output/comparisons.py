@@ -21,9 +21,19 @@ from benchlab.records import printable
 from benchlab.statistics.answer import Answer
 
 
+#: The B/A and interval cells of a row whose B/A is no finite number (Comparison.defined).
+NO_FIGURE = "-"
+
+
 def interval_text(c: Comparison) -> str:
-    """`[low, high]`, or "uninformative" for an interval wider than the figure."""
+    """`[low, high]`, or "uninformative" for an interval wider than the figure, "-" without one."""
+    if not c.defined:
+        return NO_FIGURE
     return UNINFORMATIVE_WORD if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
+
+
+def ratio_cell(c: Comparison) -> str:
+    return f"{c.ratio:.4f}" if c.defined else NO_FIGURE
 
 
 def verdict_text(c: Comparison) -> str:
@@ -70,7 +80,7 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
                                            for verdict in VERDICTS},
                               "comparisons": [as_json(c) for c in comparisons]}, indent=1)
     names = shown_names(comparisons)
-    rows = [(name, c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}", interval_text(c), verdict_text(c))
+    rows = [(name, c.platform, f"{c.a:.4g}", f"{c.b:.4g}", ratio_cell(c), interval_text(c), verdict_text(c))
             for name, c in zip(names, comparisons)]
     heads = ("TEST", "PLATFORM", f"A ({a_label})", f"B ({b_label})", "B/A", "99% interval", "VERDICT")
     if any(c.judged_on for c in comparisons):  # gate --judge counts: the basis of each row
@@ -121,6 +131,9 @@ def note_lines(comparisons: list[Comparison]) -> list[str]:
     if any(c.cause for c in comparisons):
         lines.append(f"{CODE_CHANGED}: the benchmark's instruction count moved too; {MACHINE_CHANGED}: its time "
                      "moved beyond the noise while its instruction count did not")
+    if not all(c.defined for c in comparisons):
+        lines.append(f"{NO_FIGURE}: B/A is not a finite number (one figure is too large or too small for the "
+                     f"other), so the row is {INCONCLUSIVE}; check the two figures")
     return lines
 
 

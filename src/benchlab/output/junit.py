@@ -73,7 +73,7 @@ def _case(answer: Answer, c: Comparison) -> ElementTree.Element:
 
 def _child(case: ElementTree.Element, tag: str, message: str, kind: str, c: Comparison) -> None:
     element = ElementTree.SubElement(case, tag, {"message": message, "type": kind})
-    element.text = (f"B/A {c.ratio:.4f}, 99% interval [{c.low:.4f}, {c.high:.4f}], A {c.a:.4g} {c.unit}, "
+    element.text = (f"B/A {comparisons.ratio_cell(c)}, 99% interval {comparisons.interval_text(c)}, A {c.a:.4g} {c.unit}, "
                     f"B {c.b:.4g} {c.unit}; error term: {c.scope}")
 
 

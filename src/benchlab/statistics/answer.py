@@ -60,6 +60,8 @@ class Answer:
 def row_answer(c: Comparison) -> str:
     """What a row's verdict says against its threshold: `1.0998x [1.05, 1.15], more than 2%
     slower`, `... reaches both sides of 1.02`, `... not slower than 2%`."""
+    if not c.defined:
+        return f"no ratio: B/A ({c.b:.4g} / {c.a:.4g}) is not a finite number, so nothing is judged"
     if c.verdict == SLOWER:
         return f"{ratio_text(c)}, more than {threshold_text(c)} slower" + (f" ({c.cause})" if c.cause else "")
     if c.verdict == INCONCLUSIVE:
@@ -73,6 +75,8 @@ def row_label(c: Comparison) -> str:
 
 
 def ratio_text(c: Comparison) -> str:
+    if not c.defined:
+        return "no ratio"
     interval = "an uninformative interval" if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
     return f"{c.ratio:.4f}x {interval}"
 

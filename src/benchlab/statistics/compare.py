@@ -108,14 +108,24 @@ class Comparison:
         return 1 + max(self.floor, self.threshold or 0.0)
 
     @property
+    def defined(self) -> bool:
+        """Whether B/A is a figure: a finite number above 0. Two figures far enough apart
+        (1e-300 and 1e150 ns, both accepted) overflow it to infinity, which judged `slower`
+        with an interval of [inf, inf] (issue 37); such a row has no figure and no verdict."""
+        return math.isfinite(self.ratio) and self.ratio > 0
+
+    @property
     def verdict(self) -> str:
-        """SLOWER, NOT_SLOWER or INCONCLUSIVE: where the whole interval lies against the limit."""
+        """SLOWER, NOT_SLOWER or INCONCLUSIVE: where the whole interval lies against the limit;
+        INCONCLUSIVE for a row without a figure (`defined`): the evidence carries no answer."""
+        if not self.defined:
+            return INCONCLUSIVE
         return verdict_of(self.low, self.high, self.limit)
 
     @property
     def faster(self) -> bool:
         """Not slower, and the whole interval below 1 / limit: a speed-up beyond the threshold."""
-        return self.high < 1 / self.limit
+        return self.defined and self.high < 1 / self.limit
 
     @property
     def changed(self) -> bool:
@@ -210,7 +220,8 @@ def _process_part(relative_variance: float, processes: int,
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
-            levels: dict[tuple, noise.RunLevel] | None = None, family: bool = False) -> list[Comparison]:
+            levels: dict[tuple, noise.RunLevel] | None = None, family: bool = False,
+            shown_levels: tuple[dict | None, dict | None] = (None, None)) -> list[Comparison]:
     """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
 
     `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
@@ -219,11 +230,14 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
     once (the gate): stored figures are one look of the stopping rule (sequential.py), so
     the rows' share of the 1% is all there is to it; else each holds at 99% on its own
     (`compare`, a row read by itself).
+    `shown_levels`: each stored run's own levels (A's, B's), with which `show` combines its
+    figures: an outlier process they tell is left out here too, so that both commands print
+    one figure for one run (they printed 276 and 292.9 ns, issue 37).
     """
     floors, levels = floors or {}, levels or {}
-    b_by_key = {(r.key, r.platform): r for r in figures(list(records_b)) if _measured(r)}
+    b_by_key = {(r.key, r.platform): r for r in _as_shown(list(records_b), shown_levels[1]) if _measured(r)}
     pairs = []
-    for a in figures(list(records_a)):
+    for a in _as_shown(list(records_a), shown_levels[0]):
         b = b_by_key.get((a.key, a.platform))
         if b is not None and _measured(a) and a.unit == b.unit:
             pairs.append((a, b))
@@ -245,6 +259,16 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             system_calls=_system_calls(b) if _system_calls(b) is not None else _system_calls(a)))
     attribute_causes(result)
     return result
+
+
+def _as_shown(records: list[Record], levels: dict | None) -> list[Record]:
+    """The figures `show` prints of a run: its processes combined with the run's levels,
+    which leave an outlier process out of the figure (noise.outlier_processes). One process
+    keeps its own interval: ratio_interval adds the levels' spread to it, once."""
+    plain = figures(records)
+    if not levels:
+        return plain
+    return [shown if shown.figures.processes > 1 else alone for shown, alone in zip(figures(records, levels), plain)]
 
 
 def attribute_causes(comparisons: list[Comparison]) -> None:
@@ -279,7 +303,7 @@ def row_name(key: tuple) -> str:
 
 
 def geometric_mean(comparisons: list[Comparison]) -> float | None:
-    ratios = [c.ratio for c in comparisons if c.ratio > 0]
+    ratios = [c.ratio for c in comparisons if c.defined]
     return math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
 
 

@@ -16,6 +16,7 @@ earlier runs are kept for a difference), the same rule as a benchmark's own figu
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from typing import Any, Sequence
 
@@ -43,8 +44,33 @@ class Difference:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Difference":
-        return cls(**{field.name: data[field.name] for field in dataclasses.fields(cls)})
+    def from_dict(cls, data: Any) -> "Difference | None":
+        """The figure `as_dict` wrote; None unless every field has its type (a store holds what an
+        import gave it: a string there broke `show` of that run for good, issue 37)."""
+        if not isinstance(data, dict):
+            return None
+        figures = [data.get(key) for key in ("value", "low", "high")]
+        processes = data.get("processes")
+        if (not all(_finite(value) for value in figures) or not isinstance(data.get("base"), str)
+                or not data["base"] or not isinstance(data.get("scope"), str)
+                or isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
+            return None
+        return cls(base=data["base"], value=float(figures[0]), low=float(figures[1]), high=float(figures[2]),
+                   processes=processes, scope=data["scope"])
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def base_samples(record: Record) -> list[float] | None:
+    """The record's base samples, if they pair with its samples: one finite number each
+    round (an imported record could hold nulls, which made a `nan ns` figure, or text)."""
+    values = record.reported.get("base_samples")
+    if (not isinstance(values, list) or not values or len(values) != len(record.samples)
+            or not all(_finite(value) for value in values)):
+        return None
+    return [float(value) for value in values]
 
 
 def per_round(samples: Sequence[float], base_samples: Sequence[float],
@@ -65,13 +91,13 @@ def per_round(samples: Sequence[float], base_samples: Sequence[float],
 
 def of_process(record: Record) -> Difference | None:
     """One process's difference to its base, from its samples; None without a base."""
-    base_samples = record.reported.get("base_samples")
+    paired = base_samples(record)
     base = record.reported.get("difference_to")
-    if not base or not isinstance(base_samples, list) or len(base_samples) != len(record.samples) or not base_samples:
+    if not isinstance(base, str) or not base or paired is None:
         return None
-    differences = per_round(record.samples, base_samples, record.overhead_samples)
+    differences = per_round(record.samples, paired, record.overhead_samples)
     low, high = stats.median_ci(differences)
-    return Difference(base=str(base), value=stats.quantile(np.sort(differences), 0.5), low=low, high=high,
+    return Difference(base=base, value=stats.quantile(np.sort(differences), 0.5), low=low, high=high,
                       processes=1, scope=stats.WITHIN_RUN)
 
 
@@ -91,10 +117,6 @@ def of_processes(records: list[Record]) -> Difference | None:
 def of_record(record: Record) -> Difference | None:
     """A record's difference to its base: the combined one a record of several processes
     keeps, else its own process's."""
-    combined = record.reported.get(COMBINED_KEY)
-    if isinstance(combined, dict):
-        try:
-            return Difference.from_dict(combined)
-        except (KeyError, TypeError):
-            return None
+    if COMBINED_KEY in record.reported:
+        return Difference.from_dict(record.reported[COMBINED_KEY])
     return of_process(record)

@@ -1,4 +1,5 @@
 import json
+import re
 
 from conftest import write
 
@@ -99,6 +100,29 @@ def test_an_interval_wider_than_its_figure_prints_as_uninformative(project, benc
     assert c["ratio_ci"][1] > 4 * c["ratio"] and c["uninformative"] and c["verdict"] == "inconclusive"
 
 
+def test_a_ratio_that_is_no_finite_number_is_no_figure_and_inconclusive_everywhere(project, benchlab):
+    # issue 37: 1e150 / 1e-300 overflows; the table said `inf uninformative slower`, the gate
+    # `infx an uninformative interval` and exit 3
+    def result(name, value):
+        write(project / name, json.dumps({"type": "result", "bench": "t", "param": None, "counter": "time",
+                                          "unit": "ns", "samples": [value] * 12}) + "\n")
+    result("a.jsonl", 1e-300)
+    result("b.jsonl", 1e150)
+    compared = benchlab("compare", "a.jsonl", "b.jsonl")
+    assert compared.exit_code == 0, compared.stderr
+    assert compared.stdout.splitlines()[1].split() == ["t", "native", "1e-300", "1e+150", "-", "-", "inconclusive",
+                                                       "(1", "process)"]
+    assert not re.search(r"\binf", compared.stdout) and "slower (1" not in compared.stdout
+    assert compared.stdout.splitlines()[2].endswith("1 inconclusive; geometric mean of B/A -")
+    gate = benchlab("gate", "--baseline", "a.jsonl", "b.jsonl", "--no-remeasure")
+    assert gate.exit_code == 4, gate.stderr
+    assert "inconclusive: t on native: no ratio: B/A (1e+150 / 1e-300) is not a finite number, so nothing is " \
+           "judged" in gate.stderr.splitlines()
+    assert not re.search(r"\binf", gate.stdout + gate.stderr)
+    [c] = json.loads(benchlab("compare", "a.jsonl", "b.jsonl", "--format", "json").stdout)["comparisons"]
+    assert (c["ratio"], c["verdict"], c["faster"]) == (None, "inconclusive", False)
+
+
 def test_a_result_file_of_one_process_is_compared_and_says_so(project, benchlab):
     write(project / "a.lind", "Read\t1\t100\t240\n")
     write(project / "b.lind", "Read\t1\t100\t480\n")
@@ -133,3 +157,30 @@ def test_bad_comparisons_are_one_line_and_exit_2(project, benchlab):
     for args, message in cases.items():
         result = benchlab(*args)
         assert (result.exit_code, result.stderr) == (2, message), args
+
+
+def test_show_and_compare_print_one_figure_for_a_run_with_an_outlier_process(project, benchlab):
+    # issue 37: show left the outlier process out (the machine's prior tells it), compare did
+    # not: 276 against 292.9 ns for one run. Four processes agree, the fifth reads +7%.
+    from benchlab.records import Record
+    from benchlab.statistics import noise
+    from benchlab.storage.store import open_store
+    (project / ".benchlab").mkdir()
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": {"x@native": {"id": "a" * 64}}}
+    store.save_machine_priors(noise.Machine.of(here), [
+        dict(kind="latency-bound", variance=0.0007 ** 2, df=9, process_cv2=0.0022 ** 2, process_df=20, runs=10, load=0),
+        dict(kind="loop-bound", variance=0.13 ** 2, df=9, process_cv2=0.25 ** 2, process_df=20, runs=10, load=0)])
+    medians = [114.30, 114.25, 114.33, 114.28, 122.3]
+    run_id = store.begin_run(["benchlab", "run"], ["native"], here)
+    records = []
+    for process, median in enumerate(medians):
+        records.append(Record(bench="b", param=None, samples=[median * 0.999, median, median * 1.001],
+                              platform="native", binary="x", reported={"process": process}))
+    store.add_unit(run_id, records, [])
+    store.finish_run(run_id, "complete", 0)
+    [shown] = json.loads(benchlab("show", "1", "--format", "json").stdout)["rows"]
+    figure = shown["cells"]["native"]["median"]
+    assert figure == sum(medians[:4]) / 4  # the outlier left out
+    [compared] = json.loads(benchlab("compare", "1", "1", "--format", "json").stdout)["comparisons"]
+    assert compared["a"] == compared["b"] == figure

@@ -140,8 +140,8 @@ def test_hosts_are_not_mixed(store, benchlab):
     from benchlab.cli.history import Fingerprint
     new, old = Fingerprint("new", "CPU X", "6.1.0"), Fingerprint("old", "CPU X", "6.1.0")
     assert result.stderr == (
-        f"note: host new (CPU X, kernel 6.1.0); 6 runs on other machines left out: {new.id} = new (CPU X, kernel "
-        f"6.1.0): 6 runs; {old.id} = old (CPU X, kernel 6.1.0): 6 runs (pick one with --host ID or --host HOSTNAME)\n")
+        f"note: host new (CPU X, kernel 6.1.0) ({new.id}: 6 runs); 6 runs on other machines left out: "
+        f"{old.id} = old (CPU X, kernel 6.1.0): 6 runs (pick one with --host ID or --host HOSTNAME)\n")
     picked = benchlab("history", "getpid", "--host", "old")
     assert [line.split()[0] for line in picked.stdout.splitlines()[3:9]] == ["1", "2", "3", "4", "5", "6"]
     assert benchlab("history", "getpid", "--host", old.id).stdout == picked.stdout

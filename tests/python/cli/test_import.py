@@ -333,6 +333,18 @@ def crafted_export(project, benchlab, change) -> str:
     (lambda lines: lines[2].update(sweep={"flag": "threads", "value": [1, 2]}),
      "crafted.jsonl: line 3 is not valid jsonl (bad result record: sweep value must be a string or a number, "
      "got [1, 2])"),
+    # issue 37: BL_DIFFERENCE's fields of a stored record, checked as a binary's are
+    (lambda lines: lines[2]["reported"].update(difference_to="base", difference_figure={
+        "base": "base", "value": "20", "low": 1.0, "high": 2.0, "processes": 1, "scope": "within this run"}),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.difference_figure must be {base, value, "
+     "low, high, processes, scope} of their types, got {'base': 'base', 'value': '20', "),
+    (lambda lines: lines[2]["reported"].update(difference="x"),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.difference must be a number, got 'x')"),
+    (lambda lines: lines[2]["reported"].update(difference_to="base", base_samples=[None] * len(lines[2]["samples"])),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.base_samples must be a list of "),
+    (lambda lines: lines[2]["reported"].update(difference_to="base", base_samples=["a"] * len(lines[2]["samples"])),
+     "crafted.jsonl: line 3 is not valid jsonl (bad result record: reported.base_samples[] must be a number, "
+     "got 'a')"),
 ])
 def test_an_export_whose_run_could_not_be_shown_later_is_refused(project, benchlab, change, message):
     name = crafted_export(project, benchlab, change)

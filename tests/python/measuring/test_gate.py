@@ -109,9 +109,47 @@ def test_a_baseline_without_kept_binaries_falls_back_to_stored_figures_per_unit(
     answer = gate.judge_gate(config, store, gate.Request(run="latest", baseline="main"), said.listener)
     assert answer.subject == "run 2 against baseline 'main' (run 1)"
     assert answer.notes == said.notes == [
-        "stored figures for b.sh@native: the baseline keeps no binary of it (saved before binaries were kept, "
-        "or a workload)"]
+        "stored figures for b.sh@native: the baseline keeps no binaries: saved before baselines kept them, or "
+        "deleted from the store since; save the baseline again from a run whose binaries exist (benchlab baseline "
+        "save NAME RUN)"]
     assert [row.rounds for row in answer.comparisons] == [None]
+
+
+def test_a_kept_binary_deleted_from_the_store_is_not_said_to_predate_kept_binaries(store, config, project):
+    # issue 37: the baseline keeps c.sh's binary; b.sh's was deleted from the store
+    base = stored_run(store, project, BASE)
+    context = store.run_row(base)["context"]
+    context["code"]["c.sh@native"] = {**context["code"]["b.sh@native"], "path": str(project / "c.sh")}
+    store.update_context(base, context)
+    store.save_baseline("main", base, kept=[{"binary": "c.sh", "platform": "native", "file_name": "c.sh",
+                                             "content": PROGRAM}])
+    stored_run(store, project, BASE)
+    answer = gate.judge_gate(config, store, gate.Request(run="latest", baseline="main"))
+    assert answer.notes == [
+        "stored figures for b.sh@native: the baseline keeps 1 other binaries but none of it: its binary was gone or "
+        "rebuilt when the baseline was saved, or was deleted from the store since; save the baseline again from a "
+        "run whose binaries exist (benchlab baseline save NAME RUN)",
+        "stored figures for c.sh@native: the candidate run does not name its binary"]
+
+
+def test_an_undecided_workload_is_advised_more_runs_not_a_saved_baseline_it_has(store, config, project):
+    # issue 37: the workload gate advised "gate against a saved baseline" to a user doing that
+    def workload_run(scale):
+        code = {"tiny@native": {"id": "w" * 64, "flavor": "workload"}}
+        records = [Record(bench="tiny", param=None, counter="wall", unit="s", samples=[scale * f for f in (1, 1.6, 0.5)],
+                          iterations=1, platform="native", binary="tiny", format="workload",
+                          reported={"runs": 3, "warmups": 1})]
+        return store.import_run(["benchlab", "run", "tiny"], ["native"], {"code": code}, records, [], [], "complete", 0)
+    store.save_baseline("main", workload_run(1.0))
+    workload_run(1.05)
+    answer = gate.judge_gate(config, store, gate.Request(run="latest", baseline="main"))
+    assert answer.notes == ["stored figures for tiny@native: a workload is timed as a whole command: its figures "
+                            "are compared as stored"]
+    assert answer.judgment.exit_code == ExitCode.INCONCLUSIVE
+    advice = [line for line in answer.judgment.lines if line.startswith("to decide")]
+    assert advice == ["to decide the 1 inconclusive row(s): workload(s) tiny (3 runs) are timed over their own runs "
+                      "and not re-measured by the gate: give them more runs (workloads.tiny.runs in benchlab.toml), "
+                      "run both sides again, and save the baseline again from the new run"]
 
 
 def test_a_kept_binary_this_machine_never_ran_is_not_executed(store, config, project, monkeypatch):

@@ -174,3 +174,30 @@ def test_a_baseline_run_elsewhere_is_judged_on_stored_figures_or_run_when_the_us
     assert trusted.exit_code in (0, 3), trusted.stderr
     assert "re-measuring loop@native against the baseline's binaries" in trusted.stderr
     assert "error term: re-measured" in trusted.stdout
+
+
+def test_a_gate_killed_outright_leaves_a_workspace_the_next_gate_removes_and_nothing_else(tmp_path):
+    # issue 37: `gate` killed by -9 left its workspace (687 KB) and nothing removed it later
+    import os
+    import subprocess
+    import sys
+    from benchlab.measuring import remeasure
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)  # that process has ended: its pid runs nothing (unless reused at once)
+    stale = tmp_path / f"benchlab-gate-{dead_pid}-abc123"
+    (stale / "0-loop_native").mkdir(parents=True)
+    (stale / "0-loop_native" / "loop").write_bytes(b"\x7fELF" + b"\0" * 1000)
+    alive = tmp_path / f"benchlab-gate-{os.getppid()}-def456"  # a gate still running
+    alive.mkdir()
+    other = tmp_path / "benchlab-gate-x7f3kq"  # named before the pid was in the name: whose, unknown
+    other.mkdir()
+    mine_elsewhere = tmp_path / "elsewhere"
+    mine_elsewhere.mkdir()
+    link = tmp_path / f"benchlab-gate-{dead_pid}-link99"
+    link.symlink_to(mine_elsewhere)  # a link is never followed nor removed
+    with remeasure.workspace(str(tmp_path)) as directory:
+        assert directory.name.startswith(f"benchlab-gate-{os.getpid()}-")
+        assert (directory.stat().st_mode & 0o777) == 0o700
+        assert not stale.exists()
+        assert alive.is_dir() and other.is_dir() and link.is_symlink() and mine_elsewhere.is_dir()
+    assert not directory.exists()

@@ -667,7 +667,7 @@ def test_bounded_lines_reads_no_more_than_the_limit_and_counts_the_long_lines():
 
 def test_a_parser_that_fails_on_a_binarys_output_is_that_processs_fault_not_the_runs_end(
         lab, tmp_path, monkeypatch):
-    def broken(lines, binary, max_records=None):
+    def broken(lines, binary, max_records=None, max_bytes=None):
         raise ValueError("invalid literal for int() with base 10: '\\x1c1'")
     monkeypatch.setattr(runner_module, "parse_stream", broken)
     result, _ = run_script(lab, tmp_path, "#!/bin/sh\nprintf 'num_threads=\\0341;'\n")
@@ -695,3 +695,21 @@ def test_a_binary_printing_more_results_than_the_limit_is_read_up_to_it(lab, tmp
     assert [record.bench for record in result.records] == ["n1", "n2", "n3", "n4"]
     assert [fault.reason for fault in result.faults] == [
         "printed more than 3 results, the rest was not read (the limit is MAX_OUTPUT_RECORDS in benchlab/limits.py)"]
+
+
+def test_a_runs_results_are_bounded_in_all_its_processes_not_per_process(lab, tmp_path, monkeypatch):
+    # Each line is a record of one sample: 1500 + 24 bytes held (records.HELD_*). Three
+    # processes of five records each, within every per-process limit; the run may hold 12.
+    monkeypatch.setattr(limits, "MAX_RUN_RESULT_BYTES", 12 * 1524)
+    write(tmp_path / "out.sh", "#!/bin/sh\nfor k in 1 2 3 4 5; do printf 'n%d\\t1\\t100\\t240\\n' $k; done\n",
+          executable=True)
+    runner, _ = make_runner(lab)
+    [unit] = runner.plan(targets(lab, str(tmp_path / "out.sh")))
+    first, second, third = (runner.run_unit(unit, process=k) for k in range(3))
+    assert [len(result.records) for result in (first, second, third)] == [5, 5, 2]
+    assert first.faults == second.faults == [] and runner.full
+    assert runner.held_bytes == 12 * 1524
+    assert [fault.reason for fault in third.faults] == [
+        "the run's results reached 17.9 KiB in memory, the limit of a run in all its processes (MAX_RUN_RESULT_BYTES "
+        "in benchlab/limits.py): this process's results past it were not read, and no further process runs "
+        "(run fewer processes or benchmarks: --processes, --filter)"]

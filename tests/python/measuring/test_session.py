@@ -8,7 +8,7 @@ from benchlab.statistics import noise
 from benchlab.errors import UserError
 from benchlab.records import Record
 from benchlab.measuring.session import (
-    PRECISION_BUDGET_S, STOP_COUNT, STOP_PRECISION, STOP_TIME, STOP_UNREACHABLE, Budget, Outcome, Session, rounds,
+    PRECISION_BUDGET_S, STOP_COUNT, STOP_FULL, STOP_PRECISION, STOP_TIME, STOP_UNREACHABLE, Budget, Outcome, Session, rounds,
     stop_note, widest_interval)
 
 
@@ -179,3 +179,24 @@ def test_a_budget_counts_from_the_process_start_not_from_the_command():
     assert process_age() is not None and process_age() > 0
 
 
+
+
+def test_a_run_whose_results_fill_what_a_run_may_hold_starts_no_further_process():
+    clock = Clock()
+
+    class FillingRunner(FakeRunner):
+        full = False
+
+        def run_unit(self, unit, process):
+            self.full = len(self.ran) == 2  # the third process's results reach the limit
+            return super().run_unit(unit, process)
+
+    runner = FillingRunner(clock, 1.0)
+    made = Session(runner, [Unit(Target(name)) for name in ("a", "b")], 7, Budget(processes=5), started=0.0, clock=clock)
+    outcome = made.run(on_round=lambda order: None, on_start=lambda unit: None, on_result=lambda unit, result: None,
+                       on_skip=lambda unit: None, levels=lambda: None)
+    assert len(runner.ran) == 3 and len(outcome.records) == 3
+    assert outcome.stopped == STOP_FULL and outcome.rounds == 2
+    assert stop_note(Budget(processes=5), outcome) == (
+        "stopped in process 2 of each binary: the run's results reached what a run may hold in memory "
+        "(its fault says more); what was measured so far is kept")

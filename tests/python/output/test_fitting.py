@@ -96,12 +96,12 @@ def test_a_third_platform_keeps_every_platform_at_120_and_hides_the_last_ones_wh
     assert max(cell_len(line) for line in lines_of(at_120)) <= 120
     assert [word for word in heading_of(at_120) if word != "(ns)"] == ["TEST", "PARAM", "native", "wasm", "qemu",
                                                                         "valgrind"]
-    assert note(at_120) == ("(at 120 columns: ITERATIONS hidden, cv left out, intervals left out; "
+    assert note(at_120) == ("(at 120 columns: ITERATIONS hidden, cv left out, intervals (+-h%, uninformative) left out; "
                             "widen the terminal or use --format json)")
     at_60 = render(table, width=60)
     assert max(cell_len(line) for line in lines_of(at_60)) <= 60
     assert [word for word in heading_of(at_60) if word != "(ns)"] == ["TEST", "PARAM", "native", "wasm"]
-    assert note(at_60) == ("(at 60 columns: ITERATIONS hidden, cv left out, intervals left out, valgrind hidden, "
+    assert note(at_60) == ("(at 60 columns: ITERATIONS hidden, cv left out, intervals (+-h%, uninformative) left out, valgrind hidden, "
                            "qemu hidden; widen the terminal or use --format json)")
     assert table_lines(at_60)[6].startswith("sys_close_ebadf ")  # whole again once platforms went
 
@@ -111,7 +111,7 @@ def test_the_name_is_cut_before_a_platform_is_hidden():
     assert max(cell_len(line) for line in lines_of(at_50)) <= 50
     assert [word for word in heading_of(at_50) if word != "(ns)"] == ["TEST", "PARAM", "native", "wasm"]
     assert table_lines(at_50)[6].startswith("sys_close_… ")
-    assert note(at_50) == ("(at 50 columns: ITERATIONS hidden, cv left out, intervals left out, TEST cut; "
+    assert note(at_50) == ("(at 50 columns: ITERATIONS hidden, cv left out, intervals (+-h%, uninformative) left out, TEST cut; "
                            "widen the terminal or use --format json)")
 
 
@@ -196,3 +196,15 @@ def test_a_comparison_at_80_columns_names_a_and_b_in_its_note_and_is_whole_at_12
     assert lines_of(at_120)[:17] == lines_of(whole)[:17]  # the table is 101 columns: all of it
     assert lines_of(at_120)[-1] == "    instruction count did not"  # the prose under it wraps
     assert render(rows, "baseline main", "run 12", "table", width=200) == whole
+
+
+def test_a_table_that_leaves_the_intervals_out_says_so_by_their_words_and_explains_none():
+    # issue 37: at 100 columns every +- and `uninformative` went, and the note said "intervals"
+    table = two_platform_table(("native", "wasm", "qemu", "valgrind"))
+    whole = render(table)
+    assert "uninformative" in "\n".join(table_lines(whole)) and "\nuninformative  the interval" in whole
+    at_60 = render(table, width=60)
+    rows = "\n".join(table_lines(at_60))
+    assert "+-" not in rows and "uninformative" not in rows
+    assert "intervals (+-h%, uninformative) left out" in note(at_60)
+    assert "uninformative  the interval" not in at_60  # no legend of a word the table no longer prints

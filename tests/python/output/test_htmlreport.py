@@ -423,3 +423,15 @@ def test_the_summary_counts_failures_by_the_faults_kind_not_their_words():
     stored = StoredRun({"id": 1, "platforms": ["native", "wasm"]}, [], faults)
     assert summary.failures(stored) == ["liar on wasm: not built for wasm32-wasi: a binary's own words"]
     assert summary.measured(stored).failed == 1
+
+
+def test_no_history_says_why_and_never_that_a_run_of_three_is_the_only_one(store, tmp_path):
+    # issue 37: "No history: run 3 is the only stored run" beside "Run 3 against run 2"
+    from report_data import workload_records
+    for index in range(3):
+        store_run(store, workload_records(1.0 + 0.01 * index), ["native"], "ab" * 20, f"2026-11-2{index}T09:00:00Z")
+    html = write_report(store, tmp_path, "2", "3").read_text()
+    assert "Run 3 against run 2" in html
+    assert "only stored run" not in html
+    assert ("No history: run 3 measured workloads only, whose runs on its machine are under Workloads and "
+            "profiles.") in html

@@ -60,6 +60,15 @@ def test_the_readme_snippet_compiles_as_written_and_runs(tmp_path):
     assert not (tmp_path / "scratch.bin").exists()  # it cleans up after itself
 
 
+def test_the_readmes_compile_commands_write_no_file_over_a_folder_of_the_checkout():
+    # issue 37: `cc ... -o bench` in the checkout's root, where bench/ is a folder: "Is a directory"
+    outputs = [line.split(" -o ")[1].split()[0] for block in code_blocks(README) for line in block.splitlines()
+               if line.split()[:1] in (["cc"], ["gcc"], ["clang"]) and " -o " in line]
+    assert outputs, "the README compiles a benchmark by hand"
+    for name in outputs:
+        assert not (REPO / name).is_dir(), f"the README's `-o {name}` is a folder of the checkout"
+
+
 def readme_commands() -> list[list[str]]:
     """Every `benchlab ...` command of the README's code blocks, as argv after `benchlab`."""
     commands = []

@@ -131,3 +131,31 @@ def test_two_bases_for_one_benchmark_do_not_compile(tmp_path):
     done = subprocess.run(["cc", "-c", f"-I{REPO / 'include'}", "-x", "c", "-", "-o",
                            str(tmp_path / "two.o")], input=source, capture_output=True, text=True)
     assert done.returncode != 0 and "bl__register_difference_copy" in done.stderr
+
+
+@pytest.mark.parametrize("reported", [
+    {"difference_to": "args_0", "base_samples": ["a", "b", "c", "d", "e"]},
+    {"difference_to": "args_0", "base_samples": [None] * 5},  # printed `nan ns [nan, nan]`
+    {"difference_to": "args_0", "base_samples": [True, 10.0, 10.0, 10.0, 10.0]},
+    {"difference_to": 7, "base_samples": [10.0] * 5},
+    {difference.COMBINED_KEY: {"base": "args_0", "value": "x", "low": 1.0, "high": 2.0, "processes": 1,
+                               "scope": "within this run"}},
+    {difference.COMBINED_KEY: {"base": "args_0", "value": 20.0, "low": 1.0, "high": 2.0, "processes": "2",
+                               "scope": "within this run"}},
+])
+def test_a_stored_difference_of_the_wrong_type_is_no_figure_and_show_still_shows_the_run(project, benchlab, reported):
+    # Rows stored before imports were checked (issue 37): `show` broke on them for good.
+    from benchlab.storage.store import open_store
+    (project / ".benchlab").mkdir()
+    store = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    run_id = store.begin_run(["benchlab", "run"], ["native"], {"seed": 1})
+    records = [Record(bench="args_0", param=None, samples=[10.0, 10.1, 10.2, 9.9, 10.0], platform="native",
+                      binary="b", format="jsonl"),
+               Record(bench="syscall_0", param=None, samples=[30.0, 30.1, 30.2, 29.9, 30.0], platform="native",
+                      binary="b", format="jsonl", reported=reported)]
+    store.add_unit(run_id, records, [])
+    store.finish_run(run_id, "complete", 0)
+    assert difference.of_record(records[1]) is None
+    shown = benchlab("show", str(run_id))
+    assert (shown.exit_code, shown.stderr) == (0, "")
+    assert "syscall_0" in shown.stdout and "nan" not in shown.stdout and "differences to a base" not in shown.stdout

@@ -48,9 +48,11 @@ def parse_output(text: str, binary: str) -> Parsed:
     return parse_stream(io.StringIO(text, newline=None), binary)  # \r ends a line, as in files
 
 
-def parse_stream(lines: Iterable[str], binary: str, max_records: int | None = None) -> Parsed:
+def parse_stream(lines: Iterable[str], binary: str, max_records: int | None = None,
+                 max_bytes: int | None = None) -> Parsed:
     """Records of an output read line by line (a text file, or any iterable of lines);
-    with `max_records`, reading stops past that many records (`Parsed.truncated` says so)."""
+    with `max_records`, reading stops past that many records, with `max_bytes`, once the
+    records hold more than that much memory (Record.held_bytes; `Parsed.truncated` says which)."""
     parsed = Parsed()
     lines = iter(lines)
     head: list[str] = []
@@ -71,12 +73,14 @@ def parse_stream(lines: Iterable[str], binary: str, max_records: int | None = No
         if GBENCH.sniff(start):
             GBENCH.parse_document(start + "".join(lines), binary, parsed)
             _tag(parsed, GBENCH.name, binary)
+            _limit(parsed, 0, max_records, max_bytes)  # read whole (bounded by its bytes), then held only so far
             return _finish(parsed, binary)
-    _parse_lines(itertools.chain(head, lines), binary, parsed, max_records)
+    _parse_lines(itertools.chain(head, lines), binary, parsed, max_records, max_bytes)
     return _finish(parsed, binary)
 
 
-def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed, max_records: int | None = None) -> None:
+def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed, max_records: int | None = None,
+                 max_bytes: int | None = None) -> None:
     sessions: dict[str, tuple[Parser, object]] = {}
     active = None  # (parser, session) of the format read last
     junk: list[tuple[int, str]] = []  # lines before any recognised line (the first few)
@@ -89,8 +93,7 @@ def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed, max_records:
             records_before = len(parsed.records)
             if active[1].feed(number, line):
                 _tag(parsed, active[0].name, binary, start=records_before)
-                if max_records is not None and len(parsed.records) > max_records:
-                    parsed.truncated = f"printed more than {max_records} results, the rest was not read"
+                if _limit(parsed, records_before, max_records, max_bytes):
                     break
                 continue
         parser = next((p for p in LINE_PARSERS if (active is None or p is not active[0]) and p.sniff(line)), None)
@@ -118,17 +121,33 @@ def _parse_lines(lines: Iterable[str], binary: str, parsed: Parsed, max_records:
         records_before = len(parsed.records)
         active[1].feed(number, line)
         _tag(parsed, parser.name, binary, start=records_before)
-        if max_records is not None and len(parsed.records) > max_records:
-            parsed.truncated = f"printed more than {max_records} results, the rest was not read"
+        if _limit(parsed, records_before, max_records, max_bytes):
             break
     for parser, session in sessions.values():
         records_before = len(parsed.records)
         session.finish()
         _tag(parsed, parser.name, binary, start=records_before)
+        _limit(parsed, records_before, None, max_bytes)
     if not sessions and junk_count:
         first = junk[0][1][:120]
         parsed.warnings.append(
             f"{binary}: output is in no known format ({', '.join(FORMAT_NAMES)}), ignored; first line: {first!r}")
+
+
+def _limit(parsed: Parsed, start: int, max_records: int | None, max_bytes: int | None) -> bool:
+    """Count what the records from `start` on hold; past a limit, drop what is over it and
+    say so in `truncated` (True: stop reading)."""
+    parsed.held_bytes += sum(record.held_bytes for record in parsed.records[start:])
+    if max_records is not None and len(parsed.records) > max_records:
+        parsed.truncated = f"printed more than {max_records} results, the rest was not read"
+        return True
+    if max_bytes is not None and parsed.held_bytes > max_bytes:
+        while parsed.records and parsed.held_bytes > max_bytes:
+            parsed.held_bytes -= parsed.records.pop().held_bytes
+        parsed.truncated = f"its results past {max_bytes} bytes held in memory were not read"
+        parsed.truncated_held = True
+        return True
+    return False
 
 
 def _tag(parsed: Parsed, format_name: str, binary: str, start: int = 0) -> None:

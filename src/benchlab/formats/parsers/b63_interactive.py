@@ -72,7 +72,7 @@ class _Session(LineSession):
                 reported = {"b63_diff_percent": figure(percent.replace(" ", ""), "difference"),
                             "b63_significant": (mark or old_mark) == "*"}
             record = Record(bench=bench, param=None, counter=counter, unit=unit_of(counter),
-                            samples=[figure(value, "value")], reported=reported)
+                            samples=[figure(value, "value", minimum=0)], reported=reported)
         except BadValue as bad:
             self.parsed.warn(bad_line(self.binary, number, line, FORMAT, str(bad)))
             return True

@@ -169,7 +169,7 @@ class _Session(LineSession):
                 bench, counter, iterations, value, *printed = fields
                 key = (name(bench, "name"), None, name(counter, "counter"))
             count = whole(iterations, "iterations")
-            total = figure(value, "value")
+            total = figure(value, "value", minimum=0)  # a time or a count of events, as lind's figures: never below 0
             per_iteration = figure(total / count, "value / iterations")
             if printed:
                 _check_printed(figure(printed[0], "per-iteration"), per_iteration)

@@ -69,8 +69,12 @@ class Parsed:
             self.descriptions[test] = " ".join(text.split())[:300]
     #: Set when a parser failed on the output (a bug of ours): the process's fault, not the run's end.
     parser_error: str | None = None
-    #: Set when reading stopped at parse_stream's `max_records`: what was read is kept.
+    #: Set when reading stopped at parse_stream's `max_records` or `max_bytes`: what was read is kept.
     truncated: str | None = None
+    #: Whether it was `max_bytes` that stopped it.
+    truncated_held: bool = False
+    #: What the records hold in memory, estimated (Record.held_bytes), counted as they are read.
+    held_bytes: int = 0
 
     def warn(self, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:

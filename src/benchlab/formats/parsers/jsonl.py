@@ -17,6 +17,7 @@ from typing import Any
 from benchlab.formats.parsers.base import (
     BadValue, LineSession, Parsed, bad_line, clean_reported, figure, name, param_value, show, whole)
 from benchlab.records import CONTENTION_FIELDS, Record
+from benchlab.statistics import difference
 from benchlab.stats import STATISTICS
 
 #: Schema 1 wrote samples with the empty loop already subtracted; schema 2 writes them
@@ -225,10 +226,34 @@ def _stored_fields(record: Record, obj: dict) -> None:
         # As stored: it replaces the statistics read from the record's own fields, which
         # the export wrote from the record's summary, not from what its binary reported.
         record.reported = clean_reported(reported)
+        _check_stored_reported(record)
         for key in ("process", "unit"):  # which process, and its place in the plan: what records are grouped and ordered by
             if record.reported.get(key) is not None:
                 record.reported[key] = whole(record.reported[key], f"reported.{key}", minimum=0)
         _check_contention(record.reported)
+
+
+def _check_stored_reported(record: Record) -> None:
+    """The fields of a stored record's `reported` that a binary's record has at its top level,
+    checked as they are there (`_checked`), and BL_DIFFERENCE's base samples and combined
+    figure: a string there broke `show` of the imported run for good (issue 37)."""
+    reported = record.reported
+    for key in _REPORTED_FIELDS:
+        if key in reported:
+            try:
+                reported[key] = clean_reported(_checked(key, reported[key]))
+            except BadValue as bad:
+                raise BadValue(f"reported.{bad}") from None
+    if "base_samples" in reported:
+        values = reported["base_samples"]
+        if not isinstance(values, list) or len(values) != len(record.samples) or None in values:
+            raise BadValue(f"reported.base_samples must be a list of {len(record.samples)} numbers, one per sample, "
+                           f"got {show(values)}")
+        reported["base_samples"] = [figure(v, "reported.base_samples[]") for v in values]
+    combined = reported.get(difference.COMBINED_KEY)
+    if difference.COMBINED_KEY in reported and difference.Difference.from_dict(combined) is None:
+        raise BadValue(f"reported.{difference.COMBINED_KEY} must be {{base, value, low, high, processes, scope}} "
+                       f"of their types, got {show(combined)}")
 
 
 def _check_contention(reported: dict) -> None:
@@ -277,27 +302,32 @@ def _reported(obj: dict, warn) -> dict[str, Any]:
     for key in _REPORTED_FIELDS:
         if key not in obj:
             continue
-        value = obj[key]
         try:
-            if key in _REPORTED_NUMBERS:
-                value = _optional(value, key)
-                if key in ("run_delay_ns", "sampled_ns") and value is not None and value < 0:
-                    raise BadValue(f"{key} must be >= 0, got {show(value)}")
-            elif key in _REPORTED_COUNTS:
-                value = whole(value, key, minimum=0) if value is not None else None
-            elif key == "difference_to":
-                value = name(value, key)
-            elif key in _REPORTED_FLAGS and not isinstance(value, bool):
-                raise BadValue(f"{key} must be true or false, got {show(value)}")
-            elif key in _REPORTED_PAIRS and value is not None:
-                if not isinstance(value, list) or len(value) != 2:
-                    raise BadValue(f"{key} must be a [low, high] pair, got {show(value)}")
-                value = [figure(v, key) for v in value]
+            value = _checked(key, obj[key])
         except BadValue as bad:
             warn(f"{bad}; the binary's {key} is left out")
             continue
         reported[key] = clean_reported(value)
     return reported
+
+
+def _checked(key: str, value: Any) -> Any:
+    """One of _REPORTED_FIELDS, of the type formats.md gives it; BadValue if not."""
+    if key in _REPORTED_NUMBERS:
+        value = _optional(value, key)
+        if key in ("run_delay_ns", "sampled_ns") and value is not None and value < 0:
+            raise BadValue(f"{key} must be >= 0, got {show(value)}")
+    elif key in _REPORTED_COUNTS:
+        value = whole(value, key, minimum=0) if value is not None else None
+    elif key == "difference_to":
+        value = name(value, key)
+    elif key in _REPORTED_FLAGS and not isinstance(value, bool):
+        raise BadValue(f"{key} must be true or false, got {show(value)}")
+    elif key in _REPORTED_PAIRS and value is not None:
+        if not isinstance(value, list) or len(value) != 2:
+            raise BadValue(f"{key} must be a [low, high] pair, got {show(value)}")
+        value = [figure(v, key) for v in value]
+    return value
 
 
 def _throughput(obj: dict) -> list[Record]:

@@ -106,8 +106,13 @@ def cells(table: Table, row: Row, notes: dict[str, int] | None = None, spread: s
     return [printable(value) for value in values]
 
 
-def legend_lines(table: Table) -> list[str]:
+def legend_lines(table: Table, intervals: bool = True) -> list[str]:
+    """What the table's marks and words mean; `intervals` False: the table printed no
+    interval (a narrow terminal), so neither what `±` covers, nor `uninformative`, nor a
+    workload's `[a–b]` is explained."""
     lines = [f"{mark}  {LEGEND[mark]}" for mark in table.marks_used]
+    if not intervals:
+        return lines
     summaries = [cell.record.figures for row in table.rows for cell in row.cells.values()
                  if cell.record is not None and cell.record.figures.earlier_runs]
     earlier = sorted({s.earlier_runs for s in summaries if s.ci_scope != RERUN_WITH_PRIOR})

@@ -13,14 +13,16 @@ from benchlab.output.table import EMPTY, OK, Table
 FIGURES = tuple(name for name in STATISTICS if name not in ("median", "mad"))
 COLUMNS = ["test", "param", "counter", "unit", "sweep", "platform", "binary", "status", "median", "ci_low",
            "ci_high", "ratio", "marks", "iterations", "samples", *FIGURES, "reason"]
-#: Columns of text from binaries and files: escaped as every printer shows them (records.printable),
-#: and never read as a formula by a spreadsheet (records.spreadsheet_cell).
-TEXT_COLUMNS = ("test", "counter", "unit", "sweep", "platform", "binary", "reason")
+#: Columns of text from binaries and files: escaped as every printer shows them (records.printable).
+#: `param` is text where a benchmark has no number (Lind's `-`, or whatever a file gave).
+TEXT_COLUMNS = ("test", "param", "counter", "unit", "sweep", "platform", "binary", "reason")
 
 
 def _escaped(values: dict) -> dict:
-    return {key: spreadsheet_cell(printable(value)) if key in TEXT_COLUMNS and value is not None else value
-            for key, value in values.items()}
+    """Every text cell, whichever column, never read as a formula by a spreadsheet
+    (records.spreadsheet_cell): a text parameter `=cmd|...` was written as it came (issue 37)."""
+    return {key: spreadsheet_cell(printable(value) if key in TEXT_COLUMNS else value) if isinstance(value, str)
+            else value for key, value in values.items()}
 
 
 def render(table: Table) -> str:

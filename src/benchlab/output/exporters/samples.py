@@ -8,8 +8,8 @@ of the same round over the same iterations (empty when there is none). A record
 without per-sample iteration counts (lind, csb, a workload) writes its `iterations` on
 every line, or 1. Unsupported counters have no samples and so no lines.
 
-A text cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) starts
-with a single quote (records.spreadsheet_cell); `benchlab import` takes it off again.
+A text cell (a parameter's text too) that a spreadsheet would run as a formula (`=`,
+`+`, `-`, `@`, a tab or a carriage return first) starts with a single quote (records.spreadsheet_cell); `benchlab import` takes it off again.
 
 Not to be confused with `benchlab show --format csv` (exporters/csv.py): one line per
 table cell, for spreadsheets of the summary.
@@ -30,6 +30,14 @@ def _count(record: Record, index: int) -> int:
     return count if isinstance(count, int) and count >= 1 else 1
 
 
+def _cell(param: int | str | None) -> int | str:
+    """A parameter's cell: a number as it is, text as every text cell (a spreadsheet ran
+    a text parameter `=cmd|...` as a formula: issue 37)."""
+    if param is None:
+        return ""
+    return spreadsheet_cell(param) if isinstance(param, str) else param
+
+
 def render(table: Table) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -43,7 +51,7 @@ def render(table: Table) -> str:
         for index, sample in enumerate(record.samples):
             count = _count(record, index)
             # str(float) is Python's shortest repr that reads back to the same float.
-            writer.writerow([spreadsheet_cell(record.bench), "" if record.param is None else record.param,
+            writer.writerow([spreadsheet_cell(record.bench), _cell(record.param),
                              spreadsheet_cell(record.counter), count, sample * count, spreadsheet_cell(record.unit),
                              spreadsheet_cell(record.platform), spreadsheet_cell(record.binary),
                              "" if process is None else process, spreadsheet_cell(sweep),

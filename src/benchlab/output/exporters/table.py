@@ -11,17 +11,21 @@ from rich.text import Text
 from benchlab.output.exporters.columns import (
     cells, description_lines, difference_lines, failure_lines, footnote_lines, footnotes, headings, legend_lines, partial_lines,
     scaling_tables)
-from benchlab.output.fitting import CUT, Column, Narrower, fit
+from benchlab.output.fitting import CUT, Column, Fitted, Narrower, fit
 from benchlab.output.table import SPREAD_FULL, SPREAD_INTERVAL, SPREAD_NONE, Table
 
 
 #: The console width the table is laid out for: wide enough that no row wraps.
 WIDTH = 1000
+#: How the note under a narrowed table names the intervals it left out: by what the cells
+#: lost, `+-` and `uninformative` (issue 37: "intervals" alone went unnoticed).
+INTERVALS_LEFT_OUT = "intervals (+-h%, uninformative) left out"
 
 
-def build(table: Table, main: bool = True) -> list:
+def build(table: Table, main: bool = True, intervals: bool = True) -> list:
     """Renderables for a rich Console: the table (unless `main` is False), its scaling tables,
-    legend and failures."""
+    legend and failures; without the legend of the intervals when `intervals` is False (a
+    narrowed table left them out)."""
     parts: list = [_rich_table(table)] if main else []
     for title, heads, rows in scaling_tables(table):
         scaling = RichTable(*heads, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
@@ -31,7 +35,7 @@ def build(table: Table, main: bool = True) -> list:
         parts.extend([Text(""), Text(title, style="bold"), scaling])
     parts.extend(Text(line) for line in description_lines(table))
     parts.extend(Text(line) for line in difference_lines(table))
-    parts.extend(Text(line, style="dim") for line in [*footnote_lines(table), *legend_lines(table)])
+    parts.extend(Text(line, style="dim") for line in [*footnote_lines(table), *legend_lines(table, intervals)])
     failures = failure_lines(table)
     if failures:
         parts.append(Text("failures:", style="bold red"))
@@ -62,11 +66,15 @@ def plain_table(table: Table, width: int | None = None) -> list[str] | None:
     through a dozen objects, 0.7 ms a row, a minute for 100,000. Within `width` (a
     terminal's) when given, with a line saying what was left out (narrower below); None when
     a table without a width is wider than WIDTH, where rich's cropping is kept."""
-    columns, steps = _columns(table, narrow=width is not None)
-    fitted = fit(columns, steps, width)
+    fitted = _fitted(table, width)
     if width is None and fitted.total > WIDTH:
         return None
     return [*fitted.lines(), *fitted.note_lines()]
+
+
+def _fitted(table: Table, width: int | None) -> Fitted:
+    columns, steps = _columns(table, narrow=width is not None)
+    return fit(columns, steps, width)
 
 
 def _columns(table: Table, narrow: bool) -> tuple[list[Column], list[Narrower]]:
@@ -89,7 +97,7 @@ def _columns(table: Table, narrow: bool) -> tuple[list[Column], list[Narrower]]:
     figures = range(len(heads) - 1 - len(table.platforms), len(heads) - 1)
     steps = [Narrower(f"{heads[-1]} hidden", {len(heads) - 1: None}),
              Narrower("cv left out", {index: column(index, SPREAD_INTERVAL) for index in figures}),
-             Narrower("intervals left out", {index: column(index, SPREAD_NONE) for index in figures})]
+             Narrower(INTERVALS_LEFT_OUT, {index: column(index, SPREAD_NONE) for index in figures})]
     steps.append(CUT)
     steps += [Narrower(f"{table.platforms[index - figures[0]]} hidden", {index: None})
               for index in reversed(figures[1:])]
@@ -102,7 +110,8 @@ def render(table: Table, width: int | None = None) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or WIDTH, color_system=None, highlight=False)
     plain = plain_table(table, width)
-    for part in build(table, main=plain is None):
+    intervals = width is None or INTERVALS_LEFT_OUT not in _fitted(table, width).left_out
+    for part in build(table, main=plain is None, intervals=intervals):
         console.print(part)
     lines = [*(plain or []), *buffer.getvalue().splitlines()]
     return "\n".join(line.rstrip() for line in lines) + "\n"

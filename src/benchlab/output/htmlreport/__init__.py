@@ -123,7 +123,7 @@ def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, l
         found += pages.per_program(f"run-{stored.id}", f"Run {stored.id}: samples", sections.benchmarks(stored, new_id))
     trends = sections.trend_findings(latest, history, _detect)
     if not trends:
-        left_out.append(f"history (run {latest.id} is the only stored run of its machine with these benchmarks)")
+        left_out.append(f"history ({summary.no_history_reason(latest, history)})")
     found += pages.per_program("history", "History", sections.trends(latest, history, trends, new_id))
     found += pages.whole("workloads.html", "Workloads", "Workloads and profiles", [_noted(
         sections.workloads(latest, history, new_id), left_out, f"workloads (none in run {latest.id})")])

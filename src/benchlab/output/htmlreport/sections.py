@@ -9,7 +9,7 @@ import dataclasses
 import itertools
 from typing import Any, Callable
 
-from benchlab.output.comparisons import interval_text, verdict_text
+from benchlab.output.comparisons import interval_text, ratio_cell, verdict_text
 from benchlab.statistics import compare as comparing
 from benchlab import stats
 from benchlab.statistics import contention
@@ -191,7 +191,7 @@ def changes(reference_label: str, stored: StoredRun, found: list[comparing.Compa
     chart = charts.changes(new_id(), f"Run {stored.id} against {reference_label}", found, default_floor)
     table = Table(["test", "platform", f"A ({reference_label})", f"B (run {stored.id})", "B/A", "99% interval",
                    "verdict"],
-                  [[charts.name_of(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", f"{c.ratio:.4f}",
+                  [[charts.name_of(c.key), c.platform, f"{c.a:.4g}", f"{c.b:.4g}", ratio_cell(c),
                     interval_text(c), verdict_text(c)] for c in found])
     return Section(
         f"changes-{stored.id}", f"Run {stored.id} against {reference_label}",

@@ -11,11 +11,11 @@ import dataclasses
 import math
 from typing import Callable
 
-from benchlab.output.comparisons import interval_text
+from benchlab.output.comparisons import NO_FIGURE, interval_text
 from benchlab.output.htmlreport.charts import RatioBar, name_of, short_commit
 from benchlab.output.htmlreport.runs import StoredRun
 from benchlab.output.htmlreport.sections import Trend
-from benchlab.output.figures import MARK_DISAGREE, MARK_NOISY
+from benchlab.output.figures import MARK_DISAGREE, MARK_NOISY, WORKLOAD_FORMAT
 from benchlab.output.table import FAILED, OK
 from benchlab.statistics import compare as comparing
 from benchlab.statistics import contention
@@ -154,7 +154,7 @@ def _rule(found: list[comparing.Comparison]) -> str:
 
 
 def _list(verdict: str, heading: str, rows: list[comparing.Comparison], links: Links) -> VerdictList:
-    shown = [Row(name_of(c.key), c.platform, f"{100 * (c.ratio - 1):+,.1f}%", _interval(c),
+    shown = [Row(name_of(c.key), c.platform, f"{100 * (c.ratio - 1):+,.1f}%" if c.defined else NO_FIGURE, _interval(c),
                  c.cause or ("1 process" if c.scope == comparing.WITHIN_ONE_PROCESS else ""),
                  links("history", c.key) or links("distribution", c.key)) for c in rows[:ROWS_SHOWN]]
     return VerdictList(verdict, heading, shown, max(0, len(rows) - ROWS_SHOWN))
@@ -162,7 +162,7 @@ def _list(verdict: str, heading: str, rows: list[comparing.Comparison], links: L
 
 def _interval(c: comparing.Comparison) -> str:
     """The interval as changes in percent, as the chart's axis reads."""
-    if c.uninformative:
+    if c.uninformative or not c.defined:
         return interval_text(c)
     return f"[{100 * (c.low - 1):+,.1f}%, {100 * (c.high - 1):+,.1f}%]"
 
@@ -182,11 +182,25 @@ def shifts(trends: list[Trend], links: Links) -> tuple[list[Shift], int]:
     return [shift for *_, shift in found[:SHIFTS_SHOWN]], max(0, len(found) - SHIFTS_SHOWN)
 
 
+def no_history_reason(subject: StoredRun, history: list[StoredRun]) -> str:
+    """Why run `subject` has no trend line: the only run of its machine, or none of its
+    figures in another of them, or its figures are workloads' (charted under Workloads).
+    It said "the only stored run" beside "Run 3 against run 2" (issue 37)."""
+    measured = [stored for stored in history if stored.records]
+    if len(measured) < 2:
+        return f"run {subject.id} is the only stored run of its machine (host, CPU, kernel) with measurements"
+    if all(figure.format == WORKLOAD_FORMAT for figure, _ in subject.figures()):
+        return (f"run {subject.id} measured workloads only, whose runs on its machine are under Workloads and "
+                "profiles")
+    return (f"no benchmark of run {subject.id} is in another of the {len(measured)} stored runs of its machine "
+            "(host, CPU, kernel)")
+
+
 def history_sentence(subject: StoredRun, history: list[StoredRun], trends: list[Trend]) -> str:
     measured = [stored for stored in history if stored.records]
-    if len(measured) < 2 or not trends:
-        return (f"No history: run {subject.id} is the only stored run of its machine (host, CPU, kernel) with these "
-                "benchmarks. Store more runs to see trends and level shifts.")
+    if not trends:
+        reason = no_history_reason(subject, history)
+        return f"No history: {reason}. Store more runs to see trends and level shifts."
     series = sum(len(trend.lines) for trend in trends)
     marked = sum(len(points) for trend in trends for points in trend.change_points.values())
     return (f"History: {series} series over the last {len(measured)} measured runs of this machine, "

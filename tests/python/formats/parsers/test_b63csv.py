@@ -90,3 +90,18 @@ def test_run_reads_a_b63_binary_plain_and_interactive(project, benchlab):
     assert interactive.exit_code == 0, interactive.stdout + interactive.stderr
     assert [line.split()[:2] for line in interactive.stdout.splitlines()[2:4]] == [["basic", "20?"],
                                                                                   ["basic_half", "10?"]]
+
+
+def test_a_negative_figure_is_refused_in_both_outputs_as_lind_refuses_it(tmp_path):
+    # issue 37: `a,time,10,-50,-5.0` was stored as a median of 0 with [-5, 5]
+    plain = write(tmp_path / "neg.csv", "a,time,10,50,5.000000\na,time,10,-50,-5.000000\n")
+    with pytest.raises(UserError, match=r"neg.csv: line 2 is not valid b63csv \(value must be >= 0, got '-50'\)"):
+        read_results(str(plain))
+    interactive = write(tmp_path / "neg.txt", f"{'a':<30}{'time':<20}: -5.000 (-150.000% *)\n")
+    with pytest.raises(UserError, match=r"neg.txt: line 1 is not valid b63-interactive \(value must be >= 0, "
+                                        r"got '-5.000'\)"):
+        read_results(str(interactive))
+    parsed = parse_output("a,time,10,50,5.000000\na,time,10,-50,-5.000000\n", "bm")
+    assert [(r.bench, r.samples) for r in parsed.records] == [("a", [5.0])]  # run keeps the good line, warns once
+    assert parsed.warnings == ["bm: line 2 is not valid b63csv output (value must be >= 0, got '-50'), ignored: "
+                               "'a,time,10,-50,-5.000000'"]
