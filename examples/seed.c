@@ -5,7 +5,8 @@
  *
  * bl_seed() returns the run's seed: the same for every benchmark of the run,
  * printed in the context (table header, jsonl "seed"), and settable with
- * --seed=N. Seed a bl_random() state with it and the "random" input is the
+ * --seed=N. (`benchlab run` gives each of its processes a seed of its own,
+ * drawn from its run's, so its interval covers other seeds.) Seed a bl_random() state with it and the "random" input is the
  * same in every sample, in every benchmark, and in a later run given the same
  * --seed, so a surprising result can be reproduced exactly.
  *
