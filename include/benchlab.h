@@ -1447,6 +1447,17 @@ static void bl__empty_body(bl_state *state, uint64_t n, int64_t arg) {
    BL__CALIBRATION_FLOOR_LIMIT times the limit, then gives up and says so in
    *short_samples. Returns n; adds the wall time spent to *spent_ns. */
 
+/* A sample's timed part `t` less its share of the time the whole sample (wall_ns) waited
+   for a CPU: the kernel tells the wait of the sample, suspended part (BL_SUSPEND) included,
+   and the timed part carries t / wall_ns of it. Taking all of it off the timed part made a
+   body whose suspended setup waited on a busy machine look as if it took no time:
+   calibration then grew n to ~111 million iterations and the run took ~10x its time limit
+   (issue 38; scaling the wait took that run from 44.7 s to 4.4 s). */
+static double bl__timed_less_wait(double t, double wall_ns, double waited) {
+    double share = wall_ns > 0 && t < wall_ns ? t / wall_ns : 1;
+    return t - waited * share > 0 ? t - waited * share : 0;
+}
+
 /* One calibration sample: its timed part and its wall time, each less the time it waited
    for a CPU (where the kernel tells; else as measured). */
 static double bl__calibration_sample(bl_body_fn body, uint64_t n, int64_t arg, double *wall_ns, double *ran_ns) {
@@ -1455,7 +1466,7 @@ static double bl__calibration_sample(bl_body_fn body, uint64_t n, int64_t arg, d
     double t = bl__sample_ns(body, n, arg, wall_ns), waited = 0;
     if (known && bl__lost_read(&after) && after.delay_known) waited = (double)(after.delay_ns - before.delay_ns);
     *ran_ns = *wall_ns - waited > 0 ? *wall_ns - waited : 0;
-    return t - waited > 0 ? t - waited : 0;
+    return bl__timed_less_wait(t, *wall_ns, waited);
 }
 
 /* How much to grow n after a sample that ran `ran_ns` (timed part `t`): past whichever

@@ -10,6 +10,8 @@
        twice --time-limit; or a first sample slowed 20 ms by a partner process, which this
        thread's run delay does not show) still reaches the timer floor, and says "short
        samples" when not even BL__CALIBRATION_FLOOR_LIMIT times the limit suffices;
+     - a BL_SUSPEND body whose suspended part waits for a CPU: only the timed part's share
+       of the wait comes off it, so calibration aims at the timer floor (issue 38);
      - a sample still short after calibration lengthens the ones after it, and a series
        of mostly short samples is marked.
    It also prints what one reading of both contention sources costs here (the figure
@@ -166,6 +168,19 @@ static double partner_sample(bl_body_fn body, uint64_t n, int64_t arg, double *w
     return t;
 }
 
+/* A BL_SUSPEND body on a busy machine: each sample's suspended setup takes 3 ms and its
+   timed body 1 us an iteration, and the sample waits for a CPU as long again as it runs,
+   spread over all of it, so its timed part as measured is twice the body's. The kernel
+   tells the whole sample's wait; bl__timed_less_wait takes the timed part's share off. */
+static double suspend_sample(bl_body_fn body, uint64_t n, int64_t arg, double *wall_ns, double *ran_ns) {
+    double timed = 1000.0 * (double)n, ran = timed + 3e6, waited = ran;
+    (void)body;
+    (void)arg;
+    *ran_ns = ran;
+    *wall_ns = ran + waited;
+    return bl__timed_less_wait(2 * timed, *wall_ns, waited);
+}
+
 static void check_calibration(void) {
     double spent = 0, floor_ns;
     int short_samples = -1;
@@ -193,6 +208,19 @@ static void check_calibration(void) {
     TU_CHECK(1000.0 * (double)n >= floor_ns && !short_samples,
              "a partner's wait: n = %llu gives %g ns timed, under the floor of %g ns (short %d)", (unsigned long long)n,
              1000.0 * (double)n, floor_ns, short_samples);
+
+    /* BL_SUSPEND on a busy machine: the body's own time is found (1 us an iteration, not 0),
+       and n aims at the timer floor, where taking the whole wait off the timed part gave 0
+       until n was past 3 ms of body (issue 38: ~111 million iterations of a real one). */
+    TU_CHECK(bl__timed_less_wait(2e4, 12e6, 6e6) == 1e4, "the timed part's share of the wait: %g, want 1e4",
+             bl__timed_less_wait(2e4, 12e6, 6e6));
+    TU_CHECK(bl__timed_less_wait(5e6, 4e6, 1e6) == 4e6, "a timed part over the wall time loses all the wait: %g",
+             bl__timed_less_wait(5e6, 4e6, 1e6));
+    spent = 0;
+    n = bl__calibrate(suspend_sample, NULL, 0, 50000, 10e6, &spent, &short_samples);
+    TU_CHECK(1000.0 * (double)n >= floor_ns && 1000.0 * (double)n < 3 * floor_ns && !short_samples,
+             "BL_SUSPEND, busy: n = %llu (%g ns of body), want the floor %g ns to 3x it (short %d)",
+             (unsigned long long)n, 1000.0 * (double)n, floor_ns, short_samples);
 
     waited_ns = 200e6; /* each sample over BL__CALIBRATION_FLOOR_LIMIT times the limit */
     spent = 0;
