@@ -190,6 +190,8 @@ class Summary(NamedTuple):
     between_cv: float | None = None
     #: The processes' own intervals do not all overlap.
     disagree: bool = False
+    #: The processes fall into two modes (statistics/modes.py): ((median, share), ...), low first.
+    modes: tuple[tuple[float, float], ...] = ()
     #: Where the spread between runs came from (earlier runs, or the machine prior), its size
     #: relative to the figure, and how many earlier runs gave it.
     noise_source: str | None = None
@@ -220,7 +222,7 @@ _STORED_AS = {"interval": "median_ci", "raw_interval": "raw_median_ci"}
 FIELD_OF = {_STORED_AS.get(name, name): name for name in Summary._fields}
 #: Summary fields whose stored (JSON) form is a list.
 _READ_AS = {"interval": Interval._make, "raw_interval": Interval._make, "process_medians": tuple,
-            "outlier_processes": tuple}
+            "outlier_processes": tuple, "modes": lambda modes: tuple(tuple(mode) for mode in modes)}
 
 
 #: What a record holds in memory beside its values, and per value (a float and its list

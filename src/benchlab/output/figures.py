@@ -1,7 +1,7 @@
 """Figures as the table judges them: each one's interval, its marks, and how it is written.
 
 A figure is one record per (test, param, counter, platform), the processes of a run
-combined (combine.py). The marks (~ ? !) and their legend, the interval a figure is
+combined (combine.py). The marks (~ ? ! ^) and their legend, the interval a figure is
 judged by, and the text of numbers and percents are decided here, once, for every
 output: the text table, markdown, csv, json, `stats`, `history` and the HTML report.
 """
@@ -18,13 +18,21 @@ NOISE_THRESHOLD = 0.05
 MARK_OVERLAP = "~"
 MARK_NOISY = "?"
 MARK_DISAGREE = "!"
+MARK_MODES = "^"
 LEGEND = {
     MARK_OVERLAP: "99% CIs of the median overlap with the first platform's: the difference is not significant",
     MARK_NOISY: (f"uncertain: one process of fewer than {MIN_SAMPLES_FOR_CI} samples, or a 99% CI "
                  f"half-width over {NOISE_THRESHOLD:.0%} of the median"),
     MARK_DISAGREE: ("its processes disagree beyond their own intervals (the machine, CPU or layout differed "
                     "between them): trust the +- of the rerun interval, not a single process"),
+    MARK_MODES: ("its processes fall into two modes (each process in one state for its life): the figure is "
+                 "their mix, and moves with it; the modes and their shares are under the table"),
 }
+
+
+def modes_text(figures: Summary) -> str:
+    """`modes 160 (60%), 230 (40%)`: a figure's modes, low first; "" when it has none."""
+    return ", ".join(f"{format_value(median)} ({share:.0%})" for median, share in figures.modes)
 
 
 #: The format of whole-command workloads (workloads.py): a few runs, shown with their range.

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 from typing import Any
 
-from benchlab.output.figures import (LEGEND, MARK_DISAGREE, MARK_NOISY, MARK_OVERLAP, WORKLOAD_FORMAT,
+from benchlab.output.figures import (LEGEND, MARK_DISAGREE, MARK_MODES, MARK_NOISY, MARK_OVERLAP, WORKLOAD_FORMAT,
                               format_value, is_noisy, overlaps, spread_text)
 from benchlab.statistics.combine import figures
 from benchlab.records import NOT_BUILT, Fault, Record
@@ -223,6 +223,8 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
                 cell.marks += MARK_NOISY
             if cell.record.figures.disagree:
                 cell.marks += MARK_DISAGREE
+            if cell.record.figures.modes:
+                cell.marks += MARK_MODES
     result = list(rows.values())
     process_faults = [f for f in faults if f.process is not None]
     for row in result:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from benchlab import stats
-from benchlab.statistics import contention, difference, noise
+from benchlab.statistics import contention, difference, modes, noise
 from benchlab.records import CONTENTION_FIELDS, Record, Summary
 
 #: What a combined interval covers (formats.md, `ci_scope`).
@@ -189,6 +189,9 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
     low = figure - half
     if level is not None:
         summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
+    found = modes.process_modes([float(m) for m in medians], [f.interval for f in every])
+    if found:
+        summary["modes"] = [list(mode) for mode in found]
     summary.update(
         median_ci=[max(0.0, low) if _non_negative(every) else low, figure + half],
         ci_scope=rerun_scope(level),

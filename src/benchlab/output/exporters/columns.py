@@ -4,7 +4,8 @@ from __future__ import annotations
 from benchlab.statistics.combine import RERUN_WITH_PRIOR
 from benchlab.measuring.instances import INSTANCES
 from benchlab.records import NOT_BUILT, printable
-from benchlab.output.figures import LEGEND, NOISE_THRESHOLD, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, format_value
+from benchlab.output.figures import (LEGEND, MARK_MODES, NOISE_THRESHOLD, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, format_value,
+                                     modes_text)
 from benchlab.output.scaling import scaling
 from benchlab.output.table import SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
 
@@ -111,6 +112,10 @@ def legend_lines(table: Table, intervals: bool = True) -> list[str]:
     interval (a narrow terminal), so neither what `±` covers, nor `uninformative`, nor a
     workload's `[a–b]` is explained."""
     lines = [f"{mark}  {LEGEND[mark]}" for mark in table.marks_used]
+    lines += [f"{MARK_MODES}  {printable(row.test)}{'' if row.param is None else '/' + printable(str(row.param))} on "
+              f"{cell.platform}: modes {modes_text(cell.record.figures)} of {cell.record.figures.processes} processes"
+              for row in table.rows for cell in row.cells.values()
+              if cell.record is not None and cell.record.figures.modes]
     if not intervals:
         return lines
     summaries = [cell.record.figures for row in table.rows for cell in row.cells.values()
