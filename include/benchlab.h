@@ -381,12 +381,16 @@ void bl_register_target(const bl_target *target);
 
 /* n nop instructions: what -n=N spins between two operations, and the fixed work of CSB's
    bm_empty operation (suites/concurrency/bm_empty.c). BL__NOP is one nop; a test may
-   define it before the include to count them. */
+   define it before the include to count them. The loop counts up to n, as CSB's
+   bm_generate_noise does, so that a compiler gives both the same loop (gcc -O2 on x86-64:
+   nop; add; cmp; jne) and -n=N costs what CSB's does: counting down gave nop; sub; jne,
+   one instruction fewer per nop (tests/c/nops_shape_test.sh compares the two). */
 #ifndef BL__NOP
 #define BL__NOP() __asm__ __volatile__("nop")
 #endif
 static inline void bl_nops(uint64_t n) {
-    while (n--) BL__NOP();
+    uint64_t i;
+    for (i = 0; i < n; i++) BL__NOP();
 }
 
 /* ---- 9. Command line -------------------------------------------------------------------
@@ -1204,6 +1208,8 @@ typedef struct bl__options {
     size_t format;                 /* index into bl__writers */
     int format_given;              /* --format was on the command line */
     int csb_flags;                 /* a CSB spelling (-t= -n= -d= -s= -opK=) was */
+    const char *csb_flag;          /* the first of them, and what it means (bl__check_selection) */
+    const char *csb_flag_meaning;
     int dialect;                   /* the short flags' dialect (enum bl__dialect) */
     char delimiter;                /* B63's plain lines: -d DELIM (default ',') */
     const char *binary;            /* libloong's -b PATH / --binary PATH, or NULL */
@@ -2774,10 +2780,21 @@ static int bl__set_interactive(bl__options *o, const char *flag, const char *val
 }
 
 /* -d DELIM (B63's dialect): the plain lines' delimiter, the value's first character as
-   in B63. */
+   in B63. Only a character that is in no number and in none of our names (a benchmark's
+   name/param=value, a counter's lpe:cycles), so that the lines split one way and
+   `benchlab import` reads them back: formats/parsers/b63csv.py reads any character but
+   a letter, digit, _ . , + or - (tests/python/header/test_b63_dialect.py tries each). */
+#define BL__B63_DELIMITERS " \t!\"#$%&'()*,;<>?@[\\]^`{|}~"
 static int bl__set_delimiter(bl__options *o, const char *flag, const char *value) {
-    if (!*value) return bl__flag_error(flag, "needs a delimiter character", value);
-    o->delimiter = value[0];
+    unsigned char c = (unsigned char)value[0];
+    if (!c) return bl__flag_error(flag, "needs a delimiter character", value);
+    if (!strchr(BL__B63_DELIMITERS, c))
+        return bl__flag_error(flag,
+                              "must be a space, a tab or one of !\"#$%&'()*,;<>?@[\\]^`{|}~ (a letter, digit or "
+                              "one of _ . + - / = : can be part of a name or a number, and the lines would not split "
+                              "one way)",
+                              value);
+    o->delimiter = (char)c;
     return 0;
 }
 
@@ -2910,7 +2927,11 @@ static int bl__wrong_form(const char *arg, const char *flag, int dialect) {
 
 static int bl__apply(bl__options *o, const bl__flag *row, const char *flag, const char *value) {
     int status = row->set(o, flag, value);
-    if (!status && row->dialect == BL__CSB) o->csb_flags = 1;
+    if (!status && row->dialect == BL__CSB && !o->csb_flags) {
+        o->csb_flags = 1;
+        o->csb_flag = row->name;
+        o->csb_flag_meaning = row->meaning;
+    }
     return status;
 }
 
@@ -3281,6 +3302,15 @@ static int bl__select(bl__run *run) {
 static int bl__check_selection(bl__run *run) {
     const bl__writer *w;
     size_t i;
+    /* CSB's short flags say how to run a threaded target: in a program without one they
+       would change nothing, silently (the long forms, --threads=T ..., are benchlab's own
+       and taken by every program, so that `benchlab run --sweep threads=...` runs any). */
+    if (run->o.csb_flag && bl__targets.count == 0) {
+        fprintf(stderr, "benchlab: %s means %s for a threaded target (BL_TARGET), and this program has none: it would "
+                        "change nothing here; leave it out (see --help)\n",
+                run->o.csb_flag, run->o.csb_flag_meaning);
+        return 2;
+    }
     if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = bl__format_named("csb");
     w = &bl__writers[run->o.format];
     if (run->target_count &&
