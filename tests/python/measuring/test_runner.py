@@ -132,6 +132,15 @@ def test_a_sweep_is_a_flag_and_the_values_it_takes(text, name, values, argument)
     assert sweep.argument("2") == argument
 
 
+def test_a_threads_sweep_gives_a_benchlab_program_the_long_form_every_program_takes():
+    # CSB's -t=T is an error in a benchlab program without threaded targets (a flag that
+    # would change nothing), and not B63's or libloong's form: --threads=T is read by all.
+    sweep = Sweep.parse("threads=1,2")
+    assert sweep.argument("2", "benchlab") == "--threads=2"
+    assert sweep.argument("2", "executable") == "-t=2"  # a CSB binary, or any other program
+    assert Sweep.parse("-t=1,2").argument("2", "benchlab") == "-t=2"  # written out: as is
+
+
 def test_a_sweep_of_instances_is_copies_counted_as_whole_numbers():
     sweep = Sweep.parse(" instances = 04,1")
     assert sweep == Sweep("instances", ("4", "1")) and sweep.instances
