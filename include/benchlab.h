@@ -2816,9 +2816,24 @@ static int bl__set_thread_value(bl__options *o, const char *flag, const char *va
     return 0;
 }
 
-/* -b PATH / --binary PATH (libloong's dialect): what bl_binary() returns. */
+/* -b PATH / --binary PATH (libloong's dialect): what bl_binary() returns. The file must be
+   readable now, before anything runs: a program loading it inside a benchmark has no
+   way to say it cannot but to abort (seen: exit 134 where libloong's harness says
+   "Error:" and exits 1). An empty file is the program's to judge. */
 static int bl__set_binary(bl__options *o, const char *flag, const char *value) {
+    FILE *f;
+    int readable;
     if (!*value) return bl__flag_error(flag, "needs the path of a file", value);
+    errno = 0;
+    f = fopen(value, "rb");
+    readable = f && (fgetc(f) != EOF || !ferror(f)); /* a directory opens, and fails to read */
+    if (!readable) {
+        fprintf(stderr, "benchlab: %s cannot read \"%s\": %s (give the path of the guest program's file)\n", flag,
+                value, errno ? strerror(errno) : "not a readable file");
+        if (f) fclose(f);
+        return 2;
+    }
+    fclose(f);
     o->binary = value;
     return 0;
 }

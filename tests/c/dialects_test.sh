@@ -27,6 +27,8 @@ BL_BASELINE(base, n) { for (uint64_t i = 0; i < 20 * n; i++) sink += i; }
 BL_BENCH(twice, n) { for (uint64_t i = 0; i < 40 * n; i++) sink += i; }
 static const char *seen = "unread";
 BL_BENCH(binary, n) { BL_SUSPEND { seen = bl_binary("none"); } for (uint64_t i = 0; i < n; i++) sink += i; }
+/* a slow setup: its samples' wall time passes any short --time-limit */
+BL_BENCH(setup, n) { BL_SUSPEND { for (uint64_t i = 0; i < 100000; i++) sink += i; } for (uint64_t i = 0; i < n; i++) sink += i; }
 static uint64_t seven(void) { return 7; }
 BL_COUNTER(sevens, "sevens", seven)
 $3
@@ -121,11 +123,24 @@ expect_error libloong 'benchlab: -s must be a whole number from 3 to 1000000 (go
 
 # libloong's: -s N samples, -b PATH / --binary PATH for the program (bl_binary), -h.
 checks=$((checks + 1))
-"$work/libloong" -s 9 -b /guest.elf --time-limit=0.05 --format=jsonl >"$work/ll" 2>"$work/ll.err" || fail "libloong -s 9 -b failed"
+echo guest >"$work/guest.elf"
+echo other >"$work/other.elf"
+"$work/libloong" -s 9 -b "$work/guest.elf" --time-limit=0.05 --format=jsonl >"$work/ll" 2>"$work/ll.err" || fail "libloong -s 9 -b failed"
 grep -q '"samples":9,' "$work/ll" || fail "libloong -s 9: context does not say 9 samples"
-grep -q '^binary=/guest.elf$' "$work/ll.err" || fail "libloong -b: bl_binary() gave $(cat "$work/ll.err")"
-"$work/libloong" --samples 9 --binary /other.elf --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong --binary failed"
-grep -q '^binary=/other.elf$' "$work/ll.err" || fail "libloong --binary: bl_binary() gave $(cat "$work/ll.err")"
+grep -q "^binary=$work/guest.elf\$" "$work/ll.err" || fail "libloong -b: bl_binary() gave $(cat "$work/ll.err")"
+"$work/libloong" --samples 9 --binary "$work/other.elf" --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong --binary failed"
+grep -q "^binary=$work/other.elf\$" "$work/ll.err" || fail "libloong --binary: bl_binary() gave $(cat "$work/ll.err")"
+# a -b that cannot be read is one error before anything runs (the program would abort loading it)
+expect_error libloong "benchlab: -b cannot read \"$work/none.elf\": No such file or directory (give the path of the guest program's file)" -b "$work/none.elf"
+expect_error libloong "benchlab: --binary cannot read \"$work\": Is a directory (give the path of the guest program's file)" --binary "$work"
+# -s N is exact, as in libloong's harness: 200 rounds (samples and any preempted left out),
+# though 200 samples of a slow setup pass a 1 ms --time-limit at the 10th
+checks=$((checks + 1))
+"$work/libloong" -s 200 --time-limit=0.001 --filter=setup --format=jsonl 2>/dev/null | awk '/"bench":"setup"/ {
+    s = $0; sub(/.*"sample_iterations":\[/, "", s); sub(/\].*/, "", s); n = split(s, parts, ",")
+    left = match($0, /"left_out":[0-9]+/) ? substr($0, RSTART + 11, RLENGTH - 11) : 0
+    if (n + left != 200) bad++; seen++
+} END { exit !(seen == 1 && bad == 0) }' || fail "libloong -s 200: not 200 rounds for setup"
 "$work/libloong" -s 9 --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong without -b failed"
 grep -q '^binary=none$' "$work/ll.err" || fail "libloong without -b: bl_binary() gave $(cat "$work/ll.err")"
 checks=$((checks + 1))
