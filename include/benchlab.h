@@ -405,8 +405,12 @@ static inline void bl_nops(uint64_t n) {
      csb       (default) CSB's: -t=T -n=N -d=D -s=S -opK=F, for threaded targets
      b63       B63's, getopt style (-e 10, -e10, -ie 10): -i (B63's interactive lines),
                -c LIST (counters), -e N (epochs: samples), -t S (time limit), -s SEED,
-               -d DELIM (the plain lines' delimiter); B63's plain lines are the default format
-     libloong  libloong's: -s N (--samples), -b PATH (--binary: bl_binary() returns it), -h
+               -d DELIM (the plain lines' delimiter); B63's plain lines are the default format,
+               and it samples as B63 does: exactly N epochs (30) of 2^k - 1 iterations in
+               S seconds of wall time (1) per benchmark, unless --samples, --time-limit or
+               --precision is given (I13, bl__dialect_sampling)
+     libloong  libloong's: -s N (--samples, exactly N), -b PATH (--binary: bl_binary() returns
+               it; a file that cannot be read is an error before anything runs), -h
    A short flag of another dialect is an error that names the dialect it belongs to, never
    a silent other meaning. docs/suites.md, "Flag dialects". */
 int bl_main_as(int argc, char **argv, const char *dialect);
