@@ -81,6 +81,7 @@ def main() -> int:
     print(f"operations per CPU-second, median of {args.reps} interleaved runs of {args.duration} s at -t=1; "
           "ratio: each over CSB's in the same run")
     print(f"{'-n':>6} " + " ".join(f"{n:>14}" for n in names) + " " + " ".join(f"{n + '/CSB':>12}" for n in names[1:]))
+    ns_per_op: dict[int, dict[str, float]] = {}
     for nops in args.nops or [0, 1000]:
         figures: dict[str, list[float]] = {n: [] for n in names}
         for rep in range(args.reps):
@@ -91,6 +92,12 @@ def main() -> int:
         ratios = {n: statistics.median(a / c for a, c in zip(figures[n], figures["CSB"])) for n in names[1:]}
         print(f"{nops:>6} " + " ".join(f"{statistics.median(figures[n]):>14.0f}" for n in names) + " "
               + " ".join(f"{ratios[n]:>12.3f}" for n in names[1:]))
+        ns_per_op[nops] = {n: 1e9 / statistics.median(figures[n]) for n in names}
+    # What -n=N itself costs: ns per operation at N less at 0, from the medians above.
+    for nops in sorted(n for n in ns_per_op if n and 0 in ns_per_op):
+        cost = {n: ns_per_op[nops][n] - ns_per_op[0][n] for n in names}
+        print(f"-n={nops} costs per operation: " + ", ".join(f"{n} {cost[n]:.1f} ns" for n in names)
+              + "; " + ", ".join(f"{n}/CSB {cost[n] / cost['CSB']:.3f}" for n in names[1:]))
     print("reproduce: " + shlex.join(["flock", "/work/bench.lock", ".venv/bin/python", "bench/csb_nops.py", *sys.argv[1:]]))
     return 0
 
