@@ -12,6 +12,13 @@ test: run it under flock /work/bench.lock on a shared machine.
 
     .venv/bin/python bench/csb_nops.py --csb /path/to/CSB                 # -n=0 and -n=1000, 5 x 1 s
     .venv/bin/python bench/csb_nops.py --csb /path/to/CSB --against main  # main's header too
+    .venv/bin/python bench/csb_nops.py --loops --against main             # the nop loop alone
+
+Whole processes carry the rest of each harness (its timer reads, its dispatch) and the
+machine's phases, which move their ratio by 10% and more from run to run on a shared
+machine. --loops times the loop alone instead: bench/csb_nops_loop.c, built with each
+header, runs bl_nops(N) and CSB's loop in alternating rounds in one process and prints
+the median of the rounds' ratios (ours / CSB's).
 """
 from __future__ import annotations
 
@@ -62,15 +69,38 @@ def ops_per_cpu_second(argv: list[str]) -> float:
     return int(values["univ_count"]) / (usage.ru_utime + usage.ru_stime)
 
 
+def loops(args: argparse.Namespace) -> int:
+    """bench/csb_nops_loop.c with this tree's header and each --against's, run in turn at each -n."""
+    headers = {"ours": REPO / "include", **{rev: header_of(rev) for rev in args.against}}
+    for name, header in headers.items():
+        out = BUILD / f"csb_nops_loop_{name.replace('/', '_')}"
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", f"-I{header}", str(REPO / "bench" / "csb_nops_loop.c"),
+                        "-o", str(out)], check=True)
+        headers[name] = out
+    for nops in args.nops or [100, 1000]:
+        for rep in range(args.reps):
+            for name, binary in headers.items():
+                line = subprocess.run([str(binary), str(nops), str(max(200, 400_000 // nops))], check=True,
+                                      capture_output=True, text=True).stdout.strip()
+                print(f"{name:>8} run {rep + 1}: {line}")
+    print("reproduce: " + shlex.join(["flock", "/work/bench.lock", ".venv/bin/python", "bench/csb_nops.py", *sys.argv[1:]]))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--csb", type=Path, required=True, help="a checkout of bvtrach/CSB")
+    parser.add_argument("--csb", type=Path, help="a checkout of bvtrach/CSB (whole processes)")
+    parser.add_argument("--loops", action="store_true", help="the nop loop alone, against CSB's, in one process")
     parser.add_argument("--nops", type=int, action="append", help="-n values (default 0 and 1000)")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--duration", type=int, default=1, help="seconds per process (CSB's -d is whole seconds)")
     parser.add_argument("--against", metavar="REV", action="append", default=[])
     args = parser.parse_args()
     BUILD.mkdir(parents=True, exist_ok=True)
+    if args.loops:
+        return loops(args)
+    if args.csb is None:
+        parser.error("--csb PATH (a checkout of bvtrach/CSB) or --loops")
     binaries = {"CSB": BUILD / "csb_nops_csb", "ours": BUILD / "csb_nops_ours"}
     build_csb(args.csb, binaries["CSB"])
     build_ours(REPO / "include", binaries["ours"])
