@@ -449,8 +449,8 @@ def test_a_prebuilt_executable_is_given_the_flags_and_runs_in_a_scratch_director
     _, unit = runner.plan(targets(lab, "bin/probe"))
     result = runner.run_unit(unit, process=1)
     context = result.context
-    # its flavor's flags, the user's, then the swept value last
-    assert context["argv"] == ["--format=jsonl", "--samples=4", "--seed=5", "--filter=p", "--extra", "-t=2"]
+    # its flavor's flags, the user's, then the swept value last (--threads: every benchlab program takes it)
+    assert context["argv"] == ["--format=jsonl", "--samples=4", "--seed=5", "--filter=p", "--extra", "--threads=2"]
     scratch = Path(context["cwd"])
     assert scratch.parent == lab / ".benchlab" / "scratch" and scratch.name.startswith("probe-")
     assert not scratch.exists()
