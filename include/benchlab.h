@@ -381,12 +381,16 @@ void bl_register_target(const bl_target *target);
 
 /* n nop instructions: what -n=N spins between two operations, and the fixed work of CSB's
    bm_empty operation (suites/concurrency/bm_empty.c). BL__NOP is one nop; a test may
-   define it before the include to count them. */
+   define it before the include to count them. The loop counts up to n, as CSB's
+   bm_generate_noise does, so that a compiler gives both the same loop (gcc -O2 on x86-64:
+   nop; add; cmp; jne) and -n=N costs what CSB's does: counting down gave nop; sub; jne,
+   one instruction fewer per nop (tests/c/nops_shape_test.sh compares the two). */
 #ifndef BL__NOP
 #define BL__NOP() __asm__ __volatile__("nop")
 #endif
 static inline void bl_nops(uint64_t n) {
-    while (n--) BL__NOP();
+    uint64_t i;
+    for (i = 0; i < n; i++) BL__NOP();
 }
 
 /* ---- 9. Command line -------------------------------------------------------------------
@@ -401,8 +405,12 @@ static inline void bl_nops(uint64_t n) {
      csb       (default) CSB's: -t=T -n=N -d=D -s=S -opK=F, for threaded targets
      b63       B63's, getopt style (-e 10, -e10, -ie 10): -i (B63's interactive lines),
                -c LIST (counters), -e N (epochs: samples), -t S (time limit), -s SEED,
-               -d DELIM (the plain lines' delimiter); B63's plain lines are the default format
-     libloong  libloong's: -s N (--samples), -b PATH (--binary: bl_binary() returns it), -h
+               -d DELIM (the plain lines' delimiter); B63's plain lines are the default format,
+               and it samples as B63 does: exactly N epochs (30) of 2^k - 1 iterations in
+               S seconds of wall time (1) per benchmark, unless --samples, --time-limit or
+               --precision is given (I13, bl__dialect_sampling)
+     libloong  libloong's: -s N (--samples, exactly N), -b PATH (--binary: bl_binary() returns
+               it; a file that cannot be read is an error before anything runs), -h
    A short flag of another dialect is an error that names the dialect it belongs to, never
    a silent other meaning. docs/suites.md, "Flag dialects". */
 int bl_main_as(int argc, char **argv, const char *dialect);
@@ -627,6 +635,14 @@ typedef char bl__op_slots_is_2_to_its_bits[BL__OP_SLOTS == 1 << BL__OP_SLOT_BITS
    sample last 210 us) would otherwise stop after a handful, whose interval bounds
    nothing (seen: 5 samples of fs_read under qemu at a 10 ms limit). */
 #define BL__MIN_SAMPLES_AT_LIMIT 10
+/* B63's dialect samples as B63 does (bl__epoch): its defaults, 30 epochs in 1 second per
+   benchmark; an epoch's batches double until it passes its share of the time or has
+   2^31 iterations (B63's bound for a body the compiler emptied); the empty loop's epoch
+   takes this share of a benchmark's, as it only serves the subtraction. */
+#define BL__B63_EPOCHS 30
+#define BL__B63_TIME_LIMIT_S 1
+#define BL__EPOCH_MAX_ITERATIONS 2147483648.0
+#define BL__EPOCH_EMPTY_SHARE 0.1
 /* A precision stop needs this many samples first: 10 batches of 2. */
 #define BL__PRECISION_MIN_SAMPLES 20
 /* Length of one sample without --samples: short, so that many rounds fit, and long
@@ -1196,6 +1212,10 @@ typedef struct bl__options {
     size_t samples;                /* --samples: at most this many per benchmark */
     int samples_given;
     double time_limit_s;           /* per benchmark */
+    int time_limit_given;
+    int long_sampling;             /* --samples, --time-limit or --precision: benchlab's sampling */
+    int epochs;                    /* B63's dialect: each sample one of B63's epochs (bl__epoch) */
+    int exact_samples;             /* exactly --samples: no time limit stops (B63's -e, libloong's -s) */
     double precision_pct;          /* stop once the median's interval is this tight; 0: off */
     enum bl__schedule schedule;
     int subtract;                  /* subtract the empty loop's cost (--no-subtract: 0) */
@@ -1204,6 +1224,8 @@ typedef struct bl__options {
     size_t format;                 /* index into bl__writers */
     int format_given;              /* --format was on the command line */
     int csb_flags;                 /* a CSB spelling (-t= -n= -d= -s= -opK=) was */
+    const char *csb_flag;          /* the first of them, and what it means (bl__check_selection) */
+    const char *csb_flag_meaning;
     int dialect;                   /* the short flags' dialect (enum bl__dialect) */
     char delimiter;                /* B63's plain lines: -d DELIM (default ',') */
     const char *binary;            /* libloong's -b PATH / --binary PATH, or NULL */
@@ -1535,6 +1557,36 @@ static double bl__sample_target_ns(const bl__options *o) {
     return target > floor_ns ? target : floor_ns;
 }
 
+/* One of B63's epochs (B63's dialect, bl__dialect_sampling): batches of 1, 2, 4, ...
+   iterations, each timed on its own, until the epoch's wall time, BL_SUSPEND included,
+   passes budget_ns, or it has BL__EPOCH_MAX_ITERATIONS. Returns its iterations (2^k - 1:
+   B63's count), and in *timed_ns the time outside BL_SUSPEND of all its batches, in
+   *wall_ns their wall time. No calibration: the doubling is one. Like bl__calibrate it
+   takes its sampler as an argument (bl__sample_ns), so that a test can run it on a
+   made-up clock (tests/c/epoch_test.c). */
+typedef double (*bl__batch_sampler)(bl_body_fn body, uint64_t n, int64_t arg, double *wall_ns);
+
+static uint64_t bl__epoch(bl__batch_sampler batch, bl_body_fn body, int64_t arg, double budget_ns, double *timed_ns,
+                          double *wall_ns) {
+    uint64_t n, total = 0;
+    *timed_ns = *wall_ns = 0;
+    for (n = 1; (double)total < BL__EPOCH_MAX_ITERATIONS; n *= 2) {
+        double wall;
+        *timed_ns += batch(body, n, arg, &wall);
+        *wall_ns += wall;
+        total += n;
+        if (*wall_ns > budget_ns) break;
+    }
+    return total;
+}
+
+/* An epoch's share of the time: -t S over -e N for a benchmark; the empty loop's epoch,
+   a reference only, takes BL__EPOCH_EMPTY_SHARE of that. */
+static double bl__epoch_budget_ns(const bl__options *o, int empty_loop) {
+    double budget = o->time_limit_s * 1e9 / (double)o->samples;
+    return empty_loop ? BL__EPOCH_EMPTY_SHARE * budget : budget;
+}
+
 /* ---- I10. Rounds: the time pass ----------------------------------------------------------------
    Every benchmark still sampling takes one sample per round, in a freshly shuffled
    order drawn from the run's seed, together with the empty loop (whose cost is
@@ -1624,7 +1676,8 @@ static void bl__update_stop(const bl__rounds *g, bl__result *r, const bl__option
     int precise;
     if (r->stopped) return;
     precise = o->precision_pct > 0 && bl__precise(r, o, bl__is_compared(g, r));
-    r->stopped = bl__stop_reason(r->count, g->max_samples, r->spent_ns, o->time_limit_s, precise);
+    /* An exact count (B63's epochs, libloong's -s): no time spent counts against the limit. */
+    r->stopped = bl__stop_reason(r->count, g->max_samples, o->exact_samples ? 0 : r->spent_ns, o->time_limit_s, precise);
 }
 
 static void bl__shuffle(size_t *items, size_t n, uint64_t *rng) {
@@ -1673,22 +1726,24 @@ static int bl__mostly_short(const bl__result *r) {
 /* One sample of a series, with what it lost to other tasks read around it: outside the
    timed part, which bl__sample_ns brackets with its own two timer reads. A short one
    lengthens the samples after it. */
-static int bl__take_sample(bl__result *r, int paired, uint64_t *rng) {
-    uint64_t n = bl__jitter(r->iterations, rng);
+static int bl__take_sample(bl__result *r, int paired, const bl__options *o, uint64_t *rng) {
+    uint64_t n = o->epochs ? 0 : bl__jitter(r->iterations, rng);
     double wall, t;
     bl__lost before, after;
     int known;
     if (r->count == r->capacity && !bl__reserve(r, r->capacity ? 2 * r->capacity : 64, r->instance != NULL, paired))
         return 0;
     known = bl__lost_read(&before);
-    t = bl__sample_ns(r->body, n, r->arg, &wall);
+    if (o->epochs) n = bl__epoch(bl__sample_ns, r->body, r->arg, bl__epoch_budget_ns(o, !r->instance), &t, &wall);
+    else t = bl__sample_ns(r->body, n, r->arg, &wall);
     known = known && bl__lost_read(&after);
     r->sample_preempted[r->count] = (unsigned char)bl__note_lost(r, known, &before, &after, wall);
     r->samples[r->count] = t / (double)n;
     r->sample_iterations[r->count] = n;
     r->count++;
     r->spent_ns += wall;
-    if (t < bl__short_below_ns()) r->iterations = bl__lengthened(n, t);
+    if (o->epochs) r->iterations = n; /* the last epoch's: what a counter pass starts from */
+    else if (t < bl__short_below_ns()) r->iterations = bl__lengthened(n, t);
     return 1;
 }
 
@@ -1700,6 +1755,13 @@ static int bl__leaves_out_preempted(size_t count, size_t preempted) {
     return preempted > 0 && left >= BL__MIN_SAMPLES && 100.0 * (double)left >= BL__MIN_UNPREEMPTED_PCT * (double)count;
 }
 
+/* Counts a series' preempted rounds, leaving none out. */
+static void bl__count_preempted(bl__result *r) {
+    size_t i;
+    r->preempted = r->left_out = 0;
+    for (i = 0; i < r->count; i++) r->preempted += r->sample_preempted[i] != 0;
+}
+
 /* Applies the rule to a benchmark's rounds: counts the preempted ones (sample_preempted
    holds, for each round, whether its sample or the empty loop's or baseline's sample
    paired with it was preempted) and, when the rule says so, leaves those rounds out of
@@ -1707,9 +1769,7 @@ static int bl__leaves_out_preempted(size_t count, size_t preempted) {
    baseline_samples[i] stay one round. */
 static void bl__leave_out_preempted(bl__result *r) {
     size_t i, kept = 0;
-    r->preempted = 0;
-    for (i = 0; i < r->count; i++) r->preempted += r->sample_preempted[i] != 0;
-    r->left_out = 0;
+    bl__count_preempted(r);
     if (!bl__leaves_out_preempted(r->count, r->preempted)) return;
     for (i = 0; i < r->count; i++) {
         if (r->sample_preempted[i]) continue;
@@ -1745,7 +1805,9 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
     for (i = 0; ok && i < g->count; i++) {
         bl__result *r = g->series[i];
         r->target_ns = target;
-        r->iterations = bl__calibrate(bl__calibration_sample, r->body, r->arg, target, o->time_limit_s * 1e9, &r->spent_ns, &r->short_samples);
+        /* B63's epochs find their own iterations, doubling (bl__epoch) */
+        if (!o->epochs)
+            r->iterations = bl__calibrate(bl__calibration_sample, r->body, r->arg, target, o->time_limit_s * 1e9, &r->spent_ns, &r->short_samples);
         r->spent_ns = 0; /* the time limit counts samples; calibration is bounded by it above */
         r->next_check = BL__PRECISION_MIN_SAMPLES;
         if (r->support) r->stopped = "support";
@@ -1758,7 +1820,7 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
         bl__shuffle(order, active, rng);
         for (i = 0; ok && i < active; i++) {
             bl__result *r = g->series[order[i]];
-            ok = bl__take_sample(r, bl__is_compared(g, r), rng);
+            ok = bl__take_sample(r, bl__is_compared(g, r), o, rng);
         }
         for (i = 0; ok && i < active; i++) {
             bl__result *r = g->series[order[i]];
@@ -2651,6 +2713,7 @@ static int bl__set_samples(bl__options *o, const char *flag, const char *value) 
 static int bl__set_time_limit(bl__options *o, const char *flag, const char *value) {
     if (!bl__parse_seconds(value, &o->time_limit_s))
         return bl__flag_error(flag, "must be a number of seconds > 0 and <= " BL__STR(BL__MAX_TIME_LIMIT_S), value);
+    o->time_limit_given = 1;
     return 0;
 }
 
@@ -2768,9 +2831,24 @@ static int bl__set_thread_value(bl__options *o, const char *flag, const char *va
     return 0;
 }
 
-/* -b PATH / --binary PATH (libloong's dialect): what bl_binary() returns. */
+/* -b PATH / --binary PATH (libloong's dialect): what bl_binary() returns. The file must be
+   readable now, before anything runs: a program loading it inside a benchmark has no
+   way to say it cannot but to abort (seen: exit 134 where libloong's harness says
+   "Error:" and exits 1). An empty file is the program's to judge. */
 static int bl__set_binary(bl__options *o, const char *flag, const char *value) {
+    FILE *f;
+    int readable;
     if (!*value) return bl__flag_error(flag, "needs the path of a file", value);
+    errno = 0;
+    f = fopen(value, "rb");
+    readable = f && (fgetc(f) != EOF || !ferror(f)); /* a directory opens, and fails to read */
+    if (!readable) {
+        fprintf(stderr, "benchlab: %s cannot read \"%s\": %s (give the path of the guest program's file)\n", flag,
+                value, errno ? strerror(errno) : "not a readable file");
+        if (f) fclose(f);
+        return 2;
+    }
+    fclose(f);
     o->binary = value;
     return 0;
 }
@@ -2785,10 +2863,21 @@ static int bl__set_interactive(bl__options *o, const char *flag, const char *val
 }
 
 /* -d DELIM (B63's dialect): the plain lines' delimiter, the value's first character as
-   in B63. */
+   in B63. Only a character that is in no number and in none of our names (a benchmark's
+   name/param=value, a counter's lpe:cycles), so that the lines split one way and
+   `benchlab import` reads them back: formats/parsers/b63csv.py reads any character but
+   a letter, digit, _ . , + or - (tests/python/header/test_b63_dialect.py tries each). */
+#define BL__B63_DELIMITERS " \t!\"#$%&'()*,;<>?@[\\]^`{|}~"
 static int bl__set_delimiter(bl__options *o, const char *flag, const char *value) {
-    if (!*value) return bl__flag_error(flag, "needs a delimiter character", value);
-    o->delimiter = value[0];
+    unsigned char c = (unsigned char)value[0];
+    if (!c) return bl__flag_error(flag, "needs a delimiter character", value);
+    if (!strchr(BL__B63_DELIMITERS, c))
+        return bl__flag_error(flag,
+                              "must be a space, a tab or one of !\"#$%&'()*,;<>?@[\\]^`{|}~ (a letter, digit or "
+                              "one of _ . + - / = : can be part of a name or a number, and the lines would not split "
+                              "one way)",
+                              value);
+    o->delimiter = (char)c;
     return 0;
 }
 
@@ -2921,7 +3010,14 @@ static int bl__wrong_form(const char *arg, const char *flag, int dialect) {
 
 static int bl__apply(bl__options *o, const bl__flag *row, const char *flag, const char *value) {
     int status = row->set(o, flag, value);
-    if (!status && row->dialect == BL__CSB) o->csb_flags = 1;
+    if (row->dialect == BL__ALL_DIALECTS &&
+        (row->set == bl__set_samples || row->set == bl__set_time_limit || row->set == bl__set_precision))
+        o->long_sampling = 1;
+    if (!status && row->dialect == BL__CSB && !o->csb_flags) {
+        o->csb_flags = 1;
+        o->csb_flag = row->name;
+        o->csb_flag_meaning = row->meaning;
+    }
     return status;
 }
 
@@ -3009,6 +3105,23 @@ static void bl__default_options(bl__options *o) {
     o->format = bl__format_named(isatty(STDOUT_FILENO) ? "table" : "jsonl");
 }
 
+/* How the dialects count samples. B63's samples as B63 does, unless benchlab's own
+   --samples, --time-limit or --precision is given: -e N epochs (30 without it) of
+   doubling batches (bl__epoch) in -t S seconds of wall time per benchmark (1 without
+   it), BL_SUSPEND included, and exactly N of them, so that a script reading B63's lines
+   gets N per benchmark. libloong's -s N (or --samples N) is an exact count, as its
+   harness's is: the time limit does not cut it. */
+static void bl__dialect_sampling(bl__options *o) {
+    if (o->dialect == BL__B63 && !o->long_sampling) {
+        o->epochs = 1;
+        o->exact_samples = 1;
+        if (!o->samples_given) o->samples = BL__B63_EPOCHS;
+        if (!o->time_limit_given) o->time_limit_s = BL__B63_TIME_LIMIT_S;
+        o->samples_given = 1;
+    }
+    if (o->dialect == BL__LIBLOONG && o->samples_given) o->exact_samples = 1;
+}
+
 /* The dialect called `name`, or -1. */
 static int bl__dialect_named(const char *name) {
     int d;
@@ -3044,6 +3157,7 @@ static int bl__parse_options(int argc, char **argv, const char *dialect, bl__opt
     }
     if (status) return status;
     if (!o->format_given && (status = bl__default_format(o))) return status;
+    bl__dialect_sampling(o);
     /* --samples=N asks for N samples: --precision stops earlier only when also given. */
     if (o->precision_pct < 0) o->precision_pct = o->samples_given ? 0 : BL__DEFAULT_PRECISION_PCT;
     bl__binary_flag = o->binary;
@@ -3292,6 +3406,15 @@ static int bl__select(bl__run *run) {
 static int bl__check_selection(bl__run *run) {
     const bl__writer *w;
     size_t i;
+    /* CSB's short flags say how to run a threaded target: in a program without one they
+       would change nothing, silently (the long forms, --threads=T ..., are benchlab's own
+       and taken by every program, so that `benchlab run --sweep threads=...` runs any). */
+    if (run->o.csb_flag && bl__targets.count == 0) {
+        fprintf(stderr, "benchlab: %s means %s for a threaded target (BL_TARGET), and this program has none: it would "
+                        "change nothing here; leave it out (see --help)\n",
+                run->o.csb_flag, run->o.csb_flag_meaning);
+        return 2;
+    }
     if (run->o.csb_flags && !run->o.format_given && run->target_count) run->o.format = bl__format_named("csb");
     w = &bl__writers[run->o.format];
     if (run->target_count &&
@@ -3370,7 +3493,9 @@ static int bl__sample_group(bl__run *run, bl__rounds *g) {
     if (!bl__sample_rounds(g, &run->o, &run->rng)) return 0;
     for (i = 1; i < g->count; i++) {
         if (g->series[i]->support) continue;
-        bl__leave_out_preempted(g->series[i]);
+        /* B63's epochs are all kept, preempted or not: one line each, as B63 prints them */
+        if (!run->o.epochs) bl__leave_out_preempted(g->series[i]);
+        else bl__count_preempted(g->series[i]);
         if (bl__mostly_short(g->series[i])) g->series[i]->short_samples = 1;
         bl__warn_short_samples(g->series[i], run->o.time_limit_s);
         bl__time_figures(g->series[i], g->baseline, &run->o);
@@ -4403,6 +4528,9 @@ typedef struct bl__rerun {
     uint64_t iterations, base_iterations;
     size_t samples;
     double time_limit_s;
+    int exact;                        /* exactly `samples`: the time limit does not stop it */
+    const uint64_t *epoch_iterations; /* B63's epochs: sample i at the time pass's epoch i's */
+    size_t epoch_count;
 } bl__rerun;
 
 /* Room for every sample of each counter of the pass, and the baseline's. 0: out of memory. */
@@ -4440,9 +4568,9 @@ static size_t bl__pass_rounds(const bl__pass *p, const bl__rerun *q, uint64_t *r
                               double *run_sum, const char **stopped) {
     double va[BL__MAX_COUNTERS], vb[BL__MAX_COUNTERS], ra[BL__MAX_COUNTERS], rb[BL__MAX_COUNTERS], spent = 0;
     size_t j, count = 0;
-    while (!(*stopped = bl__stop_reason(count, q->samples, spent, q->time_limit_s, 0))) {
+    while (!(*stopped = bl__stop_reason(count, q->samples, q->exact ? 0 : spent, q->time_limit_s, 0))) {
         uint64_t n, nb = 0;
-        n = bl__jitter(q->iterations, rng);
+        n = count < q->epoch_count ? q->epoch_iterations[count] : bl__jitter(q->iterations, rng);
         if (q->base_body) {
             nb = bl__jitter(q->base_iterations, rng);
             if (count % 2 == 0) {
@@ -4538,6 +4666,9 @@ static int bl__count_instance(bl__run *run, size_t index, bl__result *results) {
        precision stop decided how many the figure needs), left out rounds included. */
     q.samples = run->o.samples_given ? run->o.samples : time->count + time->left_out;
     q.time_limit_s = run->o.time_limit_s;
+    q.exact = run->o.exact_samples;
+    q.epoch_iterations = run->o.epochs ? time->sample_iterations : NULL;
+    q.epoch_count = run->o.epochs ? time->count : 0;
     for (kind = BL__C_TSC; kind < BL__C_KINDS; kind++) {
         bl__pass p;
         bl__result pass_results[BL__MAX_COUNTERS];

@@ -27,6 +27,8 @@ BL_BASELINE(base, n) { for (uint64_t i = 0; i < 20 * n; i++) sink += i; }
 BL_BENCH(twice, n) { for (uint64_t i = 0; i < 40 * n; i++) sink += i; }
 static const char *seen = "unread";
 BL_BENCH(binary, n) { BL_SUSPEND { seen = bl_binary("none"); } for (uint64_t i = 0; i < n; i++) sink += i; }
+/* a slow setup: its samples' wall time passes any short --time-limit */
+BL_BENCH(setup, n) { BL_SUSPEND { for (uint64_t i = 0; i < 100000; i++) sink += i; } for (uint64_t i = 0; i < n; i++) sink += i; }
 static uint64_t seven(void) { return 7; }
 BL_COUNTER(sevens, "sevens", seven)
 $3
@@ -54,24 +56,36 @@ how="Build it with #define BL_FLAGS <dialect> before including benchlab.h (or BL
 
 # B63's lines: name,counter,iterations,events,per-iteration, one per epoch (-e), the
 # default format in B63's dialect; -d changes the delimiter, as B63's getopt reads it.
+# An epoch doubles its batches from 1, so its iterations are 2^k - 1 as B63's are.
+# all_epochs FILE: every third field is 2^k - 1.
+all_epochs() {
+    awk -F"${2:-,}" '{ n = $3 + 1; while (n > 1 && n % 2 == 0) n /= 2; if (n != 1) bad++ } END { exit bad > 0 }' "$1"
+}
 for prog in b63 b63_as; do
     checks=$((checks + 1))
     # B63's -t is whole seconds: B63's own `-t 1` runs once, shorter limits keep the test short
     if [ "$prog" = b63 ]; then limit=1; else limit=0.05; fi
     "$work/$prog" -t $limit -e 5 --filter=twice >"$work/plain" || fail "$prog -t $limit -e 5 failed"
-    # -e 5: 5 rounds, less the ones the kernel preempted on a busy machine (left out when at
-    # least half and 3 remain: formats.md, Contention), so 3 to 5 lines each
-    in_range "$(grep -c '^twice,time,' "$work/plain")" 3 5 || fail "$prog -e 5: not 3-5 twice lines: $(cat "$work/plain")"
-    in_range "$(grep -c '^base,time,' "$work/plain")" 3 5 || fail "$prog -e 5: not 3-5 baseline lines"
+    # -e 5: exactly 5 lines each, as B63 prints them, preempted epochs too (the jsonl says how many)
+    [ "$(grep -c '^twice,time,' "$work/plain")" -eq 5 ] || fail "$prog -e 5: not 5 twice lines: $(cat "$work/plain")"
+    [ "$(grep -c '^base,time,' "$work/plain")" -eq 5 ] || fail "$prog -e 5: not 5 baseline lines"
     bad=$(grep -Ev '^[a-z]+,time,[0-9]+,[0-9]+,[0-9]+\.[0-9]{6}$' "$work/plain")
     [ -z "$bad" ] || fail "$prog: lines not B63's: $bad"
+    all_epochs "$work/plain" || fail "$prog: iterations are not B63's 2^k - 1: $(cut -d, -f3 "$work/plain" | tr '\n' ' ')"
     # the fifth field is the fourth over the third, as B63 prints it
     awk -F, '{ q = $4 / $3; if (q - $5 > 1e-6 || $5 - q > 1e-6) bad++ } END { exit bad > 0 }' "$work/plain" ||
         fail "$prog: per-iteration is not events / iterations"
 done
+# Without -e, B63's 30 epochs; a counter's lines are as many, at the epochs' iterations.
+checks=$((checks + 1))
+"$work/b63" -t 0.03 -c time,sevens --filter=twice >"$work/thirty" || fail "b63 -t 0.03 -c time,sevens failed"
+[ "$(grep -c '^twice,time,' "$work/thirty")" -eq 30 ] || fail "b63 without -e: not 30 lines: $(grep -c . "$work/thirty")"
+[ "$(grep -c '^twice,sevens,' "$work/thirty")" -eq 30 ] || fail "b63 -c sevens: not 30 lines"
+all_epochs "$work/thirty" || fail "b63 -c time,sevens: iterations are not 2^k - 1"
 checks=$((checks + 1))
 "$work/b63" -e7 -t 0.05 -d ';' -s -42 --filter=twice >"$work/semi" || fail "b63 -e7 -d ';' -s -42 failed"
-in_range "$(grep -c '^twice;time;' "$work/semi")" 4 7 || fail "-e7 -d ';': $(cat "$work/semi")"
+[ "$(grep -c '^twice;time;' "$work/semi")" -eq 7 ] || fail "-e7 -d ';': $(cat "$work/semi")"
+all_epochs "$work/semi" ';' || fail "-e7 -d ';': iterations are not 2^k - 1"
 # exactly 7 rounds: the samples and the preempted rounds left out of them, as jsonl says
 "$work/b63" -e7 -t 0.05 --format=jsonl --filter=twice | awk '/"bench":"twice"/ {
     s = $0; sub(/.*"sample_iterations":\[/, "", s); sub(/\].*/, "", s); n = split(s, parts, ",")
@@ -109,11 +123,24 @@ expect_error libloong 'benchlab: -s must be a whole number from 3 to 1000000 (go
 
 # libloong's: -s N samples, -b PATH / --binary PATH for the program (bl_binary), -h.
 checks=$((checks + 1))
-"$work/libloong" -s 9 -b /guest.elf --time-limit=0.05 --format=jsonl >"$work/ll" 2>"$work/ll.err" || fail "libloong -s 9 -b failed"
+echo guest >"$work/guest.elf"
+echo other >"$work/other.elf"
+"$work/libloong" -s 9 -b "$work/guest.elf" --time-limit=0.05 --format=jsonl >"$work/ll" 2>"$work/ll.err" || fail "libloong -s 9 -b failed"
 grep -q '"samples":9,' "$work/ll" || fail "libloong -s 9: context does not say 9 samples"
-grep -q '^binary=/guest.elf$' "$work/ll.err" || fail "libloong -b: bl_binary() gave $(cat "$work/ll.err")"
-"$work/libloong" --samples 9 --binary /other.elf --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong --binary failed"
-grep -q '^binary=/other.elf$' "$work/ll.err" || fail "libloong --binary: bl_binary() gave $(cat "$work/ll.err")"
+grep -q "^binary=$work/guest.elf\$" "$work/ll.err" || fail "libloong -b: bl_binary() gave $(cat "$work/ll.err")"
+"$work/libloong" --samples 9 --binary "$work/other.elf" --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong --binary failed"
+grep -q "^binary=$work/other.elf\$" "$work/ll.err" || fail "libloong --binary: bl_binary() gave $(cat "$work/ll.err")"
+# a -b that cannot be read is one error before anything runs (the program would abort loading it)
+expect_error libloong "benchlab: -b cannot read \"$work/none.elf\": No such file or directory (give the path of the guest program's file)" -b "$work/none.elf"
+expect_error libloong "benchlab: --binary cannot read \"$work\": Is a directory (give the path of the guest program's file)" --binary "$work"
+# -s N is exact, as in libloong's harness: 200 rounds (samples and any preempted left out),
+# though 200 samples of a slow setup pass a 1 ms --time-limit at the 10th
+checks=$((checks + 1))
+"$work/libloong" -s 200 --time-limit=0.001 --filter=setup --format=jsonl 2>/dev/null | awk '/"bench":"setup"/ {
+    s = $0; sub(/.*"sample_iterations":\[/, "", s); sub(/\].*/, "", s); n = split(s, parts, ",")
+    left = match($0, /"left_out":[0-9]+/) ? substr($0, RSTART + 11, RLENGTH - 11) : 0
+    if (n + left != 200) bad++; seen++
+} END { exit !(seen == 1 && bad == 0) }' || fail "libloong -s 200: not 200 rounds for setup"
 "$work/libloong" -s 9 --time-limit=0.05 --format=jsonl >/dev/null 2>"$work/ll.err" || fail "libloong without -b failed"
 grep -q '^binary=none$' "$work/ll.err" || fail "libloong without -b: bl_binary() gave $(cat "$work/ll.err")"
 checks=$((checks + 1))

@@ -66,9 +66,13 @@ checks=$((checks + 1))
 [ "$(cat "$work/err")" = 'benchlab: threaded targets have no csv form and are skipped (use table, jsonl or csb)' ] ||
     fail "--format=csv: stderr is '$(cat "$work/err")'"
 [ "$(cat "$work/out")" = 'name,param,counter,iterations,value' ] || fail "--format=csv printed more than its header: $(head -c 200 "$work/out")"
-# -t on a program without targets is accepted (a --sweep threads=... runs every binary).
+# CSB's short flags in a program without targets would change nothing: one error naming the
+# flag (./calls -s=500 was read as --size); the long forms are accepted by every program, as
+# `benchlab run --sweep threads=...` gives each benchlab program --threads=T.
+expect_error_of "$plain" 'benchlab: -s means the target'"'"'s initial size (--size) for a threaded target (BL_TARGET), and this program has none: it would change nothing here; leave it out (see --help)' -s=500
+expect_error_of "$plain" 'benchlab: -t means threads (--threads) for a threaded target (BL_TARGET), and this program has none: it would change nothing here; leave it out (see --help)' -t=2 --list
 checks=$((checks + 1))
-"$plain" -t=2 --list >/dev/null || fail "-t=2 rejected by a program without threaded targets"
+"$plain" --threads=2 --list >/dev/null || fail "--threads=2 rejected by a program without threaded targets"
 
 echo "threads_cli_test: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

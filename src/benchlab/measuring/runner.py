@@ -57,9 +57,12 @@ STACK_OFFSET_MAX = 4096
 ENV_PAD_VARIABLE = "BENCHLAB_LAYOUT_PAD"
 
 #: Sweep names that mean a flag other than --NAME=V. `threads` is the threaded
-#: mode's thread count, spelled -t=T as in the scalability skeleton. `instances` is no
-#: flag at all: N copies of the binary at once (instances.py).
+#: mode's thread count, spelled -t=T as in the scalability skeleton, and --threads=T to a
+#: benchlab program: every program takes that long form, whatever its dialect, where CSB's
+#: -t=T is an error in one without threaded targets. `instances` is no flag at all: N
+#: copies of the binary at once (instances.py).
 SWEEP_ALIASES = {"threads": "-t"}
+BENCHLAB_SWEEP_ALIASES = {"threads": "--threads"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,8 +88,9 @@ class Sweep:
         """True for `instances`: copies of the binary at once, not a flag it is given."""
         return self.name == INSTANCES
 
-    def argument(self, value: str) -> str:
-        flag = self.name if self.name.startswith("-") else SWEEP_ALIASES.get(self.name, f"--{self.name}")
+    def argument(self, value: str, flavor: str | None = None) -> str:
+        aliases = BENCHLAB_SWEEP_ALIASES if flavor == "benchlab" else SWEEP_ALIASES
+        flag = self.name if self.name.startswith("-") else aliases.get(self.name, f"--{self.name}")
         return f"{flag}={value}"
 
 
@@ -448,7 +452,7 @@ class Runner:
                                       filters=self.options.filters if filters is None else filters)
         args = benchmark_arguments(unit.target.flavor, options)
         if unit.sweep_value is not None:
-            args.append(self.options.sweep.argument(unit.sweep_value))
+            args.append(self.options.sweep.argument(unit.sweep_value, unit.target.flavor))
         argv = unit.platform.argv(str(exe), args, scratch, str(self.config.root))
         if cpu is not None:
             argv = ["taskset", "--cpu-list", str(cpu), *argv]  # util-linux: the process and its children

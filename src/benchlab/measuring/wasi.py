@@ -4,7 +4,9 @@ The runner of the wasm32-wasi build target (buildtargets.py): its `wasm` platfor
 the tests of the C header's wasm32-wasi build, run
     python -m benchlab.wasi [--dir HOST_DIR] MODULE.wasm [ARG ...]
 The module's exit status becomes ours. `--dir` preopens a host directory as the
-guest's working directory ("."), so file benchmarks can create and remove files.
+guest's working directory ("."), so file benchmarks can create and remove files. The
+guest sees our environment, as a native process would: a runner that starts it with
+BL_FORMAT=lind (Lind's, reading its stdout) gets the lines it reads from either build.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ def version() -> str:
 
 
 def run_wasi(module_path: str, args: list[str], preopen_dir: str | None = None) -> int:
-    """Instantiate and run the module's `_start`, inheriting stdio; return its exit code."""
+    """Instantiate and run the module's `_start`, inheriting stdio and the environment; return its exit code."""
     import wasmtime  # here, not above: a run with a wasm platform imports this module for version() alone
     engine = wasmtime.Engine()
     module = wasmtime.Module.from_file(engine, module_path)
@@ -34,6 +36,7 @@ def run_wasi(module_path: str, args: list[str], preopen_dir: str | None = None) 
     config.inherit_stdout()
     config.inherit_stderr()
     config.inherit_stdin()
+    config.inherit_env()  # BL_FORMAT and the rest reach the guest, as a native binary's environment does
     if preopen_dir is not None:
         config.preopen_dir(preopen_dir, ".")
     store.set_wasi(config)

@@ -132,6 +132,15 @@ def test_a_sweep_is_a_flag_and_the_values_it_takes(text, name, values, argument)
     assert sweep.argument("2") == argument
 
 
+def test_a_threads_sweep_gives_a_benchlab_program_the_long_form_every_program_takes():
+    # CSB's -t=T is an error in a benchlab program without threaded targets (a flag that
+    # would change nothing), and not B63's or libloong's form: --threads=T is read by all.
+    sweep = Sweep.parse("threads=1,2")
+    assert sweep.argument("2", "benchlab") == "--threads=2"
+    assert sweep.argument("2", "executable") == "-t=2"  # a CSB binary, or any other program
+    assert Sweep.parse("-t=1,2").argument("2", "benchlab") == "-t=2"  # written out: as is
+
+
 def test_a_sweep_of_instances_is_copies_counted_as_whole_numbers():
     sweep = Sweep.parse(" instances = 04,1")
     assert sweep == Sweep("instances", ("4", "1")) and sweep.instances
@@ -451,9 +460,9 @@ def test_a_prebuilt_executable_is_given_the_flags_and_runs_in_a_scratch_director
     _, unit = runner.plan(targets(lab, "bin/probe"))
     result = runner.run_unit(unit, process=1)
     context = result.context
-    # its flavor's flags, the user's, then the swept value last
+    # its flavor's flags, the user's, then the swept value last (--threads: every benchlab program takes it)
     assert context["argv"] == ["--format=jsonl", "--samples=4", f"--seed={process_seed(5, 1)}", "--filter=p", "--extra",
-                               "-t=2"]
+                               "--threads=2"]
     scratch = Path(context["cwd"])
     assert scratch.parent == lab / ".benchlab" / "scratch" and scratch.name.startswith("probe-")
     assert not scratch.exists()

@@ -35,7 +35,8 @@ _NUMBER = r"-?\d+(\.\d*)?([eE][-+]?\d+)?"
 _B63_LINE = re.compile(rf"^[^,]+,[^,]+,\d+,{_NUMBER}(,{_NUMBER})?$")
 _BENCHLAB_LINE = re.compile(rf"^[^,]+,(-?\d+)?,[^,]+,\d+,{_NUMBER}$")
 #: The end of B63's five-field line written with `-d DELIM` (B63 takes any one character;
-#: benchlab's header writes it too under BL_FLAGS b63): DELIM iterations DELIM value DELIM
+#: benchlab's header, under BL_FLAGS b63, only those read here that none of its names holds:
+#: BL__B63_DELIMITERS, tests/python/header/test_b63_dialect.py): DELIM iterations DELIM value DELIM
 #: per-iteration, the same DELIM each time. Only the five-field form is read with another
 #: delimiter: its fifth field, checked as value / iterations, confirms the split, where four
 #: tab-separated fields (B63 before 2021) would be a lind line.
