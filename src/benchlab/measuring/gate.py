@@ -52,7 +52,7 @@ class Request:
     floor: float | None = None
     #: False: --no-remeasure, stored figures only.
     remeasure: bool = True
-    #: --time-limit of the re-measurement, seconds; None: default_time_limit of its programs.
+    #: --time of the re-measurement's rounds, seconds; None: default_time_limit of its programs.
     time_limit: float | None = None
     #: --inconclusive: "fail" or "pass".
     inconclusive: str = "fail"
@@ -107,7 +107,7 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         if plan is not None and plan.pairs:
             # before anything runs (a first calibration included): the limit, and what it must fit
             time_limit = time_limit if time_limit is not None else default_time_limit(len(plan.pairs))
-            check_time_limit(time_limit, benchmark_counts(store, request.run, plan))
+            check_time_limit(time_limit, benchmark_counts(store, request.run, plan), flag="--time")
         if plan is None or plan.fallbacks or not plan.pairs:
             calibrate_first_time(config, store, request.run, listener)
         # every row judged at once: the stored figures' intervals hold together, as re-measured ones do
@@ -206,8 +206,8 @@ def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasur
     one; a pair that fails to run here joins the plan's fallbacks."""
     default_floor = request.floor / 100 if request.floor is not None else config.noise_floor
     labels = ", ".join(pair.name for pair in plan.pairs)
-    listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
-                  f"(--time-limit), less once every row is decided")
+    listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s of rounds "
+                  f"(--time), less once every row is decided")
     with listener.rounds(time_limit) as progress:
         measured, failed, rounds, seconds = remeasure.run(
             config, plan.pairs, threshold_of=threshold_of(config, request), floor=default_floor,

@@ -68,7 +68,7 @@ def no_baseline(baseline: str, run_id: int | None, store_url: str, others: list[
     return Judgment([], [], ExitCode.NO_BASELINE, lines)
 
 
-def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time-limit") -> list[str]:
+def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time") -> list[str]:
     """What decides rows re-measured in paired rounds: more rounds, or a quieter machine."""
     advice = []
     if seconds >= 0.9 * time_limit:

@@ -132,9 +132,14 @@ def test_ab_usage_errors(project, benchlab):
         ("ab", "a.sh", "a.sh", "--summary", "missing/ab.md"):
             "error: --summary missing/ab.md: the directory missing does not exist (create it first, or give another "
             "path)\n",
-        ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):
-            "error: --time-limit 0.01: 1 program(s) need at least 0.056 s for the 4 rounds a verdict needs "
-            "(give --time-limit 1 or more, or leave it out for the default)\n",
+        ("ab", "a.sh", "a.sh", "--time", "0.01"):
+            "error: --time 0.01: 1 program(s) need at least 0.056 s for the 4 rounds a verdict needs "
+            "(give --time 1 or more, or leave it out for the default)\n",
+        ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):  # the old spelling: said, then taken as --time
+            "note: --time-limit is the old spelling of `ab --time S` (seconds of rounds); write --time "
+            "(`run --time-limit` is a sample's seconds)\n"
+            "error: --time 0.01: 1 program(s) need at least 0.056 s for the 4 rounds a verdict needs "
+            "(give --time 1 or more, or leave it out for the default)\n",
         ("ab", "a.sh", "a.sh", "--max-regression", "2", "--inconclusive", "maybe"):
             "error: Invalid value for '--inconclusive': 'maybe' is not one of 'fail', 'pass'. (see 'benchlab ab --help')\n",
     }
