@@ -73,7 +73,7 @@ def test_a_gate_whose_interval_reaches_both_sides_of_the_threshold_is_inconclusi
     assert [c["verdict"] for c in document["comparisons"]] == ["inconclusive", "not slower"]
     assert document["verdicts"] == {"slower": 0, "not slower": 1, "inconclusive": 1}
     markdown = benchlab("gate", "--baseline", "1", "2", "--format", "markdown").stdout
-    assert "| Read/1 | native | 240.5 | 252 | 1.0478 | [" in markdown and "| inconclusive |" in markdown
+    assert "| `Read/1` | native | 240.5 | 252 | 1.0478 | [" in markdown and "| inconclusive |" in markdown
     accepted = benchlab("gate", "--baseline", "1", "2", "--inconclusive=pass")
     assert accepted.exit_code == 0
     assert accepted.stderr.splitlines()[-1] == "gate inconclusive: 1 row(s) undecided, accepted by --inconclusive=pass"

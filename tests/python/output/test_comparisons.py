@@ -23,7 +23,7 @@ def test_a_judged_answer_prints_its_comparison():
         assert answer_text(answer, output_format) == render([row], "run 1", "run 2", output_format, ["cpu: X -> Y"])
     markdown = summary_markdown(answer).splitlines()
     assert markdown[:3] == ["### benchlab gate failed: 1 slower beyond the threshold", "", "run 2 against run 1"]
-    assert markdown[-1] == "- regression: Read/1 on native: ..."
+    assert markdown[-1] == "- regression: `Read/1 on native`: 1.0998x [1.0900, 1.1100], more than 2% slower"
 
 
 def test_a_baseline_that_does_not_exist_yet_prints_nothing_but_a_json_document_saying_so():

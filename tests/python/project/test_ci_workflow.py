@@ -185,8 +185,8 @@ def test_the_github_workflow_gates_pull_requests_against_mains_baseline_in_fresh
     comment = (slower.directory / "benchlab-comment.md").read_text()
     assert comment.startswith("### benchlab gate failed: 1 slower beyond the threshold\n\n"
                               "run 2 against baseline 'main' (run 1)\n")
-    assert "| Read/1 | native | 240 | 2400 | 10.0000 | [10.0000, 10.0000] | slower |" in comment
-    assert "| Write/1 | native | 500 | 500 | 1.0000 | [1.0000, 1.0000] | not slower |" in comment
+    assert "| `Read/1` | native | 240 | 2400 | 10.0000 | [10.0000, 10.0000] | slower |" in comment
+    assert "| `Write/1` | native | 500 | 500 | 1.0000 | [1.0000, 1.0000] | not slower |" in comment
     assert "re-measured: 4 paired rounds of baseline and candidate" in comment  # main's history, restored
     # The comment was posted before the job failed, and is the summary's table.
     assert (tmp_path / "gh.log").read_text() == "pr comment 7 --body-file benchlab-comment.md --edit-last --create-if-none\n"
@@ -270,3 +270,80 @@ def test_the_gitlab_job_of_the_docs_gates_a_merge_request_and_comments_before_fa
         "body@benchlab-comment.md https://gitlab.example/api/v4/projects/42/merge_requests/7/notes\n")
     # a merge request pulls main's store and pushes nothing back
     assert stored.read_bytes() == before
+
+
+# -- names in the comment and the summary ----------------------------------------------------------
+
+#: Benchmark names a pull request can give its programs, each Markdown or HTML that GitHub's
+#: renderer and sanitizer would keep: a closed and an opened <details>, a remote image, a
+#: mention, backticks (a code span's own fence), pipes (a table cell's end), emphasis.
+HOSTILE = ["</details>", "<details open>", "![x](http://images.invalid/x.png)", "@team", "a`b``c", "`", "x|y|",
+           "**bold** _it_", "<img src=x onerror=alert(1)>", "&amp; &#64;team"]
+
+
+def hostile_answer():
+    from benchlab.errors import ExitCode
+    from benchlab.statistics.answer import Answer, Judgment
+    from benchlab.statistics.compare import BETWEEN_PROCESSES, Comparison
+
+    rows = [Comparison(key=(name, None, "time", None), platform="native", unit="ns", a=100.0, b=120.0, ratio=1.2,
+                       low=1.1, high=1.3, floor=0.01, scope=BETWEEN_PROCESSES, processes=(4, 4), threshold=0.02,
+                       program="@team.sh") for name in HOSTILE]
+    lines = [f"regression: {name} on native: 1.2000x [1.1000, 1.3000], more than 2% slower" for name in HOSTILE]
+    judgment = Judgment(rows, [], ExitCode.REGRESSION, lines + [f"gate failed: {len(rows)} slower beyond the threshold"])
+    return Answer("gate", "run 2 against baseline 'main' (run 1)", "run 1", "run 2", rows, judgment,
+                  notes=["stored figures for @team.sh@native: </details> <details open> ![x](http://images.invalid/x)"])
+
+
+def rendered(markdown: str):
+    """The Markdown as GitHub renders it (CommonMark with GFM tables, as markdown-it-py
+    parses it): its HTML, the texts of its code spans, and the cells of each table row."""
+    import html.parser
+
+    from markdown_it import MarkdownIt
+
+    page = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+
+    class Reader(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.codes, self.rows, self.inside = [], [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "code":
+                self.inside = ""
+            elif tag == "tr":
+                self.rows.append(0)
+            elif tag in ("td", "th"):
+                self.rows[-1] += 1
+
+        def handle_endtag(self, tag):
+            if tag == "code":
+                self.codes.append(self.inside)
+                self.inside = None
+
+        def handle_data(self, data):
+            if self.inside is not None:
+                self.inside += data
+
+    reader = Reader()
+    reader.feed(page)
+    return page, reader.codes, reader.rows
+
+
+def test_hostile_names_reach_the_comment_and_the_summary_as_text(tmp_path):
+    from benchlab.output.ci import Outputs
+
+    summary = tmp_path / "comment.md"
+    outputs = Outputs(summary, None, None)
+    outputs.write(hostile_answer())
+    page, codes, rows = rendered(summary.read_text())
+    outside_code = re.sub(r"<code>.*?</code>", "", page, flags=re.S)
+    # no tag of a name's became HTML, no image, no link; the mention is in code, where GitHub makes none
+    assert "<details" not in page and "</details>" not in page and "<img" not in page and "<a " not in page
+    assert "@team" not in outside_code and "<strong>" not in page and "<em>" not in page
+    # every row of the table has its seven cells (no pipe of a name ended one), each name shown whole
+    assert rows == [7] * (1 + len(HOSTILE))
+    for name in HOSTILE:
+        assert codes.count(name) == 1 and codes.count(f"{name} on native") == 1  # its cell, its regression line
+    assert codes[-1] == "stored figures for @team.sh@native: </details> <details open> ![x](http://images.invalid/x)"
