@@ -19,12 +19,13 @@ from benchlab.statistics.compare import (
     CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
     Comparison, geometric_mean, row_name)
 from benchlab.records import printable
-from benchlab.statistics.answer import Answer, row_answer, row_label
+from benchlab.statistics.answer import Answer, row_answer, row_label, shown_uninformative
 
 
 def interval_text(c: Comparison) -> str:
-    """`[low, high]`, or "uninformative" for an interval wider than the figure."""
-    return UNINFORMATIVE_WORD if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
+    """`[low, high]`, or "uninformative" for an interval wider than the figure that reaches
+    both sides of the threshold (statistics/answer.py, shown_uninformative)."""
+    return UNINFORMATIVE_WORD if shown_uninformative(c) else f"[{c.low:.4f}, {c.high:.4f}]"
 
 
 def verdict_text(c: Comparison) -> str:

@@ -504,6 +504,32 @@ def test_deterministic_mode_runs_callgrind_beside_native_and_gates_on_counts(tmp
 
 # -- the GitLab job of docs/ci.md ----------------------------------------------------------------
 
+#: `curl` as the job calls it, against a merge request's notes kept in a JSON file: GET the
+#: notes, POST one, PUT (edit) one, the body from --data-urlencode body@FILE.
+CURL = r'''#!{python}
+import json, sys
+from pathlib import Path
+state = Path({state!r})
+args = sys.argv[1:]
+with open(state.with_name("curl.log"), "a") as log:
+    log.write(" ".join(args) + "\n")
+notes = json.loads(state.read_text())
+method = args[args.index("--request") + 1] if "--request" in args else "GET"
+url = args[-1]
+if method == "GET":
+    sys.stdout.write(json.dumps(sorted(notes, key=lambda note: -note["id"])))
+    sys.exit(0)
+body = Path(args[args.index("--data-urlencode") + 1].split("@", 1)[1]).read_text()
+if method == "PUT":
+    [note] = [note for note in notes if str(note["id"]) == url.rsplit("/", 1)[1]]
+    note["body"] = body
+else:
+    notes.append({{"id": max(note["id"] for note in notes) + 1, "body": body}})
+state.write_text(json.dumps(notes))
+'''
+OTHER_NOTE = {"id": 1, "body": "coverage: 81%"}
+
+
 def gitlab_job() -> dict:
     """The `benchmarks` job of the yaml block under docs/ci.md's "GitLab CI"."""
     text = (REPO / "docs" / "ci.md").read_text()
@@ -512,7 +538,19 @@ def gitlab_job() -> dict:
     return yaml.safe_load(block)["benchmarks"]
 
 
-def run_gitlab(tmp_path: Path, project: Path, number: int, event: str) -> subprocess.CompletedProcess:
+def gitlab_tools(tmp_path: Path) -> Path:
+    tools = tmp_path / "gitlab-tools"
+    write(tools / "pip", f'#!/bin/sh\necho "$@" >> {tmp_path}/pip.log\n', executable=True)
+    write(tools / "apt-get", f'#!/bin/sh\necho "$@" >> {tmp_path}/apt-get.log\n', executable=True)
+    notes = tmp_path / "notes.json"
+    notes.write_text(json.dumps([OTHER_NOTE]))
+    tools.joinpath("curl").write_text(CURL.format(python=sys.executable, state=str(notes)))
+    tools.joinpath("curl").chmod(0o755)
+    return tools
+
+
+def run_gitlab(tmp_path: Path, project: Path, number: int, event: str,
+               settings: dict | None = None) -> subprocess.CompletedProcess:
     """The job as a GitLab runner runs it: the rule that matches sets its variables, the cache
     is pulled and pushed as its policy says, the script runs in one bash (`set -eo pipefail`)."""
     job = gitlab_job()
@@ -520,12 +558,13 @@ def run_gitlab(tmp_path: Path, project: Path, number: int, event: str) -> subpro
     shutil.copytree(project, workspace)
     predefined = ({"CI_COMMIT_BRANCH": "main", "CI_PIPELINE_SOURCE": "push"} if event == "push" else
                   {"CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "7"})
-    predefined.update({"CI_DEFAULT_BRANCH": "main", "CI_API_V4_URL": "https://gitlab.example/api/v4",
-                       "CI_PROJECT_ID": "42", "BENCHLAB_GITLAB_TOKEN": "token"})
+    predefined.update({"CI_DEFAULT_BRANCH": "main", "CI_API_V4_URL": "https://gitlab.invalid/api/v4",
+                       "CI_PROJECT_ID": "42", "CI_JOB_NAME": "benchmarks", "BENCHLAB_GITLAB_TOKEN": "token"})
     conditions = {"$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH": predefined.get("CI_COMMIT_BRANCH") == "main",
                   '$CI_PIPELINE_SOURCE == "merge_request_event"': event == "merge_request"}
     [rule] = [rule for rule in job["rules"] if conditions[rule["if"]]]
-    variables = {**{key: str(value) for key, value in job["variables"].items()}, **rule["variables"], **FAST}
+    variables = {**{key: str(value) for key, value in job["variables"].items()}, **rule["variables"], **FAST,
+                 **(settings or {})}
     policy = variables[job["cache"]["policy"].lstrip("$")]
     cache = tmp_path / "gitlab-cache" / job["cache"]["key"]
     if "pull" in policy and cache.exists():
@@ -538,31 +577,70 @@ def run_gitlab(tmp_path: Path, project: Path, number: int, event: str) -> subpro
                           capture_output=True, text=True, timeout=300)
     if "push" in policy and (done.returncode == 0 or job["cache"]["when"] == "always"):
         for pattern in job["cache"]["paths"]:
-            for path in workspace.glob(pattern):
+            for path in workspace.glob(pattern.rstrip("/")):
+                if path.is_dir():
+                    shutil.copytree(path, cache / path.relative_to(workspace), dirs_exist_ok=True)
+                    continue
                 (cache / path.relative_to(workspace)).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(path, cache / path.relative_to(workspace))
     return done
 
 
+def gitlab_notes(tmp_path: Path) -> list[dict]:
+    return json.loads((tmp_path / "notes.json").read_text())
+
+
 def test_the_gitlab_job_of_the_docs_gates_a_merge_request_and_comments_before_failing(tmp_path):
-    tools = tmp_path / "gitlab-tools"
-    write(tools / "pip", "#!/bin/sh\nexit 0\n", executable=True)
-    write(tools / "curl", f'#!/bin/sh\necho "$@" >> {tmp_path}/curl.log\n', executable=True)
+    gitlab_tools(tmp_path)
+    job = gitlab_job()
+    # one job at a time per branch; a merge request's newer push cancels the older, main's never
+    assert job["resource_group"] == "benchlab-$CI_COMMIT_REF_SLUG"
+    assert [rule["interruptible"] for rule in job["rules"]] == [False, True]
+    assert job["variables"]["BENCHLAB_MACHINE"] == "gitlab-saas-linux-small-amd64"
+    assert ".benchlab/build/" in job["cache"]["paths"]  # the build cache goes with the store
     first = run_gitlab(tmp_path, project_at(tmp_path / "main", 240), 1, "push")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "gate not judged: no baseline 'main' yet (exit 5)" in first.stderr and "gate status 5" in first.stdout
+    assert "gate not judged: no baseline 'main' yet (exit 5)" in first.stderr
+    assert "this run is the first baseline" in first.stdout and "WARNING" not in first.stdout
+    assert (tmp_path / "pip.log").read_text() == "install dist/benchlab-0.9.0-py3-none-any.whl\n"
     stored = tmp_path / "gitlab-cache" / "benchlab-store" / ".benchlab" / "results.db"
     before = stored.read_bytes()
     slower = run_gitlab(tmp_path, project_at(tmp_path / "slower", 2400), 2, "merge_request")
     assert slower.returncode == 3, slower.stdout + slower.stderr
     workspace = tmp_path / "gitlab2" / "checkout"
-    assert (workspace / "benchlab-comment.md").read_text().startswith("### benchlab gate failed: 1 slower")
+    comment = (workspace / "benchlab-comment.md").read_text()
+    assert comment.startswith("### benchlab gate failed: 1 slower")
     assert verdicts(read_junit(workspace / "benchlab-junit.xml"))["Read/1 on native"] == "failure:slower"
-    assert (tmp_path / "curl.log").read_text() == (
-        "--fail --silent --show-error --request POST --header PRIVATE-TOKEN: token --data-urlencode "
-        "body@benchlab-comment.md https://gitlab.example/api/v4/projects/42/merge_requests/7/notes\n")
+    marker = "<!-- benchlab: benchmarks -->\n"
+    assert gitlab_notes(tmp_path) == [OTHER_NOTE, {"id": 2, "body": marker + comment}]
+    assert (tmp_path / "curl.log").read_text().splitlines()[-1] == (
+        "--fail --silent --show-error --header PRIVATE-TOKEN: token --data-urlencode body@benchlab-comment-body.md "
+        "--request POST https://gitlab.invalid/api/v4/projects/42/merge_requests/7/notes")
     # a merge request pulls main's store and pushes nothing back
     assert stored.read_bytes() == before
+    same = run_gitlab(tmp_path, project_at(tmp_path / "same", 240), 3, "merge_request")
+    assert same.returncode == 0, same.stdout + same.stderr
+    same_comment = (tmp_path / "gitlab3" / "checkout" / "benchlab-comment.md").read_text()
+    assert gitlab_notes(tmp_path) == [OTHER_NOTE, {"id": 2, "body": marker + same_comment}]  # edited, not added
+
+
+def test_a_gitlab_merge_request_with_an_empty_cache_warns_or_fails_by_one_setting(tmp_path):
+    gitlab_tools(tmp_path)
+    project = project_at(tmp_path / "mr", 240)
+    warned = run_gitlab(tmp_path, project, 1, "merge_request")
+    assert warned.returncode == 0, warned.stdout + warned.stderr
+    assert warned.stdout.endswith(
+        "WARNING: benchlab: no baseline 'main' in the cached store (the cache held none: evicted, or not yet saved "
+        "by main): this merge request was not judged\n")
+    assert gitlab_notes(tmp_path)[-1]["body"].startswith(
+        "<!-- benchlab: benchmarks -->\n### benchlab gate not judged: no baseline 'main' yet (exit 5)")
+    strict = run_gitlab(tmp_path, project, 2, "merge_request", {"BENCHLAB_NO_BASELINE": "fail"})
+    assert strict.returncode == 5
+    placeholder = run_gitlab(tmp_path, project, 3, "merge_request",
+                             {"BENCHLAB_INSTALL": gitlab_job()["variables"]["BENCHLAB_INSTALL"]})
+    assert placeholder.returncode == 1
+    assert placeholder.stdout.startswith("ERROR: benchlab: BENCHLAB_INSTALL is still the placeholder ")
+    assert not (tmp_path / "pip.log").read_text().count("OWNER")
 
 
 # -- names in the comment and the summary ----------------------------------------------------------
