@@ -19,8 +19,9 @@ from benchlab.cli.common import (config_of, db_option, junit_option, note, open_
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.exporters.json import document_text
 from benchlab.measuring import gate
-from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES
+from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, compare_advice
 from benchlab.measuring.sides import compare_sides, context_differences
+from benchlab.statistics.compare import INCONCLUSIVE
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import answer_text, render
 from benchlab.output.fitting import terminal_width
@@ -56,6 +57,9 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
         return ExitCode.OK
     if comparisons:
         click.echo(text, nl=False)
+    undecided = [c for c in comparisons if c.verdict == INCONCLUSIVE]
+    for line in compare_advice(undecided) if undecided else []:
+        click.echo(line, err=True)
     if moves:
         click.echo(moves_text(moves, side_a.label, side_b.label, markdown=output_format == "markdown"), nl=False)
     return ExitCode.OK

@@ -32,7 +32,7 @@ from benchlab.errors import UserError
 from benchlab.measuring import calibration, remeasure
 from benchlab.measuring import context as run_context
 from benchlab.measuring.ab import check_time_limit, default_time_limit
-from benchlab.measuring.judgment import judge, no_baseline, remeasure_advice, stored_advice
+from benchlab.measuring.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
 from benchlab.measuring.sides import compare_sides, context_differences
 from benchlab.statistics import noise
 from benchlab.statistics.answer import Answer
@@ -122,7 +122,7 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
     for c in comparisons:
         c.threshold = rule(c.key[0])
     judgment = judge(comparisons, command="gate", inconclusive=request.inconclusive,
-                     advice=_advice(remeasured, time_limit))
+                     advice=_advice(remeasured, time_limit, remeasure_hint(store, plan, request)))
     held = f"baseline {request.baseline!r} ({side_a.label})" if is_baseline(store, request.baseline) else side_a.label
     return Answer("gate", f"{side_b.label} against {held}", side_a.label, side_b.label, comparisons, judgment,
                   request.inconclusive, context_differences(side_a, side_b), notes,
@@ -134,15 +134,30 @@ def threshold_of(config: Config, request: Request) -> Callable[[str], float]:
     return lambda bench: config.max_regressions.get(bench, request.max_regression / 100)
 
 
-def _advice(remeasured: Remeasured | None, time_limit: float | None) -> Callable[[list[Comparison]], list[str]]:
+def _advice(remeasured: Remeasured | None, time_limit: float | None,
+            hint: str) -> Callable[[list[Comparison]], list[str]]:
     """What would decide the undecided rows: more rounds for re-measured ones, more processes
-    or a saved baseline for stored ones."""
+    or what would re-measure them (`hint`) for stored ones."""
     def advice(undecided: list[Comparison]) -> list[str]:
         again = [c for c in undecided if c.rounds is not None]
         lines = remeasure_advice(remeasured.rounds, remeasured.seconds, time_limit) if again else []
         stored = [c for c in undecided if c.rounds is None]
-        return lines + (stored_advice(stored) if stored else [])
+        return lines + (stored_advice(stored, hint) if stored else [])
     return advice
+
+
+def remeasure_hint(store, plan: remeasure.Plan | None, request: Request) -> str:
+    """What would let the gate re-measure the rows it judged on stored figures: not to be
+    told to gate against a saved baseline when that is what it was doing."""
+    if not is_baseline(store, request.baseline):
+        return SAVE_A_BASELINE
+    if not request.remeasure:
+        return "leave out --no-remeasure: the gate then runs both builds again, interleaved, until they are decided"
+    if plan is not None:
+        return ("let the gate run both builds again: the 'stored figures for' lines say what kept it from doing so "
+                "and what would let it")
+    return ("gate a run stored by benchlab run rather than a result file: the gate runs its binaries again beside "
+            "the baseline's")
 
 
 def is_baseline(store, name: str) -> bool:

@@ -82,11 +82,25 @@ def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: 
     return advice
 
 
-def stored_advice(undecided: list[Comparison]) -> list[str]:
-    """What decides rows judged on stored figures: more processes, or a re-measuring gate."""
+#: What re-measures rows judged on stored figures, where nothing else is known: a baseline.
+SAVE_A_BASELINE = ("gate against a saved baseline (benchlab baseline save NAME RUN), which re-measures both "
+                   "builds")
+
+
+def stored_advice(undecided: list[Comparison], remeasure: str = SAVE_A_BASELINE) -> list[str]:
+    """What decides rows judged on stored figures: more processes, or what would measure
+    both builds again (`remeasure`: the gate names what kept it from doing so)."""
     fewest = min(min(c.processes) for c in undecided)
     return [f"their stored runs have as few as {fewest} process(es): rerun with more (benchlab run --time 30), "
-            "or gate against a saved baseline (benchlab baseline save NAME RUN), which re-measures both builds"]
+            f"or {remeasure}"]
+
+
+def compare_advice(undecided: list[Comparison]) -> list[str]:
+    """What `compare` says of its undecided rows: what would decide them."""
+    return [f"inconclusive: {len(undecided)} row(s) undecided; to decide them: " + line for line in stored_advice(
+        undecided, "measure both builds interleaved in one job (benchlab ab A B, or benchlab ab --rev R1 --rev R2 "
+                   "TARGET), or save a baseline and gate against it (benchlab baseline save NAME RUN, then benchlab "
+                   "gate --baseline NAME), which re-measures both")]
 
 
 def busy_machine() -> str | None:
