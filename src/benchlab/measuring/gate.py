@@ -180,10 +180,11 @@ def no_baseline_yet(store, request: Request) -> Answer | None:
             check_baseline_name(baseline)
         except UserError:
             raise missing from None  # a number, latest, -N: a run that is not there (exit 2)
-    candidate = None if Path(run).is_file() else store.resolve_run_id(run)
+    empty = not Path(run).is_file() and not store.list_runs(1)
+    candidate = None if Path(run).is_file() or empty else store.resolve_run_id(run)
     others = [row["name"] for row in store.list_baselines()]
-    judgment = no_baseline(baseline, candidate, store.url, others)
-    b_label = run if candidate is None else f"run {candidate}"
+    judgment = no_baseline(baseline, candidate, store.url, others, empty=empty)
+    b_label = "no run" if empty else run if candidate is None else f"run {candidate}"
     return Answer("gate", f"{b_label} against baseline {baseline!r}, which does not exist yet", baseline, b_label,
                   [], judgment, request.inconclusive)
 

@@ -54,16 +54,20 @@ def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
 
 
 def no_baseline(baseline: str, run_id: int | None, store_url: str, others: list[str],
-                command: str = "gate") -> Judgment:
+                command: str = "gate", empty: bool = False) -> Judgment:
     """The answer when BASELINE names nothing yet: exit 5, what is missing and how to save it
-    (`run_id` the candidate's, None for a result file)."""
+    (`run_id` the candidate's, None for a result file or, `empty`, a store with no run at all:
+    a CI job's first gate, however it got there, is the same answer)."""
     candidate = f"run {run_id}" if run_id is not None else "a result file"
-    lines = [f"no baseline {baseline!r} yet in {store_url}: nothing to judge {candidate} against"]
+    lines = [f"no baseline {baseline!r} yet in {store_url}: nothing to judge {candidate} against" if not empty else
+             f"no baseline {baseline!r} and no run yet in {store_url}: nothing to judge"]
     if others:
         lines.append(f"the store has baseline(s) {', '.join(repr(name) for name in others)}: is {baseline!r} "
                      "the name you meant?")
     run = run_id if run_id is not None else "RUN (a stored run: benchlab import FILE stores one)"
-    lines.append(f"save one (on your main branch): benchlab baseline save {baseline} {run}")
+    lines.append(f"save one (on your main branch): benchlab baseline save {baseline} {run}" if not empty else
+                 f"store a run first (benchlab run TARGET), then save it (on your main branch): benchlab baseline "
+                 f"save {baseline} latest")
     lines.append(f"{command} not judged: no baseline {baseline!r} yet (exit {int(ExitCode.NO_BASELINE)})")
     return Judgment([], [], ExitCode.NO_BASELINE, lines)
 

@@ -62,6 +62,26 @@ def test_the_first_gate_of_an_empty_store_exits_5_and_says_how_to_save_a_baselin
     assert missing.exit_code == 2 and missing.stderr.startswith("error: no run with id 7 in ")
 
 
+def test_the_first_gate_of_a_store_with_no_run_at_all_is_exit_5_too(project, benchlab, monkeypatch):
+    # A CI job's first gate expects 5 however its store came to be empty (the run stored nothing).
+    monkeypatch.delenv(STEP_SUMMARY, raising=False)
+    db = f"sqlite:///{project / '.benchlab' / 'results.db'}"
+    result = benchlab("gate", "--baseline", "main", "--summary", "comment.md")
+    assert (result.exit_code, result.stdout) == (5, "")
+    assert result.stderr == (f"no baseline 'main' and no run yet in {db}: nothing to judge\n"
+                             "store a run first (benchlab run TARGET), then save it (on your main branch): benchlab "
+                             "baseline save main latest\n"
+                             "gate not judged: no baseline 'main' yet (exit 5)\n")
+    assert (project / "comment.md").read_text().startswith(
+        "### benchlab gate not judged: no baseline 'main' yet (exit 5)\n\n"
+        "no run against baseline 'main', which does not exist yet\n")
+    # a baseline that exists and a run that does not: still a usage error
+    lind_run(project, benchlab, "240")
+    assert benchlab("baseline", "save", "main").exit_code == 0
+    missing = benchlab("gate", "--baseline", "main", "7")
+    assert missing.exit_code == 2 and missing.stderr.startswith("error: no run with id 7 in ")
+
+
 def test_junit_has_a_case_per_row_slower_fails_and_inconclusive_follows_the_policy(project, benchlab, runs):
     slower = benchlab("gate", "--baseline", "1", "3", "--junit", "slower.xml")
     assert slower.exit_code == 3
