@@ -107,9 +107,10 @@ def test_ab_of_several_targets_at_two_revisions_measures_every_program_in_the_sa
     assert cases[("read.sh", "Read/1 on native")].find("failure").get("type") == "slower"
     assert list(cases[("open.sh", "Read/1 on native")]) == []
     summary = (project / "ab.md").read_text()
-    assert summary.startswith("### benchlab ab failed: 1 slower beyond the threshold\n\nB: HEAD against A: HEAD~1, "
-                              "2 program(s)\n\n| TEST | PLATFORM | A (A: HEAD~1) | B (B: HEAD) | B/A |")
-    assert "- 4 rounds of A and B in " in summary
+    # a revision's ~ escaped: GitHub would read ~...~ as strikethrough
+    assert summary.startswith("### benchlab ab failed: 1 slower beyond the threshold\n\nB: HEAD against A: HEAD\\~1, "
+                              "2 program(s)\n\n| TEST | PLATFORM | A (A: HEAD\\~1) | B (B: HEAD) | B/A |")
+    assert "- `4 rounds of A and B in " in summary
     assert (project / "step.md").read_text() == summary + "\n"  # GitHub's job summary, appended to
 
 
