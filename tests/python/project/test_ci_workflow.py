@@ -718,3 +718,18 @@ def test_hostile_names_reach_the_comment_and_the_summary_as_text(tmp_path):
     for name in HOSTILE:
         assert codes.count(name) == 1 and codes.count(f"{name} on native") == 1  # its cell, its regression line
     assert codes[-1] == "stored figures for @team.sh@native: </details> <details open> ![x](http://images.invalid/x)"
+
+
+def test_the_gitlab_jobs_deterministic_mode_runs_callgrind_beside_native_and_gates_on_counts(tmp_path):
+    tools = gitlab_tools(tmp_path)
+    log = tmp_path / "benchlab.log"  # benchlab as a stand-in here: the commands the script builds
+    write(tools / "benchlab", f'#!/bin/sh\necho "$@" >> {log}\n'
+                              'case "$1" in gate) echo "### benchlab gate passed" > benchlab-comment.md ;; esac\n',
+          executable=True)
+    done = run_gitlab(tmp_path, project_at(tmp_path / "mr", 240), 1, "merge_request", {"BENCHLAB_JUDGE": "counts"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "apt-get.log").read_text() == "update\ninstall --yes --no-install-recommends valgrind\n"
+    assert log.read_text().splitlines()[:2] == [
+        "run benchmarks --processes 3 --platform native --platform callgrind",
+        "gate --baseline main --max-regression 2% --time 20 --judge counts --summary benchlab-comment.md "
+        "--junit benchlab-junit.xml"]
