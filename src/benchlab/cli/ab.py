@@ -24,7 +24,7 @@ from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
 from benchlab.measuring.remeasure import decider
 from benchlab.cli.common import (FiniteFloatRange, config_of, junit_option, note, quiet_option, rounds_progress,
-                                 summary_option)
+                                 rounds_time_option, summary_option)
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import render
@@ -123,8 +123,8 @@ def _single(argument: str, config) -> Target:
 @click.option("--precision", type=FiniteFloatRange(min=0.01, max=100), default=1.0, metavar="PCT",
               help="Without --max-regression: stop once every ratio's 99% interval is within +-PCT% (default 1). "
                    "With it, a row is measured until it is decided or the time is out.")
-@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=1e6), metavar="S",
-              help="Stop after S seconds in any case (default: 10 s per program, at least 30).")
+@rounds_time_option("Stop after S seconds of rounds in any case (default: 10 s per program, at least 30; builds "
+                    "come before, not counted). (--time-limit, its old spelling, still works.)", maximum=1e6)
 @click.option("--max-rounds", type=click.IntRange(min=2, max=100000), default=1000, metavar="N")
 @click.option("--duet", is_flag=True, help="Run A and B at the same time, one per CPU, swapping CPUs each round.")
 @click.option("--max-regression", type=Percent(), metavar="PCT",
@@ -185,10 +185,11 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
                                 f"{(built.stderr.strip().splitlines() or ['?'])[-1]}", "fix the build, or compare other revisions")
         if time_limit is None:
             time_limit = default_time_limit(len(pairs))
-        check_time_limit(time_limit, [0] * len(pairs))
+        check_time_limit(time_limit, [0] * len(pairs), flag="--time")
         floor_fraction = (floor / 100) if floor is not None else config.noise_floor
         threshold = max_regression / 100 if max_regression is not None else None
-        note(f"{len(pairs)} program(s), A and B interleaved: at most {time_limit:g} s (--time-limit)")
+        note(f"{len(pairs)} program(s), A and B interleaved: at most {time_limit:g} s of rounds (--time), "
+             "the builds done before")
         with rounds_progress(time_limit, max_rounds, quiet) as progress:
             result = ABRun(runner, pairs, seed=seed, precision=precision / 100, time_limit=time_limit,
                            max_rounds=max_rounds, duet=duet, floor=floor_fraction,

@@ -68,6 +68,39 @@ junit_option = click.option(
          "fails (or is skipped with --inconclusive=pass).")
 
 
+#: The old spelling of `gate`'s and `ab`'s --time (seconds of rounds), taken with a note: it
+#: read as `run --time-limit`, the seconds of one benchmark's samples in a process.
+OLD_ROUNDS_TIME = "--time-limit"
+
+
+def rounds_time_option(help_text: str, maximum: float):
+    """`--time S` of a command that measures in rounds until decided (`gate`, `ab`): its value
+    reaches the command as `time_limit`. The old spelling --time-limit still works, hidden,
+    with a note on stderr; both at once is a usage error."""
+    kind = FiniteFloatRange(min=0, min_open=True, max=maximum)
+
+    def new(context: click.Context, _param, value):
+        old = context.meta.get(OLD_ROUNDS_TIME)
+        if value is not None and old is not None:
+            raise click.UsageError(f"give --time alone: {OLD_ROUNDS_TIME} is its old spelling")
+        return value if value is not None else old
+
+    def old_spelling(context: click.Context, _param, value):
+        if value is None:
+            return
+        if context.params.get("time_limit") is not None:
+            raise click.UsageError(f"give --time alone: {OLD_ROUNDS_TIME} is its old spelling")
+        click.echo(f"note: {OLD_ROUNDS_TIME} is the old spelling of `{context.info_name} --time S` (seconds of "
+                   f"rounds); write --time (`run {OLD_ROUNDS_TIME}` is a sample's seconds)", err=True)
+        context.meta[OLD_ROUNDS_TIME] = value
+
+    def decorate(function):
+        function = click.option(OLD_ROUNDS_TIME, "old_time_limit", type=kind, metavar="S", hidden=True,
+                                expose_value=False, callback=old_spelling)(function)
+        return click.option("--time", "time_limit", type=kind, metavar="S", help=help_text, callback=new)(function)
+    return decorate
+
+
 def note(line: str) -> None:
     """A line of the command's own on stderr: what it does, what it found on the way. The
     running command's --quiet (click's current context) silences it; errors and verdicts do

@@ -14,15 +14,16 @@ from pathlib import Path
 
 import click
 
-from benchlab.cli.common import (FiniteFloatRange, config_of, db_option, junit_option, note, open_store, quiet_option,
-                                 rounds_progress, step_lines, summary_option)
+from benchlab.cli.common import (config_of, db_option, junit_option, note, open_store, quiet_option,
+                                 rounds_progress, rounds_time_option, step_lines, summary_option)
 from benchlab import deterministic
 from benchlab.errors import ExitCode, UserError
 from benchlab.output.exporters.json import document_text
 from benchlab.measuring import gate
-from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES
+from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, compare_advice
 from benchlab.statistics.basis import COUNTS, JUDGES, TIME
 from benchlab.measuring.sides import compare_sides, context_differences
+from benchlab.statistics.compare import INCONCLUSIVE
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import answer_text, render
 from benchlab.output.fitting import terminal_width
@@ -58,6 +59,9 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
         return ExitCode.OK
     if comparisons:
         click.echo(text, nl=False)
+    undecided = [c for c in comparisons if c.verdict == INCONCLUSIVE]
+    for line in compare_advice(undecided) if undecided else []:
+        click.echo(line, err=True)
     if moves:
         click.echo(moves_text(moves, side_a.label, side_b.label, markdown=output_format == "markdown"), nl=False)
     return ExitCode.OK
@@ -82,9 +86,9 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
 @click.option("--trust-stored-binaries", "trust_stored", is_flag=True,
               help="Re-measure with kept binaries this machine's `benchlab run` never ran (by default they are "
                    "judged on stored figures: whoever can write the store chooses what they are).")
-@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=86400), metavar="S",
-              help="Seconds the re-measurement may take at most (default: 10 s per program re-measured, at least "
-                   "30); it stops earlier once every row is decided, and measures only undecided rows meanwhile.")
+@rounds_time_option("Seconds the re-measurement's rounds may take at most (default: 10 s per program re-measured, "
+                    "at least 30); it stops earlier once every row is decided, and measures only undecided rows "
+                    "meanwhile. (--time-limit, its old spelling, still works.)", maximum=86400)
 @click.option("--inconclusive", type=click.Choice(INCONCLUSIVE_POLICIES), default="fail", show_default=True,
               help="What a row whose interval reaches both sides of the threshold does: fail (exit 4) or pass (exit 0).")
 @click.option("--judge", type=click.Choice(JUDGES), default=TIME, show_default=True,

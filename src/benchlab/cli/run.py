@@ -57,7 +57,7 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 @click.option("--processes", "-N", type=click.IntRange(min=1, max=1000), metavar="N",
               help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
 @click.option("--time", "budget_s", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
-              help="Spend S seconds (the whole command) on as many rounds of processes as fit.")
+              help="Spend S seconds (the whole command but its builds) on as many rounds of processes as fit.")
 @click.option("--precision", type=FiniteFloatRange(min=0, min_open=True, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
               help=f"Add rounds of processes until every figure's rerun interval is within +-PCT%% (or --time, else {PRECISION_BUDGET_S:g} s, is spent).")
 @click.option("--fast", is_flag=True, help=f"Rough figures quickly: {PRESETS['fast']} processes per binary.")
@@ -99,6 +99,7 @@ def command(context: click.Context, **given) -> int:
     if described := descriptions(resolved):
         info["descriptions"] = described  # shown under the table, by `show` too
     session = Session(runner, units, options.seed, budget, started=started)
+    session.build()  # before the budget's time: --time S is S seconds of processes (session.py)
     storage = None if flags.no_store else RunStorage(open_store(config, flags.db_url), progress.warn)
     progress.total, progress.estimate = _estimate(session, budget, started)
     columns = [p.name for p in platforms]  # the platforms, as the table and the store name them

@@ -2,7 +2,10 @@
 
 The cache key is a hash of everything that can change the binary: the source, every
 header it could include, the compiler (path and full --version), the flags and the
-target. Same key, same file under .benchlab/build/: a second run compiles nothing.
+target. Same key, same file under .benchlab/build/: a second run compiles nothing. The
+key names no directory by where the checkout is (include directories by their place in
+the project, `place`), so a build cache restored into another checkout (a CI job's, at
+another path) is found again.
 
 Builds are reproducible: the same source, flags and compiler give the same bytes in any
 directory, so two CI jobs, two clones or `ab --rev`'s two worktrees build identical code
@@ -29,8 +32,9 @@ from benchlab.config import Config
 from benchlab.errors import UserError
 
 #: Bump to invalidate every cached binary when the way we build changes
-#: (2: reproducible builds, prefix maps and SOURCE_DATE_EPOCH).
-CACHE_VERSION = "2"
+#: (2: reproducible builds, prefix maps and SOURCE_DATE_EPOCH; 3: keys that name include
+#: directories by their place in the project, not the checkout's path).
+CACHE_VERSION = "3"
 #: The workload launcher's source (see its comment: why max RSS needs it).
 MEASURE_SOURCE = Path(__file__).with_name("measure.c")
 #: The header benchlab was installed with: the checkout's include/, or the wheel's copy
@@ -149,6 +153,14 @@ class Builder:
         kept = sorted(_outermost(named), key=lambda item: (item[1], str(item[0])))
         return [f"{PREFIX_MAP}={directory}={name}" for directory, name in kept]
 
+    def place(self, directory: Path) -> str:
+        """An include directory as the cache key names it: its path from the project root, or
+        `benchlab/include` for the header benchlab was installed with. A CI job that restores
+        main's build cache into a checkout at another path finds its builds again."""
+        if directory == BUNDLED_INCLUDE:
+            return "benchlab/include"
+        return os.path.relpath(directory, _absolute(self.config.root).resolve())
+
     def compiler(self, target: str) -> str:
         return BUILD_TARGETS[target].compiler_of(self.config.build)
 
@@ -175,8 +187,10 @@ class Builder:
         feed("compiler", _compiler_identity(self.compiler(target)).encode())
         # Prefix maps name directories by their place in the project: whether there are any
         # counts, not where the project is (the same sources elsewhere are the same build).
+        # So with the include directories: their headers are fed below, by content.
         argv = self.command(Path("SRC"), target, Path("OUT"))
-        feed("argv", "\0".join(arg for arg in argv if not arg.startswith(PREFIX_MAP)).encode())
+        places = {f"-I{directory}": f"-I{self.place(directory)}" for directory in self.include_dirs()}
+        feed("argv", "\0".join(places.get(arg, arg) for arg in argv if not arg.startswith(PREFIX_MAP)).encode())
         feed("prefix maps", str(any(arg.startswith(PREFIX_MAP) for arg in argv)).encode())
         feed("date", _source_date_epoch().encode())
         feed("source", source.read_bytes())

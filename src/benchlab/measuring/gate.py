@@ -36,7 +36,7 @@ from benchlab.errors import UserError
 from benchlab.measuring import calibration, remeasure
 from benchlab.measuring import context as run_context
 from benchlab.measuring.ab import check_time_limit, default_time_limit
-from benchlab.measuring.judgment import judge, no_baseline, remeasure_advice, stored_advice
+from benchlab.measuring.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
 from benchlab.measuring.sides import compare_sides, context_differences
 from benchlab.deterministic import JUDGED_BY_DEFAULT
 from benchlab.statistics import basis, noise
@@ -57,7 +57,7 @@ class Request:
     floor: float | None = None
     #: False: --no-remeasure, stored figures only.
     remeasure: bool = True
-    #: --time-limit of the re-measurement, seconds; None: default_time_limit of its programs.
+    #: --time of the re-measurement's rounds, seconds; None: default_time_limit of its programs.
     time_limit: float | None = None
     #: --inconclusive: "fail" or "pass".
     inconclusive: str = "fail"
@@ -116,7 +116,7 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         if plan is not None and plan.pairs:
             # before anything runs (a first calibration included): the limit, and what it must fit
             time_limit = time_limit if time_limit is not None else default_time_limit(len(plan.pairs))
-            check_time_limit(time_limit, benchmark_counts(store, request.run, plan))
+            check_time_limit(time_limit, benchmark_counts(store, request.run, plan), flag="--time")
         if plan is None or plan.fallbacks or not plan.pairs:
             calibrate_first_time(config, store, request.run, listener)
         # every row judged at once: the stored figures' intervals hold together, as re-measured ones do
@@ -141,7 +141,8 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         for line in basis.notes(found, counts, left):
             say(line)
     judgment = judge(comparisons, command="gate", inconclusive=request.inconclusive,
-                     advice=_advice(remeasured, time_limit, workload_runs(side_b.records)))
+                     advice=_advice(remeasured, time_limit, remeasure_hint(store, plan, request),
+                                    workload_runs(side_b.records)))
     held = f"baseline {request.baseline!r} ({side_a.label})" if is_baseline(store, request.baseline) else side_a.label
     return Answer("gate", f"{side_b.label} against {held}", side_a.label, side_b.label, comparisons, judgment,
                   request.inconclusive, context_differences(side_a, side_b), notes,
@@ -192,11 +193,11 @@ def keep_pairs_for_time(plan: remeasure.Plan, comparisons: list[Comparison],
     return lines
 
 
-def _advice(remeasured: Remeasured | None, time_limit: float | None,
+def _advice(remeasured: Remeasured | None, time_limit: float | None, hint: str,
             workloads: dict[str, int] | None = None) -> Callable[[list[Comparison]], list[str]]:
     """What would decide the undecided rows: more rounds for re-measured ones, more runs for a
-    workload's (`workloads`: its runs by name), more processes or a saved baseline for other
-    stored ones."""
+    workload's (`workloads`: its runs by name), more processes or what would re-measure them
+    (`hint`) for other stored ones."""
     workloads = workloads or {}
 
     def advice(undecided: list[Comparison]) -> list[str]:
@@ -204,8 +205,22 @@ def _advice(remeasured: Remeasured | None, time_limit: float | None,
         lines = remeasure_advice(remeasured.rounds, remeasured.seconds, time_limit) if again else []
         timed = [c for c in undecided if c.rounds is None and c.program in workloads]
         stored = [c for c in undecided if c.rounds is None and c.program not in workloads]
-        return lines + workload_advice(timed, workloads) + (stored_advice(stored) if stored else [])
+        return lines + workload_advice(timed, workloads) + (stored_advice(stored, hint) if stored else [])
     return advice
+
+
+def remeasure_hint(store, plan: remeasure.Plan | None, request: Request) -> str:
+    """What would let the gate re-measure the rows it judged on stored figures: not to be
+    told to gate against a saved baseline when that is what it was doing."""
+    if not is_baseline(store, request.baseline):
+        return SAVE_A_BASELINE
+    if not request.remeasure:
+        return "leave out --no-remeasure: the gate then runs both builds again, interleaved, until they are decided"
+    if plan is not None:
+        return ("let the gate run both builds again: the 'stored figures for' lines say what kept it from doing so "
+                "and what would let it")
+    return ("gate a run stored by benchlab run rather than a result file: the gate runs its binaries again beside "
+            "the baseline's")
 
 
 def workload_runs(records: list) -> dict[str, int]:
@@ -246,10 +261,11 @@ def no_baseline_yet(store, request: Request) -> Answer | None:
             check_baseline_name(baseline)
         except UserError:
             raise missing from None  # a number, latest, -N: a run that is not there (exit 2)
-    candidate = None if Path(run).is_file() else store.resolve_run_id(run)
+    empty = not Path(run).is_file() and not store.list_runs(1)
+    candidate = None if Path(run).is_file() or empty else store.resolve_run_id(run)
     others = [row["name"] for row in store.list_baselines()]
-    judgment = no_baseline(baseline, candidate, store.url, others)
-    b_label = run if candidate is None else f"run {candidate}"
+    judgment = no_baseline(baseline, candidate, store.url, others, empty=empty)
+    b_label = "no run" if empty else run if candidate is None else f"run {candidate}"
     return Answer("gate", f"{b_label} against baseline {baseline!r}, which does not exist yet", baseline, b_label,
                   [], judgment, request.inconclusive)
 
@@ -295,8 +311,8 @@ def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasur
     at once (an endless threshold), so the rounds measure it no more."""
     default_floor = request.floor / 100 if request.floor is not None else config.noise_floor
     labels = ", ".join(pair.name for pair in plan.pairs)
-    listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s "
-                  f"(--time-limit), less once every row is decided")
+    listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s of rounds "
+                  f"(--time), less once every row is decided")
     with listener.rounds(time_limit) as progress:
         measured, failed, rounds, seconds = remeasure.run(
             config, plan.pairs, threshold_of=_undecided_only(threshold_of(config, request), on_counts),

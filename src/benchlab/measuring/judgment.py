@@ -54,21 +54,25 @@ def judge(comparisons: list[Comparison], *, command: str, inconclusive: str,
 
 
 def no_baseline(baseline: str, run_id: int | None, store_url: str, others: list[str],
-                command: str = "gate") -> Judgment:
+                command: str = "gate", empty: bool = False) -> Judgment:
     """The answer when BASELINE names nothing yet: exit 5, what is missing and how to save it
-    (`run_id` the candidate's, None for a result file)."""
+    (`run_id` the candidate's, None for a result file or, `empty`, a store with no run at all:
+    a CI job's first gate, however it got there, is the same answer)."""
     candidate = f"run {run_id}" if run_id is not None else "a result file"
-    lines = [f"no baseline {baseline!r} yet in {store_url}: nothing to judge {candidate} against"]
+    lines = [f"no baseline {baseline!r} yet in {store_url}: nothing to judge {candidate} against" if not empty else
+             f"no baseline {baseline!r} and no run yet in {store_url}: nothing to judge"]
     if others:
         lines.append(f"the store has baseline(s) {', '.join(repr(name) for name in others)}: is {baseline!r} "
                      "the name you meant?")
     run = run_id if run_id is not None else "RUN (a stored run: benchlab import FILE stores one)"
-    lines.append(f"save one (on your main branch): benchlab baseline save {baseline} {run}")
+    lines.append(f"save one (on your main branch): benchlab baseline save {baseline} {run}" if not empty else
+                 f"store a run first (benchlab run TARGET), then save it (on your main branch): benchlab baseline "
+                 f"save {baseline} latest")
     lines.append(f"{command} not judged: no baseline {baseline!r} yet (exit {int(ExitCode.NO_BASELINE)})")
     return Judgment([], [], ExitCode.NO_BASELINE, lines)
 
 
-def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time-limit") -> list[str]:
+def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time") -> list[str]:
     """What decides rows re-measured in paired rounds: more rounds, or a quieter machine."""
     advice = []
     if seconds >= 0.9 * time_limit:
@@ -82,11 +86,25 @@ def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: 
     return advice
 
 
-def stored_advice(undecided: list[Comparison]) -> list[str]:
-    """What decides rows judged on stored figures: more processes, or a re-measuring gate."""
+#: What re-measures rows judged on stored figures, where nothing else is known: a baseline.
+SAVE_A_BASELINE = ("gate against a saved baseline (benchlab baseline save NAME RUN), which re-measures both "
+                   "builds")
+
+
+def stored_advice(undecided: list[Comparison], remeasure: str = SAVE_A_BASELINE) -> list[str]:
+    """What decides rows judged on stored figures: more processes, or what would measure
+    both builds again (`remeasure`: the gate names what kept it from doing so)."""
     fewest = min(min(c.processes) for c in undecided)
     return [f"their stored runs have as few as {fewest} process(es): rerun with more (benchlab run --time 30), "
-            "or gate against a saved baseline (benchlab baseline save NAME RUN), which re-measures both builds"]
+            f"or {remeasure}"]
+
+
+def compare_advice(undecided: list[Comparison]) -> list[str]:
+    """What `compare` says of its undecided rows: what would decide them."""
+    return [f"inconclusive: {len(undecided)} row(s) undecided; to decide them: " + line for line in stored_advice(
+        undecided, "measure both builds interleaved in one job (benchlab ab A B, or benchlab ab --rev R1 --rev R2 "
+                   "TARGET), or save a baseline and gate against it (benchlab baseline save NAME RUN, then benchlab "
+                   "gate --baseline NAME), which re-measures both")]
 
 
 def busy_machine() -> str | None:

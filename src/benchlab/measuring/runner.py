@@ -214,6 +214,8 @@ class Runner:
         self.builder = builder
         self.warn = warn
         self._builds: dict[tuple[Path, str], Path | BuildFailed] = {}
+        #: The builds whose failure a process has reported (the first of their unit's).
+        self._failures_reported: set[tuple[Path, str]] = set()
         self._layout_rng = random.Random(options.seed ^ 0x5EED)
         #: What the results read so far hold (Record.held_bytes), against limits.MAX_RUN_RESULT_BYTES.
         self.held_bytes = 0
@@ -324,6 +326,7 @@ class Runner:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
             result.faults.append(_build_fault(unit, exe))
+            self._failures_reported.add((unit.target.path, unit.platform.build))
             return
         launcher = self.builder.measure_launcher()
         if not isinstance(launcher, Path):
@@ -403,10 +406,20 @@ class Runner:
         return unit.target.name if len(self.platforms) == 1 else f"{unit.target.name} ({unit.platform.name})"
 
     def known_build_failure(self, unit: Unit) -> bool:
-        """Whether the unit's source already failed to compile in this run: its other
-        processes have nothing to run (the failure is reported once, with the first)."""
-        failure = self._builds.get((unit.target.path, unit.platform.build))
-        return unit.target.kind != "executable" and isinstance(failure, BuildFailed)
+        """Whether the unit's source already failed to compile in this run and a process
+        said so: its other processes have nothing to run (the failure is reported once,
+        with the first)."""
+        return unit.target.kind != "executable" and (unit.target.path, unit.platform.build) in self._failures_reported
+
+    def build_all(self, units: list[Unit]) -> None:
+        """Every unit's build (and the workload launcher, for a workload), before anything
+        is measured: a session's time budget counts from after them (session.py). A source
+        that does not compile is kept as its failure, reported by its first process."""
+        for unit in units:
+            if unit.target.kind == "workload":
+                self.builder.measure_launcher()
+            else:
+                self.executable(unit)
 
     def executable(self, unit: Unit) -> Path | BuildFailed:
         target = unit.target
@@ -447,6 +460,7 @@ class Runner:
         exe = self.executable(unit)
         if isinstance(exe, BuildFailed):
             result.faults.append(_build_fault(unit, exe))
+            self._failures_reported.add((unit.target.path, unit.platform.build))
             return
         options = dataclasses.replace(self.options, seed=process_seed(self.options.seed, process),
                                       filters=self.options.filters if filters is None else filters)

@@ -8,9 +8,10 @@ and keeps only the outline: flags, plan, output (pyperf's `Manager` and hyperfin
 - a fixed count: `--processes N`, the presets `--fast` (3) and `--rigorous` (20), or the
   default (5);
 - `--time S`: as many rounds as fit in S seconds of the command's wall time, counted
-  from the process's start (`process_started`): another round starts while the time so
-  far plus the mean round's fits in S; the table and the storage after the last round
-  add a fraction of a second. A budget shorter
+  from the process's start (`process_started`) but for the builds (`Session.build`: a
+  first build of many sources would leave time for one process of each): another round
+  starts while the time so far plus the mean round's fits in S; the table and the
+  storage after the last round add a fraction of a second. A budget shorter
   than one round runs one, and says so;
 - `--precision PCT`: rounds until every timing figure's rerun interval (the one the
   table prints) is within +-PCT%, judged from 3 processes on, or until the budget is
@@ -149,6 +150,8 @@ class Outcome:
     stopped: str | None = None
     #: The figure with the widest rerun interval when the session stopped (with --precision).
     widest: "Widest | None" = None
+    #: Seconds of builds before the first process, outside `elapsed` and the budget.
+    built: float = 0.0
 
 
 class Session:
@@ -160,8 +163,10 @@ class Session:
 
     def __init__(self, runner, units: list, seed: int, budget: Budget, *, started: float,
                  clock: Callable[[], float] = time.monotonic):
-        self.runner, self.budget = runner, budget
+        self.runner, self.budget, self.units = runner, budget, units
         self.started, self.clock = started, clock
+        #: Seconds the builds took (`build`), which the budget does not count.
+        self.build_seconds = 0.0
         self._more_rounds = rounds(units, seed)
         #: The rounds known before the first process starts (a fixed count's all, else the
         #: first), generated once: the plan stored with the run is the order that runs.
@@ -169,6 +174,14 @@ class Session:
             self.plan = [[(unit, 0) for unit in units]]  # one process: the plan's order, nothing to balance
         else:
             self.plan = [next(self._more_rounds) for _ in range(budget.processes if budget.fixed else 1)]
+
+    def build(self) -> None:
+        """Every unit built before the first process: the budget's time counts from after
+        the builds, as if the command had started then."""
+        began = self.clock()
+        self.runner.build_all(self.units)
+        self.build_seconds = self.clock() - began
+        self.started += self.build_seconds
 
     @property
     def _single(self) -> bool:
@@ -184,7 +197,7 @@ class Session:
         return None if self.budget.fixed else next(self._more_rounds)
 
     def run(self, *, on_round, on_start, on_result, on_skip, levels: Callable[[], dict | None]) -> Outcome:
-        outcome, round_seconds = Outcome(), []
+        outcome, round_seconds = Outcome(built=self.build_seconds), []
         while True:
             order = self._next_round(outcome.rounds)
             if order is None:
@@ -256,6 +269,8 @@ def stop_note(budget: Budget, outcome: Outcome) -> str | None:
     if budget.fixed:
         return None
     spent = f"{outcome.rounds} process{'es' if outcome.rounds != 1 else ''} of each binary in {outcome.elapsed:.1f} s"
+    if outcome.built >= 0.1:
+        spent += f" (the builds before them, {outcome.built:.1f} s, not counted)"
     widest = (f" (widest: {outcome.widest.name}, +-{100 * outcome.widest.half:.2g}%)"
               if outcome.widest else "")
     if outcome.stopped == STOP_PRECISION:

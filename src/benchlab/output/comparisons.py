@@ -9,7 +9,8 @@ comment (`summary_markdown`); output/junit.py writes the same answer as JUnit XM
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+import re
+from typing import Callable, Iterable
 
 from benchlab.output.exporters.json import document_text
 from benchlab.output.fitting import MIN_GAP, Column, Narrower, fit, wrapped
@@ -18,7 +19,7 @@ from benchlab.statistics.compare import (
     CODE_CHANGED, FASTER, INCONCLUSIVE, MACHINE_CHANGED, NOT_SLOWER, SLOWER, VERDICTS, WITHIN_ONE_PROCESS,
     Comparison, geometric_mean, row_name)
 from benchlab.records import printable
-from benchlab.statistics.answer import Answer
+from benchlab.statistics.answer import Answer, row_answer, row_label, shown_uninformative
 
 
 #: The B/A and interval cells of a row whose B/A is no finite number (Comparison.defined).
@@ -26,10 +27,11 @@ NO_FIGURE = "-"
 
 
 def interval_text(c: Comparison) -> str:
-    """`[low, high]`, or "uninformative" for an interval wider than the figure, "-" without one."""
+    """`[low, high]`, or "uninformative" for an interval wider than the figure that reaches
+    both sides of the threshold (statistics/answer.py, shown_uninformative), "-" without one."""
     if not c.defined:
         return NO_FIGURE
-    return UNINFORMATIVE_WORD if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
+    return UNINFORMATIVE_WORD if shown_uninformative(c) else f"[{c.low:.4f}, {c.high:.4f}]"
 
 
 def ratio_cell(c: Comparison) -> str:
@@ -79,18 +81,21 @@ def render(comparisons: list[Comparison], a_label: str, b_label: str, output_for
                               "verdicts": {verdict: sum(1 for c in comparisons if c.verdict == verdict)
                                            for verdict in VERDICTS},
                               "comparisons": [as_json(c) for c in comparisons]}, indent=1)
+    markdown = output_format == "markdown"
+    # In Markdown a name is a code span, any other outside text escaped (markdown_code, markdown_text)
+    name_of, text_of = (markdown_code, markdown_text) if markdown else (str, str)
     names = shown_names(comparisons)
-    rows = [(name, c.platform, f"{c.a:.4g}", f"{c.b:.4g}", ratio_cell(c), interval_text(c), verdict_text(c))
-            for name, c in zip(names, comparisons)]
-    heads = ("TEST", "PLATFORM", f"A ({a_label})", f"B ({b_label})", "B/A", "99% interval", "VERDICT")
+    rows = [(name_of(name), text_of(c.platform), f"{c.a:.4g}", f"{c.b:.4g}", ratio_cell(c), interval_text(c),
+             verdict_text(c)) for name, c in zip(names, comparisons)]
+    heads = ("TEST", "PLATFORM", f"A ({text_of(a_label)})", f"B ({text_of(b_label)})", "B/A", "99% interval", "VERDICT")
     if any(c.judged_on for c in comparisons):  # gate --judge counts: the basis of each row
-        rows = [(*row, judged_text(c)) for row, c in zip(rows, comparisons)]
+        rows = [(*row, text_of(judged_text(c))) for row, c in zip(rows, comparisons)]
         heads = (*heads, "JUDGED ON")
     lines = []
     if differences:
-        lines.append("the two runs differ in: " + "; ".join(differences))
-    if output_format == "markdown":
-        return "\n".join(_markdown(lines, heads, rows, note_lines(comparisons))) + "\n"
+        lines.append("the two runs differ in: " + "; ".join(map(text_of, differences)))
+    if markdown:
+        return "\n".join(_markdown(lines, heads, rows, note_lines(comparisons, markdown_code))) + "\n"
     lines += text_table(heads, rows, comparisons, width, (a_label, b_label))
     return "\n".join(wrapped(lines + note_lines(comparisons), width, "    ")) + "\n"
 
@@ -116,11 +121,11 @@ def _markdown(differences: list[str], heads: tuple[str, ...], rows: list[tuple[s
     return lines + [f"- {note}" for note in notes]
 
 
-def note_lines(comparisons: list[Comparison]) -> list[str]:
+def note_lines(comparisons: list[Comparison], name_of: Callable[[str], str] = str) -> list[str]:
     """The lines under the table: the verdicts counted, what the intervals rest on, what the
-    verdicts and marks mean."""
+    verdicts and marks mean; each row named as `name_of` writes it (Markdown: a code span)."""
     lines = [summary_line(comparisons)]
-    lines.extend(error_term_lines(comparisons))
+    lines.extend(error_term_lines(comparisons, name_of))
     thresholds = sorted({round(100 * (c.limit - 1), 6) for c in comparisons})
     if thresholds:
         lines.append(f"verdicts at {', '.join(f'{t:g}%' for t in thresholds)}: {SLOWER} = the whole interval above "
@@ -137,12 +142,12 @@ def note_lines(comparisons: list[Comparison]) -> list[str]:
     return lines
 
 
-def error_term_lines(comparisons: list[Comparison]) -> list[str]:
+def error_term_lines(comparisons: list[Comparison], name_of: Callable[[str], str] = str) -> list[str]:
     """What each row's interval rests on (its method): one line when all rows share it,
     else a line per error term naming its rows."""
     by_scope: dict[str, list[str]] = {}
     for c in comparisons:
-        by_scope.setdefault(c.scope, []).append(f"{row_name(c.key)} on {c.platform}")
+        by_scope.setdefault(c.scope, []).append(name_of(row_label(c)))
     if len(by_scope) == 1:
         return [f"error term: {next(iter(by_scope))}"]
     return [f"error term {scope}: {', '.join(rows)}" for scope, rows in by_scope.items()]
@@ -184,11 +189,53 @@ def answer_text(answer: Answer, output_format: str, width: int | None = None) ->
 
 def summary_markdown(answer: Answer) -> str:
     """The answer as Markdown: a heading that says it, what was compared, the table and its
-    notes, then the lines that decided it (the rows named, what would decide the undecided)."""
-    lines = [f"### benchlab {answer.heading}", "", answer.subject, ""]
+    notes, then the lines that decided it (the rows named, what would decide the undecided).
+    Names are code spans, other outside text escaped: a benchmark named `</details>`,
+    `![x](http://...)` or `@team` shows as those characters, never as HTML, an image or a
+    mention (GitHub renders a pull request's comment and a job's summary)."""
+    lines = [f"### benchlab {markdown_text(answer.heading)}", "", markdown_text(answer.subject), ""]
     if answer.comparisons:
         lines.append(render(answer.comparisons, answer.a_label, answer.b_label, "markdown", answer.differences))
-    said = (answer.judgment.lines[:-1] if answer.judgment else []) + answer.notes
+    # the gate's notes name programs and paths within free text: each note a code span whole
+    said = judgment_markdown(answer) + [markdown_code(line) for line in answer.notes]
     if said:
         lines += [*(f"- {line}" for line in said), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def judgment_markdown(answer: Answer) -> list[str]:
+    """The judgment's lines but its last (the heading) in Markdown: each slower and each
+    undecided row named as a code span, in the order judgment.judge writes them, then the
+    rest (what would decide the undecided rows) escaped."""
+    if answer.judgment is None:
+        return []
+    judgment = answer.judgment
+    named = [("regression", c) for c in judgment.slower] + [("inconclusive", c) for c in judgment.undecided]
+    if answer.no_baseline:
+        named = []
+    lines = [f"{word}: {markdown_code(row_label(c))}: {row_answer(c)}" for word, c in named]
+    return lines + [markdown_text(line) for line in judgment.lines[len(named):-1]]
+
+
+#: What GitHub-flavoured Markdown could read as markup anywhere in a line: emphasis, links
+#: and images, HTML and entities, strikethrough, an escape; and at its start a heading or a
+#: list. (A `|` is escaped where the text is a table cell: _markdown.)
+_MARKUP = re.compile(r"([\\`*_\[\]<>&!~])|^([#+=-])")
+
+
+def markdown_text(text: str) -> str:
+    """Outside text (a path, a label) in Markdown: every character that could be markup
+    backslash-escaped, so that it shows as written. For names use markdown_code: text
+    filters (@mentions, #references) skip code alone."""
+    return _MARKUP.sub(lambda found: "\\" + found.group(0), printable(text))
+
+
+def markdown_code(text: str) -> str:
+    """A name as a Markdown code span: literal whatever it holds (no emphasis, link, image,
+    HTML or @mention). Fenced by one backtick more than its longest run of backticks, with
+    a space inside each fence where it starts or ends with a backtick or a space
+    (CommonMark 6.1 strips one); a `|` is escaped where the span is a table cell (_markdown)."""
+    text = printable(text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

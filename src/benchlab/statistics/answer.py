@@ -77,8 +77,16 @@ def row_label(c: Comparison) -> str:
 def ratio_text(c: Comparison) -> str:
     if not c.defined:
         return "no ratio"
-    interval = "an uninformative interval" if c.uninformative else f"[{c.low:.4f}, {c.high:.4f}]"
+    interval = "an uninformative interval" if shown_uninformative(c) else f"[{c.low:.4f}, {c.high:.4f}]"
     return f"{c.ratio:.4f}x {interval}"
+
+
+def shown_uninformative(c: Comparison) -> bool:
+    """Whether a row's interval is said to be "uninformative" rather than given: wider than
+    the figure (Comparison.uninformative) and reaching both sides of the threshold, so it
+    bounds nothing and decides nothing: the row is inconclusive, as the word says. As wide
+    but wholly on one side ([1.5, 12] for a B/A of 6) it decides, and its bounds show why."""
+    return c.uninformative and c.verdict == INCONCLUSIVE
 
 
 def threshold_text(c: Comparison) -> str:

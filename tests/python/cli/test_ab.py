@@ -106,9 +106,10 @@ def test_ab_of_several_targets_at_two_revisions_measures_every_program_in_the_sa
     assert cases[("read.sh", "Read/1 on native")].find("failure").get("type") == "slower"
     assert list(cases[("open.sh", "Read/1 on native")]) == []
     summary = (project / "ab.md").read_text()
-    assert summary.startswith("### benchlab ab failed: 1 slower beyond the threshold\n\nB: HEAD against A: HEAD~1, "
-                              "2 program(s)\n\n| TEST | PLATFORM | A (A: HEAD~1) | B (B: HEAD) | B/A |")
-    assert "- 4 rounds of A and B in " in summary
+    # a revision's ~ escaped: GitHub would read ~...~ as strikethrough
+    assert summary.startswith("### benchlab ab failed: 1 slower beyond the threshold\n\nB: HEAD against A: HEAD\\~1, "
+                              "2 program(s)\n\n| TEST | PLATFORM | A (A: HEAD\\~1) | B (B: HEAD) | B/A |")
+    assert "- `4 rounds of A and B in " in summary
     assert (project / "step.md").read_text() == summary + "\n"  # GitHub's job summary, appended to
 
 
@@ -131,9 +132,14 @@ def test_ab_usage_errors(project, benchlab):
         ("ab", "a.sh", "a.sh", "--summary", "missing/ab.md"):
             "error: --summary missing/ab.md: the directory missing does not exist (create it first, or give another "
             "path)\n",
-        ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):
-            "error: --time-limit 0.01: 1 program(s) need at least 0.084 s for the 6 rounds a verdict needs "
-            "(give --time-limit 1 or more, or leave it out for the default)\n",
+        ("ab", "a.sh", "a.sh", "--time", "0.01"):
+            "error: --time 0.01: 1 program(s) need at least 0.084 s for the 6 rounds a verdict needs "
+            "(give --time 1 or more, or leave it out for the default)\n",
+        ("ab", "a.sh", "a.sh", "--time-limit", "0.01"):  # the old spelling: said, then taken as --time
+            "note: --time-limit is the old spelling of `ab --time S` (seconds of rounds); write --time "
+            "(`run --time-limit` is a sample's seconds)\n"
+            "error: --time 0.01: 1 program(s) need at least 0.084 s for the 6 rounds a verdict needs "
+            "(give --time 1 or more, or leave it out for the default)\n",
         ("ab", "a.sh", "a.sh", "--max-regression", "2", "--inconclusive", "maybe"):
             "error: Invalid value for '--inconclusive': 'maybe' is not one of 'fail', 'pass'. (see 'benchlab ab --help')\n",
     }

@@ -74,7 +74,16 @@ def test_a_gate_whose_interval_reaches_both_sides_of_the_threshold_is_inconclusi
     assert [c["verdict"] for c in document["comparisons"]] == ["inconclusive", "not slower"]
     assert document["verdicts"] == {"slower": 0, "not slower": 1, "inconclusive": 1}
     markdown = benchlab("gate", "--baseline", "1", "2", "--format", "markdown").stdout
-    assert "| Read/1 | native | 240.5 | 252 | 1.0478 | [" in markdown and "| inconclusive |" in markdown
+    assert "| `Read/1` | native | 240.5 | 252 | 1.0478 | [" in markdown and "| inconclusive |" in markdown
+    # compare of the same runs says what would decide the row, on stderr beside its table
+    compared = benchlab("compare", "1", "2")
+    assert compared.exit_code == 0 and "inconclusive" in compared.stdout
+    assert compared.stderr == (
+        "inconclusive: 1 row(s) undecided; to decide them: their stored runs have as few as 4 process(es): rerun "
+        "with more (benchlab run --time 30), or measure both builds interleaved in one job (benchlab ab A B, or "
+        "benchlab ab --rev R1 --rev R2 TARGET), or save a baseline and gate against it (benchlab baseline save NAME "
+        "RUN, then benchlab gate --baseline NAME), which re-measures both\n")
+    assert benchlab("compare", "1", "1").stderr == ""  # nothing undecided, nothing to advise
     accepted = benchlab("gate", "--baseline", "1", "2", "--inconclusive=pass")
     assert accepted.exit_code == 0
     assert accepted.stderr.splitlines()[-1] == "gate inconclusive: 1 row(s) undecided, accepted by --inconclusive=pass"

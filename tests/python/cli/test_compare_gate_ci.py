@@ -7,6 +7,7 @@ import json
 import pytest
 
 from benchlab.output.ci import STEP_SUMMARY
+from benchlab.output.comparisons import markdown_text
 from conftest import write
 from junit_schema import read_junit, verdicts
 
@@ -45,7 +46,7 @@ def test_the_first_gate_of_an_empty_store_exits_5_and_says_how_to_save_a_baselin
     assert (project / "comment.md").read_text() == (
         "### benchlab gate not judged: no baseline 'main' yet (exit 5)\n\n"
         "run 1 against baseline 'main', which does not exist yet\n\n"
-        f"- no baseline 'main' yet in {db}: nothing to judge run 1 against\n"
+        f"- no baseline 'main' yet in {markdown_text(db)}: nothing to judge run 1 against\n"
         "- save one (on your main branch): benchlab baseline save main 1\n")
     root = read_junit(project / "junit.xml")
     assert verdicts(root) == {"baseline": "skipped:no baseline"}
@@ -58,6 +59,26 @@ def test_the_first_gate_of_an_empty_store_exits_5_and_says_how_to_save_a_baselin
     assert "the store has baseline(s) 'nightly': is 'mian' the name you meant?" in other.stderr
     # A run id that is not there stays a usage error: nothing could ever be saved under a number.
     missing = benchlab("gate", "--baseline", "7")
+    assert missing.exit_code == 2 and missing.stderr.startswith("error: no run with id 7 in ")
+
+
+def test_the_first_gate_of_a_store_with_no_run_at_all_is_exit_5_too(project, benchlab, monkeypatch):
+    # A CI job's first gate expects 5 however its store came to be empty (the run stored nothing).
+    monkeypatch.delenv(STEP_SUMMARY, raising=False)
+    db = f"sqlite:///{project / '.benchlab' / 'results.db'}"
+    result = benchlab("gate", "--baseline", "main", "--summary", "comment.md")
+    assert (result.exit_code, result.stdout) == (5, "")
+    assert result.stderr == (f"no baseline 'main' and no run yet in {db}: nothing to judge\n"
+                             "store a run first (benchlab run TARGET), then save it (on your main branch): benchlab "
+                             "baseline save main latest\n"
+                             "gate not judged: no baseline 'main' yet (exit 5)\n")
+    assert (project / "comment.md").read_text().startswith(
+        "### benchlab gate not judged: no baseline 'main' yet (exit 5)\n\n"
+        "no run against baseline 'main', which does not exist yet\n")
+    # a baseline that exists and a run that does not: still a usage error
+    lind_run(project, benchlab, "240")
+    assert benchlab("baseline", "save", "main").exit_code == 0
+    missing = benchlab("gate", "--baseline", "main", "7")
     assert missing.exit_code == 2 and missing.stderr.startswith("error: no run with id 7 in ")
 
 
@@ -96,13 +117,13 @@ def test_the_summary_goes_to_the_file_and_is_appended_to_the_step_summary(projec
     assert lines[:6] == ["### benchlab gate failed: 1 slower beyond the threshold", "", "run 3 against run 1", "",
                          "| TEST | PLATFORM | A (run 1) | B (run 3) | B/A | 99% interval | VERDICT |",
                          "|---|---|---|---|---|---|---|"]
-    assert lines[6].startswith("| Read/1 | native | 240.5 | 264.5 | 1.0998 | [") and lines[6].endswith(" | slower |")
+    assert lines[6].startswith("| `Read/1` | native | 240.5 | 264.5 | 1.0998 | [") and lines[6].endswith(" | slower |")
     assert lines[8] == ""
     assert "- 2 compared: 1 slower, 1 not slower (0 faster), 0 inconclusive; geometric mean of B/A 1.0487" in lines
     # what decided it, then how the rows were measured
-    assert lines[-2].startswith("- regression: Read/1 on native: 1.0998x [")
-    assert lines[-1] == ("- stored figures only: 1 is not a baseline (benchlab baseline save NAME RUN keeps its "
-                         "binaries for the gate to run again)")
+    assert lines[-2].startswith("- regression: `Read/1 on native`: 1.0998x [")
+    assert lines[-1] == ("- `stored figures only: 1 is not a baseline (benchlab baseline save NAME RUN keeps its "
+                         "binaries for the gate to run again)`")  # a note names programs and paths: code, as names are
     assert step.read_text() == "earlier step's part\n" + comment + "\n"
     # the Markdown table of stdout is the same table
     markdown = benchlab("gate", "--baseline", "1", "3", "--format", "markdown").stdout

@@ -172,7 +172,7 @@ def test_the_a_and_b_columns_divide_to_the_paired_ratio():
     assert max(a_rounds) > 250 and sum(a_rounds) / len(a_rounds) > 130  # the slow rounds are in A's mean
     assert abs(c.a - 100.0) < 0.2 and c.b == c.a * c.ratio and c.program == "p"
     # as the markdown table prints them: the columns divide to B/A at its four decimals
-    [line] = [line for line in render(result.comparisons, "A", "B", "markdown").splitlines() if line.startswith("| b ")]
+    [line] = [line for line in render(result.comparisons, "A", "B", "markdown").splitlines() if line.startswith("| `b` ")]
     a_text, b_text, ratio_text = line.split(" | ")[2:5]
     assert abs(float(b_text) / float(a_text) - float(ratio_text)) < 0.0006
 

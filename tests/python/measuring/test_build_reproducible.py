@@ -4,6 +4,7 @@ its history: same sha256 natively and as wasm, and the same code identity in the
 from __future__ import annotations
 
 import hashlib
+import shutil
 import os
 import sys
 
@@ -98,3 +99,23 @@ def test_the_wasm_platforms_identity_does_not_name_where_the_virtual_environment
         identities.append(_without_own_python_path(info))
     assert identities[0] == identities[1]
     assert identities[0]["command"][:3] == [OWN_PYTHON, "-m", "benchlab.wasi"]
+
+
+def test_a_build_cache_restored_into_a_checkout_at_another_path_is_found_again(clones, monkeypatch):
+    # A CI job restores main's .benchlab/build (the Actions cache) into its own checkout, at
+    # another path: the keys name no checkout's path (the include directories by their place
+    # in the project), so nothing is compiled again.
+    first, second = (_clone(root, ["-O2"]) for root in clones)
+    monkeypatch.chdir(first)
+    built = Builder(load_config())
+    binary = built.build(first / "suite" / "small.c", "native")
+    assert built.compiled == [binary]
+    shutil.copytree(first / ".benchlab" / "build", second / ".benchlab" / "build")
+    monkeypatch.chdir(second)
+    again = Builder(load_config())
+    found = again.build(second / "suite" / "small.c", "native")
+    assert (again.compiled, again.reused) == ([], [found])
+    assert found.relative_to(second) == binary.relative_to(first)
+    # a header of the project changed is another build, wherever the project is
+    write(second / "include" / "benchlab.h", HEADER.read_text() + "\n/* changed */\n")
+    assert again.build(second / "suite" / "small.c", "native") != found

@@ -200,6 +200,26 @@ def test_the_first_gate_on_this_machine_calibrates_it_and_later_ones_do_not(stor
     assert calibrated == [store]   # the prior is stored now
 
 
+def test_stored_figures_of_a_saved_baseline_get_advice_that_names_what_would_re_measure_them(store, config, project):
+    # The user gates against a saved baseline already: "gate against a saved baseline" is no advice.
+    stored_run(store, project, BASE)
+    stored_run(store, project, [264.0, 240.0, 264.0, 240.0])   # about 5% slower, +-8%: across 2%
+    store.save_baseline("main", 1)
+    answer = gate.judge_gate(config, store, gate.Request(run="2", baseline="main", remeasure=False))
+    assert answer.judgment.exit_code == ExitCode.INCONCLUSIVE
+    [advice] = [line for line in answer.judgment.lines if line.startswith("to decide")]
+    assert advice == ("to decide the 1 inconclusive row(s): their stored runs have as few as 4 process(es): rerun "
+                      "with more (benchlab run --time 30), or leave out --no-remeasure: the gate then runs both builds "
+                      "again, interleaved, until they are decided")
+    # re-measuring planned, a unit left on stored figures (here: no binary kept with the baseline)
+    answer = gate.judge_gate(config, store, gate.Request(run="2", baseline="main"))
+    assert any(note.startswith("stored figures for b.sh@native: ") for note in answer.notes)
+    [advice] = [line for line in answer.judgment.lines if line.startswith("to decide")]
+    assert advice.endswith("or let the gate run both builds again: the 'stored figures for' lines say what kept it "
+                           "from doing so and what would let it")
+    assert "saved baseline" not in advice
+
+
 def test_a_candidate_from_another_machine_calibrates_nothing(store, project, monkeypatch):
     monkeypatch.setattr(calibration, "calibrate_and_store", lambda *args, **kwargs: pytest.fail("calibrated"))
     elsewhere = {"host": "another-box", "cpu": "CPU Y", "kernel": "6.1", "arch": "x86_64"}

@@ -58,11 +58,11 @@ def test_advice_names_the_time_limit_reached_and_a_busy_machine(monkeypatch):
     monkeypatch.setattr(judgment.os, "getloadavg", lambda: (10.3, 9.0, 8.0))
     monkeypatch.setattr(judgment.os, "sched_getaffinity", lambda pid: {0, 1})
     advice = remeasure_advice(rounds=2, seconds=30.4, time_limit=30)
-    assert advice == ["2 paired rounds fitted in 30 s: give more time (--time-limit 60)",
+    assert advice == ["2 paired rounds fitted in 30 s: give more time (--time 60)",
                       "the machine is busy (load average 10.3 on 2 CPUs): run where fewer jobs share the CPUs"]
     monkeypatch.setattr(judgment.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     assert remeasure_advice(rounds=40, seconds=8.0, time_limit=30) == [
-        "the rows' paired rounds disagree: more rounds (--time-limit 60) narrow them"]
+        "the rows' paired rounds disagree: more rounds (--time 60) narrow them"]
 
 
 def test_stored_advice_names_the_fewest_processes():

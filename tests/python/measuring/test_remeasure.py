@@ -44,10 +44,10 @@ def setup_gate(project, benchlab, candidate_work: int) -> None:
 
 def test_a_slower_candidate_is_re_measured_and_fails_an_unchanged_one_passes(project, benchlab):
     setup_gate(project, benchlab, 130)  # 30% more work per iteration
-    result = benchlab("gate", "--baseline", "main", "--time-limit", "10", "--db", DB)
+    result = benchlab("gate", "--baseline", "main", "--time", "10", "--db", DB)
     assert result.exit_code == 3, result.stdout + result.stderr
-    assert ("re-measuring loop@native against the baseline's binaries: at most 10 s (--time-limit), less once every "
-            "row is decided") in result.stderr
+    assert ("re-measuring loop@native against the baseline's binaries: at most 10 s of rounds (--time), less once "
+            "every row is decided") in result.stderr
     assert "error term: re-measured: " in result.stdout and "paired rounds of baseline and candidate" in result.stdout
     ratio = float(result.stdout.splitlines()[1].split()[4])
     assert 1.15 < ratio < 1.5
@@ -56,7 +56,7 @@ def test_a_slower_candidate_is_re_measured_and_fails_an_unchanged_one_passes(pro
     same = benchlab("baseline", "save", "same", "latest", "--db", DB)
     assert same.exit_code == 0
     run_loop(project, benchlab, 130)  # the same code again
-    passed = benchlab("gate", "--baseline", "same", "--time-limit", "10", "--db", DB)
+    passed = benchlab("gate", "--baseline", "same", "--time", "10", "--db", DB)
     # Identical code is never slower; beside busy loops 10 s may not decide it (exit 4, said)
     assert passed.exit_code in (0, 4), passed.stdout + passed.stderr
     assert "error term: re-measured" in passed.stdout and "regression:" not in passed.stderr
@@ -65,14 +65,21 @@ def test_a_slower_candidate_is_re_measured_and_fails_an_unchanged_one_passes(pro
 def test_a_time_limit_that_cannot_fit_a_verdicts_rounds_is_refused_before_anything_runs(project, benchlab):
     setup_gate(project, benchlab, 100)
     before = sorted(path.name for path in (project / ".benchlab").rglob("*"))
-    short = benchlab("gate", "--baseline", "main", "--time-limit", "0.01", "--db", DB)
+    short = benchlab("gate", "--baseline", "main", "--time", "0.01", "--db", DB)
     assert (short.exit_code, short.stdout) == (2, "")
-    assert short.stderr == ("error: --time-limit 0.01: 1 program(s) need at least 0.11 s for the 6 rounds a verdict "
-                            "needs (give --time-limit 1 or more, or leave it out for the default)\n")
+    assert short.stderr == ("error: --time 0.01: 1 program(s) need at least 0.11 s for the 6 rounds a verdict "
+                            "needs (give --time 1 or more, or leave it out for the default)\n")
+    # the old spelling still works, and says it is the old one
+    old = benchlab("gate", "--baseline", "main", "--time-limit", "0.01", "--db", DB)
+    assert (old.exit_code, old.stderr.splitlines()) == (2, [
+        "note: --time-limit is the old spelling of `gate --time S` (seconds of rounds); write --time "
+        "(`run --time-limit` is a sample's seconds)", short.stderr.rstrip("\n")])
+    both = benchlab("gate", "--baseline", "main", "--time", "5", "--time-limit", "5", "--db", DB)
+    assert both.exit_code == 2 and "give --time alone: --time-limit is its old spelling" in both.stderr
     assert sorted(path.name for path in (project / ".benchlab").rglob("*")) == before  # nothing ran, nothing stored
     # the default for one program: 30 s, said before it starts
     default = benchlab("gate", "--baseline", "main", "--db", DB)
-    assert "at most 30 s (--time-limit)" in default.stderr
+    assert "at most 30 s of rounds (--time)" in default.stderr
 
 
 def test_stored_figures_stand_in_where_the_gate_cannot_run_again_and_say_why(project, benchlab, tmp_path):

@@ -119,6 +119,47 @@ def test_a_time_budget_runs_the_rounds_that_fit_and_says_the_budget_was_spent():
     assert stop_note(budget, outcome) == "3 processes of each binary in 6.0 s: the --time budget of 7 s is spent"
 
 
+class BuildingRunner(FakeRunner):
+    """A runner whose units each take `build` seconds to build the first time they are
+    needed: in build_all, or else in their first process (as measuring/runner.py does)."""
+
+    def __init__(self, clock: Clock, seconds: float, build: float):
+        super().__init__(clock, seconds)
+        self.build, self.built = build, set()
+
+    def build_all(self, units):
+        for unit in units:
+            self._built(unit)
+
+    def _built(self, unit):
+        if unit.target.name not in self.built:
+            self.built.add(unit.target.name)
+            self.clock.now += self.build
+
+    def run_unit(self, unit, process):
+        self._built(unit)
+        return super().run_unit(unit, process)
+
+
+@pytest.mark.parametrize("build_first, rounds", [(True, 3), (False, 1)])
+def test_the_builds_are_outside_the_time_budget(build_first, rounds):
+    # Two units of 20 s builds (a first build, nothing cached) and 1 s processes, 7 s of budget:
+    # built first, 3 rounds of processes fit as without builds; built in the first round, one.
+    clock = Clock()
+    runner = BuildingRunner(clock, seconds=1.0, build=20.0)
+    made = Session(runner, [Unit(Target("a")), Unit(Target("b"))], 7, Budget(seconds=7.0), started=0.0, clock=clock)
+    if build_first:
+        made.build()
+    outcome = made.run(on_round=lambda order: None, on_start=lambda unit: None, on_result=lambda unit, result: None,
+                       on_skip=lambda unit: None, levels=lambda: None)
+    assert outcome.rounds == rounds and outcome.stopped == STOP_TIME
+    if build_first:
+        assert (made.build_seconds, outcome.elapsed) == (40.0, 6.0)
+        assert stop_note(Budget(seconds=7.0), outcome) == (
+            "3 processes of each binary in 6.0 s (the builds before them, 40.0 s, not counted): the --time budget "
+            "of 7 s is spent")
+
+
 def test_a_budget_shorter_than_one_round_runs_one_and_says_so():
     budget = Budget(seconds=0.5)
     _, runner, outcome, _ = session(budget)

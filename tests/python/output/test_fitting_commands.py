@@ -71,7 +71,7 @@ def test_ab_quiet_prints_the_table_and_the_verdict_alone(project, benchlab):
     lind(project, "a.sh", 240)
     lind(project, "b.sh", 264)
     loud = benchlab("ab", "a.sh", "b.sh", "--seed", "3", "--max-rounds", "6", "--max-regression", "5")
-    assert loud.stderr.startswith("1 program(s), A and B interleaved: at most 30 s (--time-limit)\n")
+    assert loud.stderr.startswith("1 program(s), A and B interleaved: at most 30 s of rounds (--time), the builds done before\n")
     quiet = benchlab("ab", "a.sh", "b.sh", "--seed", "3", "--max-rounds", "6", "--max-regression", "5", "-q")
     assert quiet.exit_code == 3
     assert quiet.stdout == loud.stdout
