@@ -168,7 +168,7 @@ def record(seconds: float, directory: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w") as stream:
         subprocess.run([str(Path(sys.executable).parent / "benchlab"), "ab", str(work / "a" / "kernels.c"),
-                        str(work / "b" / "kernels.c"), "--format", "json", "--time-limit", str(seconds),
+                        str(work / "b" / "kernels.c"), "--format", "json", "--time", str(seconds),
                         "--precision", "0.01", "--max-rounds", "100000"], stdout=stream, check=True)
     return out
 
