@@ -121,7 +121,7 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
         return first  # not supported anywhere: keep its reason
     medians = np.array([r.median for r in measured], dtype=float)
     summary = _summary(measured, medians, level)
-    per_process = ("process", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage",
+    per_process = ("process", "seed", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage",
                    "base_samples", "difference", "difference_ci")  # the last three: the first process's, replaced below
     reported = {k: v for k, v in first.reported.items() if k not in per_process + CONTENTION_FIELDS}
     combined_difference = difference.of_processes(measured)
@@ -151,6 +151,8 @@ def _process_entry(record: Record) -> dict[str, Any]:
     entry.update(stack_offset=record.reported.get("stack_offset"), env_pad=record.reported.get("env_pad"))
     if "copy" in record.reported:
         entry["copy"] = record.reported["copy"]
+    if "seed" in record.reported:
+        entry["seed"] = record.reported["seed"]
     return entry
 
 

@@ -63,6 +63,8 @@ BETWEEN_PROCESSES = "between processes"
 BETWEEN_RUNS = "between processes and earlier runs of identical code"
 BETWEEN_RUNS_PRIOR = "between processes and runs, from the machine prior (benchlab calibrate)"
 WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
+#: Added to the error term when each process of both runs had its own seed (own_seeds).
+OWN_SEEDS = "; each process its own seed, so a figure that depends on bl_seed() has the seeds' spread in it"
 EXACT = "exact: a deterministic counter"
 #: Why a row changed, where instruction counts tell.
 CODE_CHANGED, MACHINE_CHANGED = "code changed", "machine changed"
@@ -251,6 +253,8 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
                                                  ci_level)
         if deterministic and low == high:
             scope = EXACT
+        elif own_seeds(a) and own_seeds(b):
+            scope += OWN_SEEDS
         result.append(Comparison(
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, program=b.binary,
             ratio=ratio, low=low, high=high,
@@ -259,6 +263,13 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
             system_calls=_system_calls(b) if _system_calls(b) is not None else _system_calls(a)))
     attribute_causes(result)
     return result
+
+
+def own_seeds(record: Record) -> bool:
+    """Whether a combined figure's processes each ran with a seed of their own (runner.py,
+    process_seed): then its spread, and so the interval, includes what the seed does."""
+    seeds = {entry.get("seed") for entry in record.reported.get("processes", [])}
+    return len(seeds - {None}) > 1
 
 
 def _as_shown(records: list[Record], levels: dict | None) -> list[Record]:

@@ -155,3 +155,19 @@ def test_a_a_runs_of_a_two_level_process_raise_about_one_alarm_in_a_hundred():
                for _ in range(200))
     assert alarms <= 25  # 1% expected; Welch's df is approximate
     assert seen >= 190 and 40 <= half <= 160
+
+
+def test_the_error_term_says_when_each_process_had_its_own_seed():
+    # Processes of benchlab run each get a seed of their own (runner.process_seed): a figure
+    # whose work depends on bl_seed() then varies between them, and its interval covers it.
+    from benchlab.statistics.compare import OWN_SEEDS, compare
+
+    def run(median, seeds):
+        return [Record(bench="mix", param=None, samples=[median * (1 + 0.001 * k) for k in range(-5, 6)],
+                       iterations=100, platform="native", binary="b",
+                       reported={"process": i, **({"seed": seed} if seed is not None else {})})
+                for i, seed in enumerate(seeds)]
+    [seeded] = compare(run(100, [11, 12, 13]), run(101, [21, 22, 23]))
+    assert seeded.scope == BETWEEN_PROCESSES + OWN_SEEDS
+    [one_seed] = compare(run(100, [None, None, None]), run(101, [None, None, None]))
+    assert one_seed.scope == BETWEEN_PROCESSES
