@@ -15,8 +15,6 @@ cannot be built or run). The target: decided (exit 0) in at least 9 of 10 at loa
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import json
 import os
 import subprocess
@@ -24,6 +22,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gate_scenarios import locked  # noqa: E402
+from verdicts import busy_loops  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 BENCHLAB = Path(sys.executable).parent / "benchlab"
@@ -58,27 +60,6 @@ def checked(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     if result.returncode != 0:
         raise SystemExit(f"chains_aa: {' '.join(result.args)} failed ({result.returncode}): {result.stderr[-2000:]}")
     return result
-
-
-@contextlib.contextmanager
-def locked(path: str | None):
-    if not path:
-        yield
-        return
-    with open(path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-@contextlib.contextmanager
-def busy_loops(count: int):
-    loops = [subprocess.Popen(["bash", "-c", "while :; do :; done"]) for _ in range(count)]
-    try:
-        yield
-    finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
 
 
 def main() -> int:

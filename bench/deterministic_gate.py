@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import shutil
@@ -37,6 +36,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gate_scenarios import locked  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHLAB = str(REPO / ".venv" / "bin" / "benchlab")
@@ -83,20 +85,6 @@ MODES = {"time": (["--platform", "native"], []),
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-@contextlib.contextmanager
-def locked(path: str | None):
-    """Holds the lock file `path` (none: nothing to hold) for one cell."""
-    if path is None:
-        yield
-        return
-    with open(path, "a") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(file, fcntl.LOCK_UN)
 
 
 @contextlib.contextmanager
