@@ -164,7 +164,7 @@ class Recorder:
                 code[label] = identity
                 # This machine ran it: the gate may run it again (trust.py; a failure to
                 # record is said once and costs only that re-measurement).
-                problem = trust.record([identity["sha256"]]) if identity.get("sha256") else None
+                problem = trust.record([(identity["sha256"], identity.get("path"))]) if identity.get("sha256") else None
                 if problem and not self.trust_warned:
                     self.trust_warned = True
                     self.runner.warn(f"{problem}; benchlab gate will judge them on stored figures")
