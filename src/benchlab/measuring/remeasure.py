@@ -71,11 +71,12 @@ def kept_binaries(context: dict[str, Any] | None) -> tuple[list[dict[str, Any]],
             skipped[label] = "a workload is timed as a whole command: its figures are compared as stored"
             continue
         path = Path(entry.get("path") or "")
-        if not entry.get("sha256") or not path.is_file() or noise.file_sha256(path) != entry["sha256"]:
+        content = _read_once(path, entry.get("sha256"))  # what is kept is what was hashed
+        if content is None:
             skipped[label] = f"its binary {path} is gone or was rebuilt since the run"
             continue
         binary, _, platform = label.rpartition("@")
-        kept.append({"binary": binary, "platform": platform, "file_name": path.name, "content": path.read_bytes()})
+        kept.append({"binary": binary, "platform": platform, "file_name": path.name, "content": content})
     return kept, skipped
 
 
@@ -115,16 +116,24 @@ def _copy_candidate(directory: Path, index: int, label: str, code: dict[str, Any
     """The candidate's binary read once, hashed, and written as read into a directory of its own
     in the workspace: the copy is what runs. Why not, when the file is no longer what its run ran."""
     path = Path(code["path"])
+    content = _read_once(path, code.get("sha256"))
+    if content is None:
+        return f"the candidate's binary {path} is gone or was rebuilt since its run"
+    return _write_binary(directory / f"{index}-b-{safe_name(label)}", path.name, content)
+
+
+def _read_once(path: Path, sha256: str | None) -> bytes | None:
+    """The content of the regular file at `path`, read once, when it hashes to `sha256`; else
+    None. Non-blocking: a FIFO put there must not hang the gate or baseline save."""
+    if not sha256:
+        return None
     try:
-        # non-blocking, and a regular file only: a FIFO put there must not hang the gate
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as file:
             content = file.read() if stat.S_ISREG(os.fstat(descriptor).st_mode) else None
     except OSError:
-        content = None
-    if content is None or hashlib.sha256(content).hexdigest() != code.get("sha256"):
-        return f"the candidate's binary {path} is gone or was rebuilt since its run"
-    return _write_binary(directory / f"{index}-b-{safe_name(label)}", path.name, content)
+        return None
+    return content if content is not None and hashlib.sha256(content).hexdigest() == sha256 else None
 
 
 def _write_binary(folder: Path, file_name: Any, content: bytes) -> Path:

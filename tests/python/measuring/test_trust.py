@@ -125,3 +125,19 @@ def test_sigterm_in_the_gate_removes_its_workspace_and_ends_as_ctrl_c():
             os.kill(os.getpid(), signal.SIGTERM)
             signal.sigtimedwait([], 0)  # a bytecode boundary after delivery: the handler has run
     assert not directory.exists()
+
+
+def test_a_fifo_at_a_binary_s_path_never_blocks_the_gate_or_baseline_save(tmp_path, watchdog):
+    fifo = tmp_path / "loop"
+    os.mkfifo(fifo)  # no writer: a blocking open waits for one forever
+    code = {"sha256": A, "path": str(fifo), "flags": {}}
+    context = {"code": {"loop@native": code}}
+    assert remeasure.kept_binaries(context) == (
+        [], {"loop@native": f"its binary {fifo} is gone or was rebuilt since the run"})
+    kept = [{"binary": "loop", "platform": "native", "file_name": "loop", "content": b"x", "intact": True,
+             "sha256": A}]
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    plan = remeasure.plan(load_config(cwd=tmp_path), kept, context, context, workspace, trust_stored=True)
+    assert plan.pairs == [] and plan.fallbacks == {
+        "loop@native": f"the candidate's binary {fifo} is gone or was rebuilt since its run"}
