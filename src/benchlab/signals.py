@@ -37,6 +37,12 @@ def install():
         signal.signal(number, raise_interrupt)
 
 
+def forget():
+    """A new command begins (cli.main, also called in-process): no signal has ended it yet."""
+    global _received
+    _received = None
+
+
 def exit_status():
     """128 + the signal that ended the command (SIGINT when none was seen: Ctrl-C as Python raised it)."""
     return 128 + int(_received or signal.SIGINT)

@@ -187,6 +187,7 @@ def _interrupted(obj: dict, args: list[str]) -> str:
 def _main(argv: list[str] | None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     obj = {"argv": ["benchlab", *args]}
+    signals.forget()
     try:
         _check_arguments(args)
         result = cli.main(args=args, prog_name="benchlab", standalone_mode=False, obj=obj)
