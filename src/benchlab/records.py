@@ -114,6 +114,8 @@ def _storable_fields(item: Any) -> None:
     for field in NAME_FIELDS:
         if hasattr(item, field):
             setattr(item, field, storable_name(field, getattr(item, field)))
+    if isinstance(getattr(item, "param", None), str):  # a text parameter is a name too, stored as shown
+        item.param = storable_name("param", item.param)
 
 
 _CHUNKS = re.compile(r"(\d+)")

@@ -130,3 +130,48 @@ def test_compare_stats_history_and_errors_print_names_escaped(project, db_url, m
     assert "evil\\x1b[31m\\u202e" in outputs[0].stdout and "evil\\x1b[31m\\u202e" in outputs[1].stdout
     assert "evil\\x1b[31m\\u202e" in outputs[2].stdout
     assert outputs[3].exit_code == 2 and "\\x1b" in outputs[3].stderr
+
+
+# -- issue 37: a text parameter is checked as stored, as a name is --------------------------------
+
+def param_line(bench: str, param) -> str:
+    return json.dumps({"type": "result", "bench": bench, "param": param, "counter": "time", "unit": "ns",
+                       "samples": SAMPLES, "iterations": 1})
+
+
+def test_a_text_parameter_too_long_once_escaped_loses_only_its_record_on_either_engine(project, benchlab, db_url,
+                                                                                       monkeypatch):
+    from benchlab import records
+    monkeypatch.setattr(records, "_warned", set())  # warned once per process: this test's engine too
+    # 100 lone surrogates: 100 characters as printed, 600 as stored (\ud800 each), more than
+    # PostgreSQL's VARCHAR(255) holds; the binary's other records must all be stored
+    lines = "\n".join([param_line("wide", "\ud800" * 100), param_line("good", "small"), param_line("good", 7),
+                       param_line("odd", "x\udc80")])
+    write(project / "suite" / "params.sh", f"#!/bin/sh\ncat <<'EOF'\n{lines}\nEOF\n", executable=True)
+    result = benchlab("run", "suite", "--processes", "3", "--db", db_url)
+    assert result.exit_code == 0, result.stderr
+    assert "disk space" not in result.stderr
+    assert ("param must be at most 255 characters as stored, got 600 once its characters no database holds "
+            "(lone surrogates, NUL) are escaped") in result.stderr
+    stored = open_store(db_url).load_run(1)[1]
+    assert sorted((r.bench, str(r.param)) for r in stored) == sorted(
+        [("good", "small"), ("good", "7"), ("odd", "x\\udc80")] * 3)  # the short one escaped, as a name is
+    assert ("warning: param 'x\\udc80' had characters no database can store (a lone surrogate or NUL): stored "
+            "with them escaped as shown") in result.stderr
+
+
+def test_a_value_the_database_refuses_is_never_blamed_on_disk_space(postgresql_url):
+    from benchlab.errors import UserError
+    from benchlab.storage.connection import VALUE_FIX
+    store = open_store(postgresql_url)
+    run_id = store.begin_run(["benchlab"], ["native"], {})
+    too_long = Record(bench="b" * 256, param=None, samples=[1.0, 2.0])  # made here, past every parser's check
+    try:
+        store.add_unit(run_id, [too_long], [])
+    except UserError as error:
+        assert "value too long for type character varying(255)" in error.what
+        assert error.fix == VALUE_FIX and "disk space" not in error.fix
+    else:
+        raise AssertionError("PostgreSQL stored a 256-character name in VARCHAR(255)")
+    finally:
+        store.close()

@@ -13,7 +13,7 @@ from typing import Iterator, TextIO
 
 import click
 
-from benchlab import __version__
+from benchlab import __version__, signals
 from benchlab.errors import ExitCode, Interrupted, UserError
 from benchlab.records import printable, printable_text
 
@@ -89,6 +89,7 @@ def _print_include_dir(context: click.Context, _option: click.Parameter, given: 
 def cli(context: click.Context, config_path: str | None) -> None:
     """Build, run and compare benchmarks of small costs across platforms."""
     context.ensure_object(dict)["config_path"] = config_path
+    signals.pause_at("command")  # the tests' signals: the subcommand is imported, not yet run
 
 
 class TerminalSafe(io.TextIOBase):
@@ -160,11 +161,36 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv)
 
 
+#: What a command interrupted (Ctrl-C, SIGTERM) before it said otherwise (common.kept) has
+#: kept: each write is one transaction, or a file or folder that appears whole.
+KEPT_BEFORE = {
+    "run": "nothing stored (the run had not begun)",
+    "import": "nothing imported (an import is stored whole or not at all)",
+    "baseline": "no baseline saved or deleted (each is stored whole or not at all)",
+    "report": "no report written (a report appears whole or not at all; one written before is kept)",
+    "export": "nothing written (an export appears whole or not at all)",
+    "calibrate": "no calibration stored (it is stored whole at the end)",
+    "gate": "nothing judged (the store gains at most a first calibration of this machine, whole)",
+    "ab": "nothing to keep (ab stores nothing)",
+    "profile": "no profile stored",
+}
+
+
+def _interrupted(obj: dict, args: list[str]) -> str:
+    """What an interrupted command says it kept."""
+    if obj.get("kept"):
+        return f"interrupted: {obj['kept']}"
+    name = next((arg for arg in args if arg in SUBCOMMANDS), None)
+    return f"interrupted: {KEPT_BEFORE.get(name, 'nothing changed (it only reads)')}"
+
+
 def _main(argv: list[str] | None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    obj = {"argv": ["benchlab", *args]}
+    signals.forget()
     try:
         _check_arguments(args)
-        result = cli.main(args=args, prog_name="benchlab", standalone_mode=False, obj={"argv": ["benchlab", *args]})
+        result = cli.main(args=args, prog_name="benchlab", standalone_mode=False, obj=obj)
     except UserError as error:
         if os.environ.get(DEBUG_VARIABLE):
             raise
@@ -183,10 +209,10 @@ def _main(argv: list[str] | None) -> int:
         return ExitCode.USAGE_ERROR
     except Interrupted as interrupted:
         click.echo(str(interrupted), err=True)
-        return ExitCode.INTERRUPTED
+        return signals.exit_status()
     except (KeyboardInterrupt, click.Abort):
-        click.echo("interrupted", err=True)
-        return ExitCode.INTERRUPTED
+        click.echo(_interrupted(obj, args), err=True)
+        return signals.exit_status()
     return int(result or 0)
 
 

@@ -13,6 +13,7 @@ import sys
 import click
 
 from benchlab.cli.common import config_of, db_option, format_option, open_store, out_option, print_run
+from benchlab.cli.common import kept as said_kept
 from benchlab.measuring.remeasure import kept_binaries
 from benchlab.output.fitting import CUT, Column, Narrower, fit, short_date, terminal_width
 from benchlab.records import printable
@@ -38,6 +39,7 @@ def save(context: click.Context, name: str, run: str, force: bool, db_url: str |
     run_id = store.resolve_run_id(run)
     kept, skipped = kept_binaries(store.load_run(run_id)[0].get("context"))
     previous = store.save_baseline(name, run_id, force=force, kept=kept)
+    said_kept(context, f"baseline {name!r} is saved (run {run_id})")
     saved = store.baseline(name)
     for label, why in sorted(skipped.items()):
         click.echo(f"note: {label} is not kept ({why}): benchlab gate judges it on stored figures", err=True)
@@ -91,6 +93,7 @@ def delete(context: click.Context, name: str, db_url: str | None) -> int:
     store = open_store(config_of(context), db_url)
     kept = store.baseline(name)
     deleted = store.delete_baseline(name)
+    said_kept(context, f"baseline {name!r} is deleted (run {deleted['run_id']} stays stored)")
     freed = f"; its {kept['binaries']} binaries ({_size(kept['binary_bytes'])}) are freed" if kept["binaries"] else ""
     click.echo(f"deleted baseline {name!r} (run {deleted['run_id']} stays stored){freed}")
     return 0

@@ -7,7 +7,7 @@ import click
 from benchlab.config import MAX_SEED
 from benchlab.measuring import calibration
 from benchlab.statistics import noise
-from benchlab.cli.common import FiniteFloatRange, config_of, db_option, note, open_store, quiet_option, step_lines
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, kept, note, open_store, quiet_option, step_lines
 from benchlab.output.figures import percent_text
 
 
@@ -34,6 +34,7 @@ def command(context: click.Context, runs: int | None, processes: int | None, spa
     store = open_store(config, db_url)  # a bad --db is an error before, not after, the runs
     result = calibration.calibrate_and_store(config, store, runs=runs, processes=processes, span=span, seed=seed,
                                              note=note, progress=step_lines)
+    kept(context, "the calibration is stored")
     click.echo(summary(result))
     return 0
 

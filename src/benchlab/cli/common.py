@@ -124,6 +124,12 @@ class FiniteFloatRange(click.FloatRange):
         return super().convert(number, param, ctx)
 
 
+def kept(context: click.Context, what: str) -> None:
+    """What the command has stored so far, said if Ctrl-C or SIGTERM ends it from now on
+    (cli/__init__.py: KEPT_BEFORE is what each says before)."""
+    context.obj["kept"] = what
+
+
 def config_of(context: click.Context) -> Config:
     path = context.obj.get("config_path") if context.obj else None
     if path is not None:

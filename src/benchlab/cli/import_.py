@@ -10,7 +10,8 @@ from __future__ import annotations
 import click
 
 from benchlab.formats import registry as formats
-from benchlab.cli.common import FormatChoice, config_of, db_option, open_store
+from benchlab import signals
+from benchlab.cli.common import FormatChoice, config_of, db_option, kept, open_store
 from benchlab.errors import ExitCode, UserError
 from benchlab.records import NOT_BUILT
 from benchlab.formats.importing import (DEFAULT_MAX_BYTES, DEFAULT_MAX_RECORDS, DEFAULT_PLATFORM, MAX_BYTES_VARIABLE,
@@ -53,6 +54,8 @@ def command(context: click.Context, path: str, file_format: str | None, platform
     # One transaction: the run, every record, fault and finished unit, its status, or nothing at all.
     run_id = store.import_run(argv, imported.platforms, imported.context, imported.records, imported.faults,
                               imported.units, status, code)
+    kept(context, f"{path} is imported whole as run {run_id} (benchlab show {run_id})")
+    signals.pause_at("imported")
     for fault in failed:
         click.echo(f"warning: {path}: {fault.reason} (a failure the file reports, stored with the run)", err=True)
     benchmarks = len({(r.bench, r.param) for r in imported.records})

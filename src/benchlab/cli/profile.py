@@ -18,7 +18,7 @@ import click
 from benchlab.profiling import callgrind
 from benchlab.measuring import context as run_context
 from benchlab.measuring.build import BuildFailed, Builder
-from benchlab.cli.common import FiniteFloatRange, config_of, db_option, open_store
+from benchlab.cli.common import FiniteFloatRange, config_of, db_option, kept, open_store
 from benchlab.config import MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, Config
 from benchlab.errors import ExitCode, UserError
 from benchlab.paths import check_output_file, write_regular_file
@@ -105,6 +105,8 @@ def command(context: click.Context, targets: tuple[str, ...], buckets_path: str 
     info = _profile_info(target, buckets, buckets_path, profiles, body, event, options, instructions)
     rows = [row for p in profiles for row in p.rows()]
     run_id = _store(store, config, platforms, argv, info, rows) if store else None
+    if run_id is not None:
+        kept(context, f"the profile is stored as run {run_id} (benchlab show {run_id})")
     text = profile_json(info, rows, run_id) if output_format == "json" else \
         profile_table(info, rows, run_id, terminal_width(sys.stdout))
     click.echo(text, nl=False)
@@ -303,7 +305,7 @@ def _store(store, config: Config, platforms: list[Platform], argv: list[str], in
     run_id = store.begin_run(argv, [p.name for p in platforms], context)
     try:
         store.add_profile(run_id, rows)
-    except UserError:
+    except (UserError, KeyboardInterrupt):  # Ctrl-C, SIGTERM: no run left begun and never finished
         store.delete_run(run_id)
         raise
     store.finish_run(run_id, "complete", ExitCode.OK)

@@ -15,6 +15,7 @@ from typing import Callable, Protocol
 
 from benchlab.measuring import context as run_context
 from benchlab.statistics import noise
+from benchlab import signals
 from benchlab.errors import ExitCode, Interrupted, StoreFailed, UserError
 from benchlab.measuring import trust
 from benchlab.measuring.session import Outcome, Session
@@ -164,7 +165,7 @@ class Recorder:
                 code[label] = identity
                 # This machine ran it: the gate may run it again (trust.py; a failure to
                 # record is said once and costs only that re-measurement).
-                problem = trust.record([identity["sha256"]]) if identity.get("sha256") else None
+                problem = trust.record([(identity["sha256"], identity.get("path"))]) if identity.get("sha256") else None
                 if problem and not self.trust_warned:
                     self.trust_warned = True
                     self.runner.warn(f"{problem}; benchlab gate will judge them on stored figures")
@@ -179,10 +180,9 @@ class Recorder:
 
 @contextlib.contextmanager
 def sigterm_as_interrupt():
-    """Treat SIGTERM (a CI job cancelled) like Ctrl-C, so the run is closed cleanly."""
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    """Treat SIGTERM (a CI job cancelled) like Ctrl-C, so the run is closed cleanly: as the
+    entry point does for every command (signals.py), also where the command is called in-process."""
+    previous = signal.signal(signal.SIGTERM, signals.raise_interrupt)
     try:
         yield
     finally:

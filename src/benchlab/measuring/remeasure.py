@@ -17,13 +17,17 @@ sha256 (refused, never executed), a binary that this machine's `benchlab run` ne
 overrides), a candidate binary rebuilt or deleted since its run, a platform not available
 here, flags that differ, or binaries that do not run here.
 
-Stored names never choose where a file is written: each baseline binary goes to a
-directory of its own in the gate's private workspace, under a name made safe (`safe_name`).
+Only what was hashed runs: the baseline's binaries are written from their stored content,
+and the candidate's is read once from a path this machine's `benchlab run` ran it at,
+hashed, and copied; each goes to a directory of its own in the gate's private workspace,
+under a name made safe (`safe_name`), so stored names never choose where a file is
+written, and a file replaced after the check is never executed (issue 37).
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import os
 import re
 import shutil
@@ -68,18 +72,21 @@ def kept_binaries(context: dict[str, Any] | None) -> tuple[list[dict[str, Any]],
             skipped[label] = "a workload is timed as a whole command: its figures are compared as stored"
             continue
         path = Path(entry.get("path") or "")
-        if not entry.get("sha256") or not path.is_file() or noise.file_sha256(path) != entry["sha256"]:
+        content = _read_once(path, entry.get("sha256"))  # what is kept is what was hashed
+        if content is None:
             skipped[label] = f"its binary {path} is gone or was rebuilt since the run"
             continue
         binary, _, platform = label.rpartition("@")
-        kept.append({"binary": binary, "platform": platform, "file_name": path.name, "content": path.read_bytes()})
+        kept.append({"binary": binary, "platform": platform, "file_name": path.name, "content": content})
     return kept, skipped
 
 
 def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str, Any] | None,
          candidate_context: dict[str, Any] | None, directory: Path, trust_stored: bool = False) -> Plan:
-    """Pairs of (baseline binary written into `directory`, candidate binary) per unit both have.
-    Only binaries this machine's `benchlab run` ran are executed (trust.py), unless `trust_stored`."""
+    """Pairs of (baseline binary written into `directory`, candidate binary copied there) per
+    unit both have. Only what was hashed is executed: the stored content, and the candidate's
+    copy, never its path (a file replaced after the check would run). Only binaries this
+    machine's `benchlab run` ran are executed (trust.py), unless `trust_stored`."""
     base_codes = (baseline_context or {}).get("code") or {}
     candidate_codes = (candidate_context or {}).get("code") or {}
     trusted = None if trust_stored else trust.trusted()
@@ -91,11 +98,13 @@ def plan(config: Config, kept: list[dict[str, Any]], baseline_context: dict[str,
         platform = None if reason else _platform(config, row["platform"], platforms)
         if isinstance(platform, str):
             reason = platform
+        candidate = None if reason else _copy_candidate(directory, index, label, candidate_codes[label])
+        if isinstance(candidate, str):
+            reason = candidate
         if reason:
             fallbacks[label] = reason
             continue
-        exe = _write_binary(directory, index, label, row)
-        candidate = Path(candidate_codes[label]["path"])
+        exe = _write_binary(directory / f"{index}-a-{safe_name(label)}", row["file_name"], row["content"])
         pairs.append(Pair(label, Unit(Target(row["binary"], "executable", exe), platform),
                           Unit(Target(row["binary"], "executable", candidate), platform)))
     for label in candidate_codes:
@@ -122,12 +131,36 @@ def not_kept_reason(label: str, baseline_context: dict[str, Any] | None, kept: i
             f"{again}")
 
 
-def _write_binary(directory: Path, index: int, label: str, row: dict[str, Any]) -> Path:
-    """The baseline's binary written into a directory of its own in the workspace (the index
-    keeps two labels that make the same safe name apart), under its stored name made safe."""
-    exe = directory / f"{index}-{safe_name(label)}" / safe_name(row["file_name"])
-    exe.parent.mkdir()
-    exe.write_bytes(row["content"])
+def _copy_candidate(directory: Path, index: int, label: str, code: dict[str, Any]) -> Path | str:
+    """The candidate's binary read once, hashed, and written as read into a directory of its own
+    in the workspace: the copy is what runs. Why not, when the file is no longer what its run ran."""
+    path = Path(code["path"])
+    content = _read_once(path, code.get("sha256"))
+    if content is None:
+        return f"the candidate's binary {path} is gone or was rebuilt since its run"
+    return _write_binary(directory / f"{index}-b-{safe_name(label)}", path.name, content)
+
+
+def _read_once(path: Path, sha256: str | None) -> bytes | None:
+    """The content of the regular file at `path`, read once, when it hashes to `sha256`; else
+    None. Non-blocking: a FIFO put there must not hang the gate or baseline save."""
+    if not sha256:
+        return None
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(descriptor, "rb") as file:
+            content = file.read() if stat.S_ISREG(os.fstat(descriptor).st_mode) else None
+    except OSError:
+        return None
+    return content if content is not None and hashlib.sha256(content).hexdigest() == sha256 else None
+
+
+def _write_binary(folder: Path, file_name: Any, content: bytes) -> Path:
+    """`content` written into `folder`, a directory of its own in the workspace (the index in
+    its name keeps two labels that make the same safe name apart), under `file_name` made safe."""
+    exe = folder / safe_name(file_name)
+    folder.mkdir()
+    exe.write_bytes(content)
     exe.chmod(0o755)
     return exe
 
@@ -143,20 +176,19 @@ def safe_name(name: Any) -> str:
     return text or "binary"
 
 
-def _cannot_pair(row: dict[str, Any], base: dict | None, candidate: dict | None, trusted: set[str] | None) -> str | None:
+def _cannot_pair(row: dict[str, Any], base: dict | None, candidate: dict | None,
+                 trusted: trust.Trusted | None) -> str | None:
     if not row["intact"]:
         return (f"the baseline's stored binary no longer matches its sha256 {row['sha256'][:12]}... (corrupted): "
                 "refused, never executed")
     if not candidate or not candidate.get("path"):
         return "the candidate run does not name its binary"
-    path = Path(candidate["path"])
-    if not path.is_file() or noise.file_sha256(path) != candidate.get("sha256"):
-        return f"the candidate's binary {path} is gone or was rebuilt since its run"
     if base is not None and base.get("flags") != candidate.get("flags"):
         return f"the two runs gave it different flags ({base.get('flags')} and {candidate.get('flags')})"
     if trusted is not None:
         return (trust.untrusted_reason("the baseline's binary", row["sha256"], trusted)
-                or trust.untrusted_reason(f"the candidate's binary {path}", candidate.get("sha256"), trusted))
+                or trust.untrusted_path_reason("the candidate's binary", str(candidate["path"]),
+                                               candidate.get("sha256"), trusted))
     return None
 
 

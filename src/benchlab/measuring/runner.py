@@ -38,7 +38,7 @@ from benchlab.formats.parsers import Parsed, parse_stream
 from benchlab.measuring.platforms import Platform
 from benchlab.measuring.process import STDERR_TAIL_LINES, byte_amount, run_process
 from benchlab.records import NOT_BUILT, Fault, Record
-from benchlab.measuring.targets import Target
+from benchlab.measuring.targets import Target, entry_points_text
 from benchlab.measuring.workloads import run_workload
 
 #: A binary's own median may differ from ours by its print precision, not more.
@@ -546,7 +546,20 @@ def _build_fault(unit: Unit, failure: BuildFailed) -> Fault:
     if reason is not None:
         return Fault(unit.target.name, unit.platform.name, reason, [], kind=NOT_BUILT)
     tail = [line for line in failure.stderr.splitlines() if line.strip()][-STDERR_TAIL_LINES:]
-    return Fault(unit.target.name, unit.platform.name, f"does not compile for {failure.target}", tail)
+    return Fault(unit.target.name, unit.platform.name, f"does not compile for {failure.target}{_helpers_note(unit)}",
+                 tail)
+
+
+def _helpers_note(unit: Unit) -> str:
+    """Which files benchlab guessed were part of the program (targets.py), and how to say
+    otherwise: a wrong guess fails the link (`multiple definition of main`) of every program."""
+    guessed = unit.target.guessed
+    if not guessed:
+        return ""
+    names = ", ".join(path.name for path in guessed)
+    return (f" with {names} compiled in as {'a helper' if len(guessed) == 1 else 'helpers'}: no entry point found in "
+            f"{'it' if len(guessed) == 1 else 'them'} ({entry_points_text()}); a program of its own needs one of "
+            "these, and build.shared in benchlab.toml names a directory's helpers instead of this guess")
 
 
 #: What the header (include/benchlab.h) and Google Benchmark say on stderr when no

@@ -27,6 +27,8 @@ class Target:
     workload: Workload | None = None
     #: Other C files of the same program (see _attach_companions).
     companions: tuple[Path, ...] = ()
+    #: Those of `companions` taken as helpers by a guess (no entry point), not named by build.shared.
+    guessed: tuple[Path, ...] = ()
 
     @property
     def flavor(self) -> str:
@@ -90,12 +92,21 @@ def descriptions(targets: list[Target]) -> dict[str, str]:
     return found
 
 
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_MAIN = re.compile(r"\bmain\s*\(|\bBL_MAIN\s*\(")
+#: Every documented way of writing a program's entry point (include/benchlab.h, docs/cli.md
+#: "Targets"): a C file of a directory with none of them is a helper of its programs.
+ENTRY_POINTS = ("main()", "BL_MAIN()", "BL_MAIN_COUNTERS(...)", "BL_MAIN_AS(...)")
+_ENTRY = re.compile(r"\b(?:main|BL_MAIN|BL_MAIN_COUNTERS|BL_MAIN_AS)\s*\(")
+#: Comments, string and character literals: text, not code (a "main(" in a message defines nothing).
+_NOT_CODE = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
 
 
 def _defines_main(source: Path) -> bool:
-    return bool(_MAIN.search(_COMMENTS.sub("", source.read_text(errors="replace"))))
+    return bool(_ENTRY.search(_NOT_CODE.sub(" ", source.read_text(errors="replace"))))
+
+
+def entry_points_text() -> str:
+    """The documented entry points, as a message lists them."""
+    return ", ".join(ENTRY_POINTS[:-1]) + " or " + ENTRY_POINTS[-1]
 
 
 def _from_directory(directory: Path, config: Config | None = None) -> list[Target]:
@@ -122,24 +133,25 @@ def _shared_sources(directory: Path, config: Config | None) -> tuple[Path, ...]:
 
 
 def _attach_companions(targets: list[Target], shared: tuple[Path, ...] = ()) -> list[Target]:
-    """Fold C files without main() into the programs they belong to.
+    """Fold C files without an entry point (ENTRY_POINTS) into the programs they belong to.
 
     A multi-file program is named by a shared stem: two_files_b.c (no main) joins
     every program of its directory whose name starts with "two_files" (two_files_a.c).
     A file without main() whose stem names no program is a directory's helpers (the Lind
     runner's bench.c, which it compiles into every test): it joins every program there,
-    as do the files `build.shared` names.
+    as do the files `build.shared` names. Where `build.shared` names a directory's
+    helpers, nothing there is guessed: every other source is a program.
     """
     sources = [t for t in targets if t.kind == "source"]
-    companions = [t for t in sources if not _defines_main(t.path)]
+    companions = [] if shared else [t for t in sources if not _defines_main(t.path)]
     programs = [t for t in sources if t not in companions]
     result = []
     for target in targets:
         if target in companions:
             continue
         if target.kind == "source":
-            joined = tuple(c.path for c in companions if _joins(c, target, programs)) + shared
-            target = dataclasses.replace(target, companions=joined)
+            guessed = tuple(c.path for c in companions if _joins(c, target, programs))
+            target = dataclasses.replace(target, companions=guessed + shared, guessed=guessed)
         result.append(target)
     return result
 
@@ -221,10 +233,25 @@ def _resolve_one(argument: str, config: Config) -> list[Target]:
         if target is None:
             raise UserError(f"{argument} is neither a C source (.c) nor an executable", "chmod +x it, or give a .c file")
         if target.kind == "source":
-            # its companions, if it is the main file of a multi-file program
-            target = next((t for t in _from_directory(path.parent, config) if t.path == target.path), target)
+            return _source_in_directory(argument, target, config)
         return [target]
     return _by_prefix(argument, config)
+
+
+def _source_in_directory(argument: str, target: Target, config: Config) -> list[Target]:
+    """A C file as the program of its directory it is: with its companions when it is the main
+    file of a multi-file program; the programs it is part of when it is a helper (said)."""
+    directory = _from_directory(target.path.parent, config)
+    found = next((t for t in directory if t.path == target.path), None)
+    if found is not None:
+        return [found]
+    owners = [t for t in directory if target.path in t.companions]
+    if not owners:  # built alone, as it was given
+        return [target]
+    print(f"note: {argument} defines no entry point ({entry_points_text()}): it is compiled into "
+          f"{', '.join(t.path.name for t in owners)}, which {'runs' if len(owners) == 1 else 'run'} instead",
+          file=sys.stderr)
+    return owners
 
 
 def _by_prefix(prefix: str, config: Config) -> list[Target]:

@@ -34,11 +34,18 @@ Run = Callable[..., list[dict[str, Any]]]
 
 class DatabaseError(Exception):
     """A failure of the database, in its words (the first line); `connection_fix` when it is
-    one of reaching the server (what to do about it), `integrity` when a row broke a key."""
+    one of reaching the server (what to do about it), `integrity` when a row broke a key,
+    `value` when a value did not fit its column (PostgreSQL's DataError)."""
 
-    def __init__(self, reason: str, connection_fix: str | None = None, integrity: bool = False):
+    def __init__(self, reason: str, connection_fix: str | None = None, integrity: bool = False,
+                 value: bool = False):
         super().__init__(reason)
-        self.reason, self.connection_fix, self.integrity = reason, connection_fix, integrity
+        self.reason, self.connection_fix, self.integrity, self.value = reason, connection_fix, integrity, value
+
+
+#: What to do when a value did not fit its column: nothing about the database (its disk,
+#: its permissions) is wrong, benchlab should have checked the value before (issue 37).
+VALUE_FIX = "a value benchlab should have checked first did not fit its column: please report this as a benchlab bug"
 
 
 class Connection(Protocol):
@@ -62,7 +69,7 @@ def errors(url: str, doing: str, fix: str, error: type[UserError] = UserError) -
     except DatabaseError as exc:
         if exc.connection_fix:
             raise error(f"cannot connect to database {url!r}: {exc.reason}", exc.connection_fix) from None
-        raise error(f"cannot {doing} database {url!r}: {exc.reason}", fix) from None
+        raise error(f"cannot {doing} database {url!r}: {exc.reason}", VALUE_FIX if exc.value else fix) from None
 
 
 def expand(statement: Statement, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -187,7 +194,8 @@ class SqliteConnection:
 
 
 def _sqlite_failure(exc: sqlite3.Error) -> DatabaseError:
-    return DatabaseError(str(exc).strip().splitlines()[0], integrity=isinstance(exc, sqlite3.IntegrityError))
+    return DatabaseError(str(exc).strip().splitlines()[0], integrity=isinstance(exc, sqlite3.IntegrityError),
+                         value=isinstance(exc, sqlite3.DataError))
 
 
 def _rollback(connection: sqlite3.Connection) -> None:

@@ -141,7 +141,8 @@ def _failures() -> Iterator[None]:
         lowered = reason.lower()
         connection_fix = next((fix for clues, fix in _CONNECTION_FIXES
                                if isinstance(exc, sa.exc.OperationalError) and any(c in lowered for c in clues)), None)
-        raise DatabaseError(first, connection_fix, isinstance(exc, IntegrityError)) from None
+        raise DatabaseError(first, connection_fix, isinstance(exc, IntegrityError),
+                            isinstance(exc, sa.exc.DataError)) from None
 
 
 def _cannot_write(url: sa.URL) -> str | None:

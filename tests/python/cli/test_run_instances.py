@@ -15,24 +15,47 @@ BY_COPY = """\
     printf 'num_threads=1;algo_name=scale;throughput_min=%s;throughput_max=%s;\\n' $((100 - 10 * k)) $((100 - 10 * k))
     """
 
-#: Records CLOCK_MONOTONIC at its start and end (in a file named by its pid), naps
-#: 0.3 s between them, and prints one lind line: its time per iteration.
+#: Records CLOCK_MONOTONIC at its start and end (in a file named by its pid) and, between
+#: them, waits until COPIES copies have started (a file each in the directory argv[1]):
+#: copies run one after another never end (exit 4 after a minute), copies run at once all
+#: overlap, whatever the load. Prints one lind line: its time per iteration.
 NAPPER = """\
+    #include <dirent.h>
     #include <stdio.h>
+    #include <string.h>
     #include <time.h>
     #include <unistd.h>
+    #define COPIES 4
     static long long now(void) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
     }
+    static int started(const char *dir) {
+        int n = 0;
+        struct dirent *entry;
+        DIR *d = opendir(dir);
+        if (!d) return 0;
+        while ((entry = readdir(d)) != NULL) n += strncmp(entry->d_name, "started-", 8) == 0;
+        closedir(d);
+        return n;
+    }
     int main(int argc, char **argv) {
         long long start = now(), end;
+        const char *dir = argc > 1 ? argv[1] : ".";
         char path[4096];
         FILE *out;
-        usleep(300000);
+        int waited;
+        snprintf(path, sizeof path, "%s/started-%d", dir, (int)getpid());
+        out = fopen(path, "w");
+        if (!out) return 3;
+        fclose(out);
+        for (waited = 0; started(dir) < COPIES; waited++) {
+            if (waited > 60000) return 4;
+            usleep(1000);
+        }
         end = now();
-        snprintf(path, sizeof path, "%s/times-%d", argc > 1 ? argv[1] : ".", (int)getpid());
+        snprintf(path, sizeof path, "%s/times-%d", dir, (int)getpid());
         out = fopen(path, "w");
         if (!out) return 3;
         fprintf(out, "%lld %lld\\n", start, end);
@@ -62,21 +85,21 @@ def test_copies_start_together_and_overlap(project, benchlab):
     result = benchlab("run", str(binary), "--sweep", "instances=4", "--processes", "1", "--arg", str(times),
                       "--format", "json", "--no-store")
     assert result.exit_code == 0, result.stderr
-    windows = [tuple(map(int, path.read_text().split())) for path in times.iterdir()]
+    windows = [tuple(map(int, path.read_text().split())) for path in times.glob("times-*")]
     assert len(windows) == 4  # four copies ran, each its own process
     starts, ends = [w[0] for w in windows], [w[1] for w in windows]
-    assert max(starts) < min(ends)  # all four ran at once
-    # released together: the copies' own clocks started within 0.1 s of each other
-    assert max(starts) - min(starts) < 0.1e9
+    assert max(starts) < min(ends)  # all four ran at once (each waited for the others to start)
     records = json.loads(result.stdout)["records"]
     assert sorted(r["reported"]["copy"] for r in records) == [0, 1, 2, 3]
     for record in records:
         start, end = record["reported"]["window_s"]
         # the launcher's window: after the release (the gate holds every copy until all are
-        # started; without it the first copy would start before the release), and as long as the nap
-        assert 0 <= start < 0.1 and 0.3 <= end - start < 1.0
+        # started; without it the first copy would start before the release). No bound on
+        # how long: that depends on how busy the machine is.
+        assert 0 <= start < end
         assert record["reported"]["copy_rusage"]["wall_s"] == pytest.approx(end - start, abs=1e-5)
-        assert record["reported"]["copy_rusage"]["user_s"] < 0.1  # napping is not computing
+        # the copy's own rusage: one thread waiting computes no longer than it exists
+        assert record["reported"]["copy_rusage"]["user_s"] <= record["reported"]["copy_rusage"]["wall_s"]
 
 
 def test_throughput_is_summed_over_copies_with_linearity(project, benchlab):

@@ -45,7 +45,9 @@ def test_a_child_left_behind_is_killed_when_the_run_ends(tmp_path):
     # The benchmark exits at once; its child keeps our output file open and would run 30 s.
     pidfile = tmp_path / "pid"
     outcome = run_process(["sh", "-c", f"sleep 30 & echo $! > {pidfile}; echo done"], timeout=10)
-    assert outcome.ok and outcome.stdout == "done\n" and outcome.wall_s < 5
+    # not waited for: a run that waited for its child would last its 30 s of sleep (no tighter
+    # bound: how long the rest takes depends on how busy the machine is)
+    assert outcome.ok and outcome.stdout == "done\n" and outcome.wall_s < 30
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5  # SIGKILL is delivered asynchronously: allow the kernel a moment
     while alive(pid) and time.monotonic() < deadline:

@@ -2,11 +2,14 @@
 interleaved processes (remeasure.py), and falls back to stored figures, saying why, where
 it cannot. Real programs built by benchlab run, compared the way a CI job would."""
 import hashlib
+import json
+import shutil
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from benchlab.measuring import calibration, trust
+from benchlab.measuring import calibration, remeasure, trust
 from conftest import write
 
 LOOP = """#include "benchlab.h"
@@ -208,3 +211,54 @@ def test_a_gate_killed_outright_leaves_a_workspace_the_next_gate_removes_and_not
         assert not stale.exists()
         assert alive.is_dir() and other.is_dir() and link.is_symlink() and mine_elsewhere.is_dir()
     assert not directory.exists()
+# -- issue 37: what runs is what was hashed ---------------------------------------------------------
+
+def candidate_code(run_id: int) -> dict:
+    engine = sa.create_engine(DB)
+    with engine.connect() as connection:
+        context = json.loads(connection.execute(sa.text("SELECT context FROM runs WHERE id = :i"),
+                                                {"i": run_id}).scalar())
+    engine.dispose()
+    return context["code"]["loop@native"]
+
+
+def test_a_candidate_replaced_after_the_check_is_never_executed(project, benchlab, monkeypatch, tmp_path):
+    setup_gate(project, benchlab, 100)
+    built = Path(candidate_code(2)["path"])
+    witness = tmp_path / "ran"
+    checked = remeasure.plan
+
+    def plan_then_replace(*args, **kwargs):
+        plan = checked(*args, **kwargs)
+        # once the gate has checked the candidate, its file is rewritten in place: what runs
+        # from now on must be what was hashed, and the script must never run
+        built.write_text(f"#!/bin/sh\ntouch {witness}\n")
+        return plan
+
+    monkeypatch.setattr(remeasure, "plan", plan_then_replace)
+    result = benchlab("gate", "--baseline", "main", "--time-limit", "2", "--inconclusive", "pass", "--db", DB)
+    assert not witness.exists()
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "error term: re-measured" in result.stdout  # rounds ran, of the copy hashed
+
+
+def test_a_stored_candidate_path_this_machine_never_ran_is_refused(project, benchlab, tmp_path):
+    setup_gate(project, benchlab, 100)
+    code = candidate_code(2)
+    # Whoever can write the store points the candidate run at a copy of a trusted binary, one
+    # they can rewrite: its sha256 is trusted, its path is not where benchlab run ran it.
+    copy = tmp_path / "writable-copy"
+    shutil.copy(code["path"], copy)
+    engine = sa.create_engine(DB)
+    with engine.begin() as connection:
+        context = json.loads(connection.execute(sa.text("SELECT context FROM runs WHERE id = 2")).scalar())
+        context["code"]["loop@native"]["path"] = str(copy)
+        connection.execute(sa.text("UPDATE runs SET context = :c WHERE id = 2"), {"c": json.dumps(context)})
+    engine.dispose()
+    refused = benchlab("gate", "--baseline", "main", "--inconclusive", "pass", "--db", DB)
+    assert refused.exit_code == 0, refused.stderr
+    assert (f"stored figures for loop@native: the candidate's binary {copy} (sha256 {code['sha256'][:12]}...) is "
+            f"not a path benchlab run on this machine ran that binary at (not in {trust.trust_file()}): not "
+            "executed, since whoever can write the store could have pointed it at a file they can change (give "
+            "--trust-stored-binaries to run it anyway)") in refused.stderr
+    assert "re-measured" not in refused.stdout

@@ -22,7 +22,8 @@ from conftest import REPO, write
 
 
 def lind_script(project, name, line, hang=False):
-    tail = "sleep 60\n" if hang else ""
+    # a hanging script says when it hangs (a file `hanging`): a test waits for that, not for a time
+    tail = f"touch {project / 'hanging'}\nsleep 60\n" if hang else ""
     return write(project / "suite" / f"{name}.sh", f"#!/bin/sh\nprintf '{line}\\n'\n{tail}", executable=True)
 
 
@@ -110,7 +111,9 @@ def test_kill_9_mid_run_leaves_completed_records_and_a_sound_database(project, d
             time.sleep(0.05)
         else:
             pytest.fail("the first unit never reached the database")
-        time.sleep(0.2)  # now inside the hanging second unit
+        while not (project / "hanging").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (project / "hanging").exists()  # now inside the hanging second unit
     finally:
         os.killpg(child.pid, signal.SIGKILL)
         child.wait()

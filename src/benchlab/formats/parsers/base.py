@@ -14,7 +14,7 @@ import math
 import re
 from typing import Any, Protocol
 
-from benchlab.records import Record
+from benchlab.records import Record, storable
 
 #: Warnings kept per binary; the rest are counted and summarised in one line, so a
 #: binary printing a million junk lines costs one screen, not 200 MB of stderr.
@@ -201,12 +201,17 @@ def figure(value: Any, what: str, *, minimum: float | None = None) -> float:
 
 
 def name(value: Any, what: str, limit: int = MAX_NAME_CHARS) -> str:
-    """A name (bench, counter, unit): a string without control characters, within the store's limit."""
+    """A name (bench, counter, unit, a text parameter): a string without control characters,
+    within the store's limit as stored, with what no database holds escaped (records.storable)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise BadValue(f"{what} must be a string, got {show(value)}")
     text = value if isinstance(value, str) else show(value)
     if not text or len(text) > limit or any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise BadValue(f"{what} must be 1 to {limit} printable characters, got {show(value)}")
+    stored = len(storable(text))
+    if stored > limit:  # 100 lone surrogates are 600 characters once escaped (issue 37)
+        raise BadValue(f"{what} must be at most {limit} characters as stored, got {stored} once its characters no "
+                       f"database holds (lone surrogates, NUL) are escaped: {show(value)}")
     return text
 
 
