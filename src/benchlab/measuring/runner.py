@@ -185,13 +185,15 @@ def process_seed(run_seed: int, process: int | None) -> int:
     and the run's interval covers a rerun's other seeds (issue 38: with one seed for all
     five processes, identical code read 70.6 and 79.7 ns in two runs, each +-1.2%). The same
     run seed gives the same seeds again; `ab` and the gate run A and B of one round as the
-    same process, so both get one seed and it cancels in their ratio. None: the run's seed."""
+    same process, so both get one seed and it cancels in their ratio. None: the run's seed.
+    63 bits, so that it is stored and exported as the whole number it is (a record's
+    `reported` holds signed 64-bit integers)."""
     if process is None:
         return run_seed
     z = (run_seed + (process + 1) * 0x9E3779B97F4A7C15) & _MASK64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return z ^ (z >> 31)
+    return (z ^ (z >> 31)) >> 1
 
 
 _MASK64 = (1 << 64) - 1
