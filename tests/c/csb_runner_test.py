@@ -207,10 +207,16 @@ def main():
     # 3. The long spellings are benchlab's, not CSB's: the usual default (jsonl when piped).
     stdout = run(hash_map, "--threads=1", "--duration=0.1")
     check(stdout.startswith('{"type":"context"'), f"--threads=1, piped: {stdout[:120]!r}")
-    # 4. A program without threaded targets has no csb form: -t= changes nothing there
-    #    (benchlab run --sweep threads=... passes it to every binary of a suite).
-    stdout = run(plain, "-t=2", "--samples=3", "--time-limit=0.01")
-    check(stdout.startswith('{"type":"context"') and '"type":"result"' in stdout, f"plain program -t=2: {stdout[:120]!r}")
+    # 4. A program without threaded targets has no csb form: a CSB flag there would change
+    #    nothing, so it is an error (issue 37: -s=500 was taken as --size); benchlab run
+    #    --sweep threads=... gives such a binary --threads=N, which every program takes.
+    refused = subprocess.run([plain, "-t=2", "--samples=3", "--time-limit=0.01"], capture_output=True, text=True,
+                             env={"BL_NO_WARN": "1", "PATH": "/usr/bin:/bin"}, timeout=60)
+    check(refused.returncode == 2 and "-t means threads (--threads) for a threaded target" in refused.stderr,
+          f"plain program -t=2: exit {refused.returncode}, {refused.stderr[:200]!r}")
+    stdout = run(plain, "--threads=2", "--samples=3", "--time-limit=0.01")
+    check(stdout.startswith('{"type":"context"') and '"type":"result"' in stdout,
+          f"plain program --threads=2: {stdout[:120]!r}")
     for failure in failures:
         print("FAIL:", failure)
     print(f"csb_runner_test: {len(failures)} failures")
