@@ -174,7 +174,7 @@ def param_value(value: Any, what: str = "param", *, text: bool = False) -> int |
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if text and isinstance(value, str) and not _INTEGER.fullmatch(value.strip(_BLANKS)):
-        return name(value.strip(), what)
+        return name(value.strip(_BLANKS), what)
     return whole(value, what, minimum=INT64_MIN)
 
 

@@ -37,3 +37,14 @@ def test_an_import_of_repeated_rows_is_refused_saying_why(tmp_path):
     path.write_text(FORKED)
     with pytest.raises(UserError, match=r"UDS/1 is printed 2 times, the same line each time \(lines 1, 3\): a child"):
         read_results(str(path))
+
+
+def test_a_parameter_led_by_a_control_character_is_refused_not_read_as_a_number():
+    # Found by scripts/fuzz: '\x1c5' was taken as text (its integer check strips ASCII blanks
+    # only), then stripped by str.strip() to '5', text that reads as a number: a stored
+    # record unfit to store. Now the line is ignored with the reason, the others kept.
+    from benchlab.formats.parsers import parse_output
+    parsed = parse_output("Read\t\x1c5\t1000000\t240\nRead\t1024\t1000000\t252\n", "x")
+    assert [r.param for r in parsed.records] == [1024]
+    assert parsed.warnings == ["x: line 1 is not valid lind output (param must be 1 to 255 printable characters, "
+                               "got '\\x1c5'), ignored: 'Read\\t\\x1c5\\t1000000\\t240'"]
