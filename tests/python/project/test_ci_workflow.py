@@ -358,7 +358,7 @@ def test_the_github_workflow_gates_pull_requests_against_mains_baseline_in_fresh
                               "run 2 against baseline 'main' (run 1)\n")
     assert "| `Read/1` | native | 240 | 2400 | 10.0000 | [10.0000, 10.0000] | slower |" in comment
     assert "| `Write/1` | native | 500 | 500 | 1.0000 | [1.0000, 1.0000] | not slower |" in comment
-    assert "re-measured: 4 paired rounds of baseline and candidate" in comment  # main's history, restored
+    assert "re-measured: 6 paired rounds of baseline and candidate" in comment  # main's history, restored
     # The comment was posted before the job failed, is the summary's table, and starts with
     # benchlab's marker; the other workflow's comment is left as it was.
     marker = "<!-- benchlab: benchmarks -->\n"
