@@ -34,11 +34,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gate_scenarios import locked  # noqa: E402
+from gate_scenarios import call, locked, log  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHLAB = str(REPO / ".venv" / "bin" / "benchlab")
@@ -83,10 +82,6 @@ MODES = {"time": (["--platform", "native"], []),
          "counts": (["--platform", "native", "--platform", "callgrind"], ["--judge", "counts"])}
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 @contextlib.contextmanager
 def busy_loops(count: int):
     """`count` shell loops that never sleep, each in its own process group, ended by their ids."""
@@ -97,14 +92,6 @@ def busy_loops(count: int):
         for loop in loops:
             os.killpg(loop.pid, signal.SIGKILL)
             loop.wait()
-
-
-def call(argv: list[str], cwd: Path, ok=(0,)) -> tuple[subprocess.CompletedProcess, float]:
-    start = time.perf_counter()
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env={**os.environ, "BL_NO_WARN": "1"})
-    if done.returncode not in ok:
-        raise SystemExit(f"error: {' '.join(argv)} exited {done.returncode}:\n{done.stderr[-3000:]}")
-    return done, time.perf_counter() - start
 
 
 def project(root: Path, kernel: str) -> None:
