@@ -181,7 +181,7 @@ class ABRun:
                 self.closed[key] = (len(ratios), level)
         return len(self.closed) == len(self.ratios)
 
-    def _undecided_filters(self, pair: Pair, rounds: int) -> tuple[str, ...] | None:
+    def _undecided_filters(self, pair: Pair) -> tuple[str, ...] | None:
         """--filter values selecting the pair's undecided figures (None: run every benchmark):
         only for benchlab binaries, and when some of its figures are decided."""
         if self.decided is None or pair.a.target.flavor != "benchlab":
@@ -195,7 +195,7 @@ class ABRun:
     def _round(self, pair: Pair, index: int) -> None:
         sides = [("a", pair.a), ("b", pair.b)]
         self.rng.shuffle(sides)
-        filters = self._undecided_filters(pair, index)
+        filters = self._undecided_filters(pair)
         if self.duet:
             cpu = {"a": index % 2, "b": 1 - index % 2}  # A and B swap CPUs each round
             results = {}

@@ -79,7 +79,7 @@ def family_level(rows: int, level: float = stats.CI_LEVEL) -> float:
 
 
 def look_levels(rows: int, level: float = stats.CI_LEVEL, looks: tuple[int, ...] = LOOKS,
-                shape: float = None) -> tuple[float, ...]:
+                shape: float | None = None) -> tuple[float, ...]:
     """Each look's interval level for `rows` rows judged together over `looks`: the rows
     share 1 - level (family_level), and each row's share holds over all its looks
     (boundaries)."""
@@ -160,7 +160,7 @@ class Rule:
     """The looks of one comparison of `rows` rows and the level each look reads its
     intervals at, for the verdicts to hold at `level` together over rows and looks."""
 
-    def __init__(self, rows: int, most_rounds: int, level: float = stats.CI_LEVEL, shape: float = None,
+    def __init__(self, rows: int, most_rounds: int, level: float = stats.CI_LEVEL, shape: float | None = None,
                  looks: tuple[int, ...] = LOOKS):
         self.looks = planned_looks(max(1, most_rounds), looks)
         self.levels = look_levels(rows, level, self.looks, shape)
