@@ -33,10 +33,33 @@ import re
 import sys
 
 #: Families of names that grow: (title, names, how many of them a line must spell to be a list).
+#: A name is a word, or a pattern: a member with several spellings (`samples`, `--samples`)
+#: counts once, and a dialect is spelled in any case, in identifiers too (BL__CSB, csb_b63).
+def _any_case(name: str) -> re.Pattern:
+    return re.compile(rf"(?<![A-Za-z0-9]){name}(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def _spellings(*names: str) -> re.Pattern:
+    return re.compile("|".join(rf"(?<![\w-]){re.escape(n)}(?![\w-])" for n in names))
+
+
 FAMILIES = (
     ("header output formats", ("table", "csv", "jsonl", "lind", "csb"), 4),
     ("statistics", ("median", "min", "max", "mean", "stddev", "p75", "p90", "p99", "mad"), 5),
+    # issue 39: the flags `run` gives the binary, each as option, field, toml key or binary flag
+    ("run flags that reach the binary", (
+        _spellings("samples", "--samples"), _spellings("time_limit", "--time-limit"), _spellings("seed", "--seed"),
+        _spellings("filters", "--filter"), _spellings("counters", "--counters"),
+        _spellings("process_precision", "--process-precision", "precision", "--precision"),
+        _spellings("schedule", "--schedule"), _spellings("subtract", "no_subtract", "--no-subtract")), 3),
+    ("header flag dialects", (_any_case("csb"), _any_case("b63"), _any_case("libloong")), 3),
+    # the --format choices of the commands that print their own results (compare, gate, ab, profile, history)
+    ("result formats typed as strings", ('"table"', '"json"', '"markdown"'), 2),
 )
+#: One member of a family, where a new one would be spelled: the run flag --schedule in the
+#: files the run's flags pass through (statistics/sequential.py's `schedule` is another thing).
+MEMBER = ("the run flag --schedule", _spellings("schedule", "--schedule"),
+          ("src/benchlab/cli/*.py", "src/benchlab/config.py", "src/benchlab/runflags.py", "src/benchlab/measuring/*.py"))
 #: Build targets: a new one is a new row where the target is spelled or compared against.
 TARGET_SPELLINGS = re.compile(r'"wasm32-wasi"|== *WASM_TARGET|WASM_TARGET *==|!= *WASM_TARGET')
 SOURCE_GLOBS = ("include/*.h", "src/benchlab/**/*.py", "src/benchlab/**/*.c", "scripts/*", "CMakeLists.txt")
@@ -199,7 +222,7 @@ def source_files(root: pathlib.Path) -> list[pathlib.Path]:
 
 def name_lists(root: pathlib.Path, names: tuple[str, ...], at_least: int) -> list[tuple[str, int]]:
     """(file, line number) of each line that spells at least `at_least` of `names` as words."""
-    words = [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in names]
+    words = [n if isinstance(n, re.Pattern) else re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in names]
     hits = []
     for path in source_files(root):
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
@@ -247,6 +270,12 @@ def report(root: pathlib.Path) -> None:
               f"{len(hits)} lines in {len(files)} files")
         for path, number in hits:
             print(f"  {path}:{number}")
+    title, pattern, globs = MEMBER
+    member_hits = [(str(path.relative_to(root)), number) for glob in globs for path in sorted(root.glob(glob))
+                   for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    print(f"\n## one member spelled: {title}: {len(member_hits)} lines in {len({f for f, _ in member_hits})} files")
+    for path, number in member_hits:
+        print(f"  {path}:{number}")
     target_hits = []
     for path in source_files(root):
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):

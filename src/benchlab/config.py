@@ -18,6 +18,8 @@ from benchlab.errors import UserError
 from benchlab import percent
 from benchlab.limits import limit
 from benchlab.records import printable
+from benchlab import runflags
+from benchlab.runflags import BY_CONFIG_KEY, RunFlag
 
 CONFIG_NAME = "benchlab.toml"
 DEFAULT_TIMEOUT_S = 300.0
@@ -27,8 +29,8 @@ DEFAULT_WORKLOAD_WARMUPS = 1
 MAX_TIMEOUT_S = 1e9
 #: The header's bound of --time-limit (BL__MAX_TIME_LIMIT_S; > 0 too).
 MAX_TIME_LIMIT_S = limit("MAX_TIME_LIMIT_S")
-#: The header reads --seed as an unsigned 64-bit number: every --seed takes 0 to this.
-MAX_SEED = 2**64 - 1
+#: The largest --seed (`ab`'s and `calibrate`'s too): the header reads it as an unsigned 64-bit number.
+MAX_SEED = runflags.MAX_SEED
 #: A seed nobody chose is drawn below this: any seed works, a short one is easier to type back.
 DRAWN_SEED_LIMIT = 2**31
 
@@ -87,10 +89,10 @@ class Config:
     suites: list[str] = dataclasses.field(default_factory=list)
     platforms: list[str] = dataclasses.field(default_factory=list)
     timeout: float = DEFAULT_TIMEOUT_S
-    samples: int | None = None
-    time_limit: float | None = None
-    seed: int | None = None
     processes: int | None = None
+    #: [run]'s keys of the flags that reach the binary (runflags.py: samples, time_limit, seed),
+    #: by their RunOptions field: what `run` gives the binary when its option is not given
+    run_flags: dict[str, Any] = dataclasses.field(default_factory=dict)
     db: str | None = None
     build: BuildSettings = dataclasses.field(default_factory=BuildSettings)
     user_platforms: dict[str, PlatformSpec] = dataclasses.field(default_factory=dict)
@@ -241,22 +243,18 @@ def _parse(data: dict, path: Path) -> Config:
     check.known_keys(data, ("run", "build", "platforms", "workloads", "compare", "gate"), "")
 
     run = check.table(data.get("run", {}), "run")
-    check.known_keys(run, ("suites", "platforms", "timeout", "samples", "time_limit", "seed", "db", "processes"), "run.")
+    check.known_keys(run, ("suites", "platforms", "timeout", *BY_CONFIG_KEY, "db", "processes"), "run.")
     if "suites" in run:
         config.suites = check.strings(run["suites"], "run.suites")
     if "platforms" in run:
         config.platforms = check.strings(run["platforms"], "run.platforms")
     if "timeout" in run:
         config.timeout = float(check.number(run["timeout"], "run.timeout", minimum=0.001, maximum=MAX_TIMEOUT_S))
-    if "samples" in run:
-        config.samples = int(check.number(run["samples"], "run.samples", integer=True, minimum=limit("MIN_SAMPLES")))
     if "processes" in run:
         config.processes = int(check.number(run["processes"], "run.processes", integer=True, minimum=1))
-    if "time_limit" in run:
-        config.time_limit = float(check.number(run["time_limit"], "run.time_limit", minimum=0, above=True,
-                                               maximum=MAX_TIME_LIMIT_S))
-    if "seed" in run:
-        config.seed = int(check.number(run["seed"], "run.seed", integer=True, maximum=MAX_SEED))
+    for key, flag in BY_CONFIG_KEY.items():  # the run flags' keys (runflags.py)
+        if key in run:
+            config.run_flags[flag.field] = _run_flag(check, flag, run[key], f"run.{key}")
     if "db" in run:
         config.db = check.string(run["db"], "run.db")
 
@@ -292,6 +290,25 @@ def _parse(data: dict, path: Path) -> Config:
         raise check.fail("gate.calibrate", f"must be true or false, got {_show(gate['calibrate'])}", "write calibrate = false")
     config.gate_calibrates = gate.get("calibrate", True)
     return config
+
+
+def _run_flag(check: _Checker, flag: RunFlag, value: Any, key: str) -> Any:
+    """A [run] key of a run flag, checked as its option is: within the same bounds or choices."""
+    if flag.kind in (runflags.WHOLE, runflags.NUMBER):
+        number = check.number(value, key, integer=flag.kind == runflags.WHOLE, minimum=flag.minimum or 0,
+                              maximum=flag.maximum, above=flag.above)
+        return int(number) if flag.kind == runflags.WHOLE else float(number)
+    if flag.kind == runflags.TEXTS:
+        return tuple(check.strings(value, key))
+    if flag.kind == runflags.OFF:
+        if not isinstance(value, bool):
+            raise check.fail(key, f"must be true or false, got {_show(value)}", f"write {key.rsplit('.', 1)[-1]} = false")
+        return value
+    text = check.string(value, key)
+    if flag.kind == runflags.CHOICE and text not in flag.choices:
+        raise check.fail(key, f"must be one of {', '.join(flag.choices)}, got {_show(text)}",
+                         f'write {key.rsplit(".", 1)[-1]} = "{flag.choices[0]}"')
+    return text
 
 
 def _percentages(check: _Checker, table: Any, key: str) -> dict[str, float]:

@@ -43,7 +43,7 @@ def test_unknown_platform_in_run_platforms(project):
 
 def test_wrong_type_and_bad_toml(project):
     assert error_of(project, '[run]\nsamples = "ten"\n') == (
-        "benchlab.toml: run.samples: must be a whole number >= 3, got 'ten' (write samples = 3)")
+        "benchlab.toml: run.samples: must be a whole number >= 3 and <= 1e+06, got 'ten' (write samples = 3)")
     assert error_of(project, "[run\n").startswith("benchlab.toml: invalid TOML: ")
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from typing import Any
 
 import click
 from rich.console import Console
@@ -13,9 +14,11 @@ from benchlab.measuring.build import Builder
 from benchlab.cli.common import (
     FiniteFloatRange, check_outputs, config_of, db_option, format_option, open_store, out_option, quiet_option,
     write_output)
-from benchlab.config import MAX_SEED, MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, draw_seed
+from benchlab import runflags
+from benchlab.config import MAX_TIMEOUT_S, draw_seed
 from benchlab.errors import ExitCode, StoreFailed, UserError
 from benchlab.limits import limit
+from benchlab.runflags import RUN_FLAGS, RunFlag
 from benchlab.statistics.contention import busy_note, short_samples_note
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.output.progress import PlannedWork, Progress, TimeBudget
@@ -32,9 +35,24 @@ NO_PRIOR_NOTE = ("note: figures with no earlier runs of identical code have inte
                  "only: this machine has no prior (benchlab calibrate measures it, in about 20 s)")
 
 
-def _limit_range(low: str, high: str) -> click.IntRange:
-    """An integer flag whose bounds are the header's limits (benchlab.limits)."""
-    return click.IntRange(min=int(limit(low)), max=int(limit(high)))
+def _run_flag_option(flag: RunFlag):
+    """The click option of a row of runflags.RUN_FLAGS: its value reaches the command under the
+    option's own name (`process_precision`) as RunOptions holds it (--no-subtract gives False)."""
+    if flag.kind == runflags.OFF:
+        return click.option(flag.option, flag.param, flag_value=False, default=None, help=flag.help)
+    if flag.kind == runflags.TEXTS:
+        return click.option(flag.option, flag.param, multiple=True, metavar=flag.metavar, help=flag.help)
+    kind = {runflags.WHOLE: lambda: click.IntRange(min=int(flag.minimum), max=int(flag.maximum)),
+            runflags.NUMBER: lambda: FiniteFloatRange(min=flag.minimum, min_open=flag.above, max=flag.maximum),
+            runflags.CHOICE: lambda: click.Choice(flag.choices)}.get(flag.kind, lambda: None)()
+    return click.option(flag.option, flag.param, type=kind, metavar=flag.metavar, help=flag.help)
+
+
+def run_flag_options(function):
+    """Every row of runflags.RUN_FLAGS as an option, in the table's order."""
+    for flag in reversed(RUN_FLAGS):
+        function = _run_flag_option(flag)(function)
+    return function
 
 
 @click.command("run")
@@ -45,31 +63,19 @@ def _limit_range(low: str, high: str) -> click.IntRange:
 @out_option
 @click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
               help="Seconds before a binary is killed (default: run.timeout, else 300).")
-@click.option("--samples", type=_limit_range("MIN_SAMPLES", "MAX_SAMPLES"), metavar="N",
-              help="Samples per benchmark in each process (--samples=N; default: as --precision needs).")
-@click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIME_LIMIT_S), metavar="S",
-              help="Sampling time per benchmark in each process, once it has 10 samples (--time-limit=S).")
-@click.option("--process-precision", type=FiniteFloatRange(min=0, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
-              help="In each process, stop a benchmark once its median's interval is within +-PCT%% (the header's --precision=PCT; 0: off).")
-@click.option("--schedule", type=click.Choice(["rounds", "sequential"]),
-              help="rounds: every benchmark of a program sampled in shuffled rounds (default); sequential: one after another.")
-@click.option("--no-subtract", is_flag=True, help="Table figures as measured, without subtracting the empty loop's cost.")
+@run_flag_options
 @click.option("--processes", "-N", type=click.IntRange(min=1, max=1000), metavar="N",
               help=f"Fresh processes per binary, interleaved in shuffled rounds (default: run.processes, else {DEFAULT_PROCESSES}).")
 @click.option("--time", "budget_s", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
               help="Spend S seconds (the whole command but its builds) on as many rounds of processes as fit.")
 @click.option("--precision", type=FiniteFloatRange(min=0, min_open=True, max=limit("MAX_PRECISION_PCT")), metavar="PCT",
-              help=f"Add rounds of processes until every figure's rerun interval is within +-PCT%% (or --time, else {PRECISION_BUDGET_S:g} s, is spent).")
+              help=f"Add rounds of processes until every figure's rerun interval is within +-PCT% (or --time, else {PRECISION_BUDGET_S:g} s, is spent).")
 @click.option("--fast", is_flag=True, help=f"Rough figures quickly: {PRESETS['fast']} processes per binary.")
 @click.option("--rigorous", is_flag=True, help=f"Tighter figures: {PRESETS['rigorous']} processes per binary.")
 @click.option("--no-randomize-layout", is_flag=True,
               help="Give every process the same environment size and stack offset.")
 @click.option("--no-spread-cpus", is_flag=True,
               help="Do not start each process of a benchlab binary on the next CPU in turn.")
-@click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N",
-              help="Seed passed to every binary (default: random, recorded).")
-@click.option("--filter", "filters", multiple=True, metavar="TEXT", help="Only benchmarks whose name contains TEXT.")
-@click.option("--counters", metavar="LIST", help="Counters for benchlab binaries (--counters=LIST, e.g. time,page-faults,allocs; docs/counters.md).")
 @click.option("--sweep", metavar="FLAG=V1,V2",
               help="Run each binary once per value of FLAG (threads means -t; instances=N runs N copies at once).")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
@@ -82,7 +88,7 @@ def command(context: click.Context, **given) -> int:
     file-name prefixes; default: the suites of benchlab.toml, else suites/) on each platform
     and print one table with a column per platform."""
     started = process_started()
-    config, flags = config_of(context), Flags(**given)
+    config, flags = config_of(context), Flags.of(given)
     budget = Budget.from_flags(processes=flags.processes, seconds=flags.budget_s, precision=flags.precision,
                                fast=flags.fast, rigorous=flags.rigorous, default=config.processes or DEFAULT_PROCESSES)
     options = _run_options(flags, config)  # a bad --sweep is an error before anything runs
@@ -108,8 +114,8 @@ def command(context: click.Context, **given) -> int:
     progress.note(stop_note(budget, outcome))
     progress.note(busy_note(outcome.records))
     progress.note(short_samples_note(outcome.records))
-    if flags.filters and outcome.filtered_out == len(info["plan"]):
-        raise _no_match(flags.filters, storage)
+    if options.filters and outcome.filtered_out == len(info["plan"]):
+        raise _no_match(options.filters, storage)
     failed = any(fault.kind != NOT_BUILT for fault in outcome.faults)  # a platform a source cannot build is no failure
     exit_code, status = (ExitCode.BENCHMARK_FAILURE, "failed") if failed else (ExitCode.OK, "complete")
     # Closed before the output is written: a failure to write --out must not leave the run 'killed'.
@@ -132,18 +138,14 @@ def command(context: click.Context, **given) -> int:
 
 @dataclasses.dataclass
 class Flags:
-    """The command's flags, as click parses them (one field per option above)."""
+    """The command's flags, as click parses them: one field per option above, and the values of
+    runflags.RUN_FLAGS' options (None: not given) by their RunOptions field."""
 
     targets: tuple[str, ...]
     platform_names: tuple[str, ...]
     output_format: str | None
     out_path: str | None
     timeout: float | None
-    samples: int | None
-    time_limit: float | None
-    process_precision: float | None
-    schedule: str | None
-    no_subtract: bool
     processes: int | None
     budget_s: float | None
     precision: float | None
@@ -151,33 +153,33 @@ class Flags:
     rigorous: bool
     no_randomize_layout: bool
     no_spread_cpus: bool
-    seed: int | None
-    filters: tuple[str, ...]
-    counters: str | None
     sweep: str | None
     extra_args: tuple[str, ...]
     db_url: str | None
     no_store: bool
     quiet: bool
+    binary: dict[str, Any]
+
+    @classmethod
+    def of(cls, given: dict[str, Any]) -> "Flags":
+        binary = {flag.field: given.pop(flag.param) for flag in RUN_FLAGS}
+        return cls(**given, binary={field: None if value == () else value for field, value in binary.items()})
 
     def benchmark_flags(self) -> dict:
         """Flags that only benchmark binaries take (a workload is timed from outside)."""
-        return {"--samples": self.samples, "--time-limit": self.time_limit, "--counters": self.counters,
-                "--filter": self.filters, "--sweep": self.sweep, "--arg": self.extra_args}
+        return {**{flag.option: self.binary[flag.field] for flag in RUN_FLAGS},
+                "--sweep": self.sweep, "--arg": self.extra_args}
 
 
 def _run_options(flags: Flags, config) -> RunOptions:
     """What every process of the run is given: the flags, else benchlab.toml, else defaults."""
-    config_seed = config.seed if config.seed is not None else draw_seed()
+    binary = runflags.resolved(flags.binary, config.run_flags)
+    if binary["seed"] is None:  # recorded, so the run can be repeated
+        binary["seed"] = draw_seed()
     return RunOptions(
-        timeout=flags.timeout or config.timeout,
-        seed=flags.seed if flags.seed is not None else config_seed,
-        samples=flags.samples if flags.samples is not None else config.samples,
-        time_limit=flags.time_limit if flags.time_limit is not None else config.time_limit,
-        filters=flags.filters, counters=flags.counters, extra_args=flags.extra_args,
+        timeout=flags.timeout or config.timeout, extra_args=flags.extra_args,
         sweep=Sweep.parse(flags.sweep) if flags.sweep else None,
-        precision=flags.process_precision, schedule=flags.schedule, subtract=not flags.no_subtract,
-        randomize_layout=not flags.no_randomize_layout, spread_cpus=not flags.no_spread_cpus,
+        randomize_layout=not flags.no_randomize_layout, spread_cpus=not flags.no_spread_cpus, **binary,
     )
 
 

@@ -38,6 +38,7 @@ from benchlab.formats.parsers import Parsed, parse_stream
 from benchlab.measuring.platforms import Platform
 from benchlab.measuring.process import STDERR_TAIL_LINES, byte_amount, run_process
 from benchlab.records import NOT_BUILT, Fault, Record
+from benchlab.runflags import RUN_FLAGS
 from benchlab.measuring.targets import Target, entry_points_text
 from benchlab.measuring.workloads import run_workload
 
@@ -96,6 +97,10 @@ class Sweep:
 
 @dataclasses.dataclass
 class RunOptions:
+    """What every process of a run is given. Every field but timeout, extra_args, sweep and the
+    two of the layout is a row of runflags.RUN_FLAGS, which the binary's argv is made from
+    (tests/python/test_runflags.py checks that each row has its field here)."""
+
     timeout: float
     seed: int
     samples: int | None = None
@@ -143,32 +148,13 @@ def layout_env(rng: random.Random) -> dict[str, str]:
             "BL_STACK_OFFSET": str(16 * rng.randrange(STACK_OFFSET_MAX // 16))}
 
 
-def _number(value: float) -> str:
-    """A number for a binary's flag: short (2, not 2.0), and the value given, to the last digit
-    (0.1234567 is not 0.123457, as :g alone would write it)."""
-    short = f"{value:g}"
-    return short if float(short) == value else repr(value)
-
-
 def benchmark_arguments(flavor: str, options: RunOptions) -> list[str]:
     """Flags for a binary that speaks `flavor`; a foreign binary gets only the user's."""
     args: list[str] = []
     if flavor == "benchlab":
         args.append("--format=jsonl")
-        if options.samples is not None:
-            args.append(f"--samples={options.samples}")
-        if options.time_limit is not None:
-            args.append(f"--time-limit={_number(options.time_limit)}")
-        args.append(f"--seed={options.seed}")
-        args.extend(f"--filter={f}" for f in options.filters)
-        if options.counters:
-            args.append(f"--counters={options.counters}")
-        if options.precision is not None:
-            args.append(f"--precision={_number(options.precision)}")
-        if options.schedule is not None:
-            args.append(f"--schedule={options.schedule}")
-        if not options.subtract:
-            args.append("--no-subtract")
+        for flag in RUN_FLAGS:  # runflags.py: each row's value as the binary reads it
+            args.extend(flag.arguments(getattr(options, flag.field)))
     elif flavor == "gbench":
         args.append("--benchmark_format=json")
         if options.samples is not None:
@@ -200,11 +186,10 @@ _MASK64 = (1 << 64) - 1
 
 
 def measurement_settings(options: RunOptions) -> dict[str, Any]:
-    """The settings given for how each process measures (None: the header's default), which
+    """The settings given for how each process measures (absent: the header's default), which
     move a figure without changing the code: part of its identity for the history (noise.py)."""
-    given = {"samples": options.samples, "time_limit": options.time_limit, "precision": options.precision,
-             "schedule": options.schedule, "counters": options.counters}
-    return {name: value for name, value in given.items() if value is not None}
+    return {flag.field: getattr(options, flag.field) for flag in RUN_FLAGS
+            if flag.setting and flag.given(getattr(options, flag.field))}
 
 
 class Runner:
