@@ -26,6 +26,7 @@ from benchlab.measuring.remeasure import decider
 from benchlab.cli.common import (FiniteFloatRange, config_of, junit_option, note, quiet_option, rounds_progress,
                                  rounds_time_option, summary_option)
 from benchlab.errors import ExitCode, UserError
+from benchlab.formats.registry import COMPARISON_FORMATS
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import render
 from benchlab.statistics.answer import Answer
@@ -134,7 +135,7 @@ def _single(argument: str, config) -> Target:
               help="With --max-regression: what an undecided row does, fail (exit 4) or pass (exit 0).")
 @click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
               help="Slowdowns below PCT% are 'not slower' (default: compare.noise_floor, 1).")
-@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
+@click.option("--format", "output_format", type=click.Choice(COMPARISON_FORMATS), default=COMPARISON_FORMATS[0])
 @click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), metavar="N", help="Seed of the round order.")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for every benchmark binary.")
 @summary_option

@@ -202,7 +202,7 @@ def print_run(store, run_id: int, output_format: str | None, out_path: str | Non
     from benchlab.output.table import Table  # here: only the commands that print a stored run need it
     check_out(output_format, out_path)  # before the run is read: a bad --out is not worth the wait
     run, records, faults = store.load_run(run_id)
-    if not records and output_format in (None, "table", "json") and out_path is None:
+    if not records and output_format in (None, *formats.PROFILE_FORMATS) and out_path is None:
         profile = store.load_profile(run_id)
         if profile:  # a run of `benchlab profile`: its buckets are what it has to show
             from benchlab.output.profiles import profile_json, profile_table

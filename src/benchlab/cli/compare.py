@@ -18,6 +18,7 @@ from benchlab.cli.common import (config_of, db_option, junit_option, note, open_
                                  rounds_progress, rounds_time_option, step_lines, summary_option)
 from benchlab import deterministic
 from benchlab.errors import ExitCode, UserError
+from benchlab.formats.registry import COMPARISON_FORMATS
 from benchlab.output.exporters.json import document_text
 from benchlab.measuring import gate
 from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, compare_advice
@@ -35,7 +36,7 @@ from benchlab.output.profiles import bucket_moves, moves_text
 @click.command("compare", context_settings={"ignore_unknown_options": True})
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="B", default="latest")
-@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table",
+@click.option("--format", "output_format", type=click.Choice(COMPARISON_FORMATS), default=COMPARISON_FORMATS[0],
               help="table (default), markdown for a pull request, or json.")
 @click.option("--noise-floor", "floor", type=Percent(), metavar="PCT",
               help="A slowdown smaller than PCT (1% or 1) is 'not slower' even when significant (default 1%, or "
@@ -98,7 +99,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
               callback=lambda _ctx, _param, values: _counter_thresholds(values),
               help="With --judge counts: a counter's threshold, e.g. instructions=1 (repeatable; default "
                    "instructions and estimated-cycles at --max-regression, or [gate.counter_thresholds]).")
-@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json"]), default="table")
+@click.option("--format", "output_format", type=click.Choice(COMPARISON_FORMATS), default=COMPARISON_FORMATS[0])
 @summary_option
 @junit_option
 @db_option

@@ -21,6 +21,7 @@ from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.cli.common import FiniteFloatRange, config_of, db_option, kept, open_store
 from benchlab.config import MAX_TIME_LIMIT_S, MAX_TIMEOUT_S, Config
 from benchlab.errors import ExitCode, UserError
+from benchlab.formats.registry import PROFILE_FORMATS
 from benchlab.paths import check_output_file, write_regular_file
 from benchlab.limits import limit
 from benchlab.measuring.platforms import Platform, resolve_platforms
@@ -62,7 +63,7 @@ PROFILE_CFLAGS = ["-g", "-fno-omit-frame-pointer"]
 @click.option("--timeout", type=FiniteFloatRange(min=0, min_open=True, max=MAX_TIMEOUT_S), metavar="S",
               help="Kill the profiled command after S seconds (default: run.timeout, else 300).")
 @click.option("--arg", "extra_args", multiple=True, metavar="ARG", help="Extra argument for the target.")
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+@click.option("--format", "output_format", type=click.Choice(PROFILE_FORMATS), default=PROFILE_FORMATS[0],
               help="What to print: table (default) or json.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False), metavar="FILE",
               help="Also write the profile to FILE (json when it ends in .json or with --format json).")

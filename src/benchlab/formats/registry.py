@@ -9,7 +9,7 @@ of these formats is built from this table: the `--format` choices of `run`, `sho
 `baseline show`, `export` and `import`, the suffixes of `--out`, the formats `run`
 recognises in a binary's output and `import` in a file, and the messages that name them.
 (`compare`, `gate`, `ab`, `history` and `profile` print their own results, not a run's:
-their `--format`s are their own.) docs/cli.md and docs/formats.md list the same names,
+their `--format`s are their own, one tuple per family at the end of this module.) docs/cli.md and docs/formats.md list the same names,
 and tests/python/formats/test_registry.py checks both.
 
 This module imports nothing of the parsers or writers (a row names them as text):
@@ -185,5 +185,11 @@ def parser(name: str, use: str = RUN) -> Any:
     return _load(row.parser, "parsers")(**options)
 
 
-__all__ = ["FORMATS", "BY_NAME", "Format", "RUN", "IMPORT", "SHOW", "EXPORT", "used_by", "names", "aliases",
+#: The `--format` choices of the commands that print their own results, not a run's, one per
+#: family, the default first: compare, gate and ab print a comparison (output/comparisons.py),
+#: profile (and show of a profile run) a profile (output/profiles.py).
+COMPARISON_FORMATS = ("table", "markdown", "json")
+PROFILE_FORMATS = ("table", "json")
+
+__all__ = ["COMPARISON_FORMATS", "PROFILE_FORMATS", "FORMATS", "BY_NAME", "Format", "RUN", "IMPORT", "SHOW", "EXPORT", "used_by", "names", "aliases",
            "resolve", "by_suffix", "choices_text", "suffixes_text", "alias_text", "parser"]

@@ -169,6 +169,36 @@ def test_cli_md_lists_every_subcommand_of_benchlab_help():
     assert list(dict.fromkeys(listed)) == subcommands
 
 
+def _format_choices(name: str, command: click.Command) -> dict[str, tuple[str, ...]]:
+    """{"baseline show": choices, ...}: the --format choices of `command` and its subcommands."""
+    if isinstance(command, click.Group):
+        context = click.Context(command)
+        return {key: value for sub in command.list_commands(context)
+                for key, value in _format_choices(f"{name} {sub}", command.get_command(context, sub)).items()}
+    return {name: tuple(p.type.choices) for p in command.params
+            if "--format" in p.opts and isinstance(p.type, click.Choice)}
+
+
+def test_cli_md_gives_every_commands_format_choices():
+    """Every `--format` of docs/cli.md's synopses names the choices the command takes, in order
+    (compare, gate and ab share formats.COMPARISON_FORMATS; run, show and export the registry's)."""
+    context = click.Context(cli)
+    choices = {}
+    for name in cli.list_commands(context):
+        choices.update(_format_choices(name, cli.get_command(context, name)))
+    synopses = {}
+    for block in code_blocks((DOCS / "cli.md").read_text()):
+        name = None
+        for line in block.splitlines():  # a synopsis: `benchlab NAME ...`, its next lines indented
+            starts = re.match(r"benchlab ((?:baseline )?[a-z]+)\b", line)
+            name = starts.group(1) if starts else name if line.startswith(" ") else None
+            for found in re.findall(r"\[--format ([\w|-]+)\]", line):
+                if name is not None:
+                    synopses.setdefault(name, found)
+    assert {"compare", "gate", "ab", "profile", "history", "run", "export", "import"} <= set(synopses)
+    assert synopses == {name: "|".join(choices[name]) for name in synopses}
+
+
 def test_the_headers_manual_names_files_that_exist():
     manual = HEADER.read_text().split("*/", 1)[0]
     paths = set(re.findall(r"\b((?:tests|docs|examples|suites|scripts|bench|src)/[\w./-]*\w)", manual))
