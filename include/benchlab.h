@@ -95,14 +95,15 @@
    CONTENTS
    --------
    1. Version                     BENCHLAB_VERSION*
-   2. Compile-time options        BL_NO_TSC, BL_NO_ALLOC_HOOK, BL_CFLAGS
-   3. Defining benchmarks         BL_BENCH, BL_BASELINE, BL_BENCH_ARGS, BL_SUSPEND, BL_MAIN
+   2. Compile-time options        BL_NO_TSC, BL_NO_ALLOC_HOOK, BL_CFLAGS, BL_FLAGS, BL_DEFAULT_FORMAT
+   3. Defining benchmarks         BL_BENCH, BL_BASELINE, BL_BENCH_ARGS, BL_DIFFERENCE, BL_SUSPEND,
+                                  BL_MAIN, BL_MAIN_AS
    4. Optimizer barriers          BL_KEEP, BL_CLOBBER
    5. Randomness                  bl_seed, bl_random
    6. Statistics (also public for tests and tools)   bl_stats, bl_compute_stats, bl_ratio_ci
    7. Counters                    BL_COUNTER, bl_counter_define, bl_set_counters, BL_MAIN_COUNTERS
    8. Threaded targets            BL_TARGET, bl_target, bl_register_target, BL_OP_*
-   9. Command line                bl_main
+   9. Command line                bl_main, bl_main_as, bl_binary, the flag dialects (BL__FLAG_DIALECTS)
    10. Implementation             below the line "IMPLEMENTATION": first the core, in the
        order of a run, then the optional parts that its steps call:
        I1 Platform, and what it has   I2 Limits and tunables   I3 Registries   I4 Timer
@@ -419,18 +420,27 @@ int bl_main_as(int argc, char **argv, const char *dialect);
    from a benchmark, e.g. to load a guest program in BL_SUSPEND), else `fallback`. */
 const char *bl_binary(const char *fallback);
 
+/* The dialects, a row each: X(name, the implementation's id, whose flags they are, how they
+   write a value). Everything that names a dialect is made from it: the names BL_FLAGS and
+   BL_MAIN_AS take (BL__DIALECT_name: a misspelt one fails to compile, naming
+   BL__DIALECT_<it>), the implementation's ids (BL__id), and its messages and --help (I13).
+   A dialect is a row here, its short flags' rows in bl__flags and its parser
+   (bl__parse_options). */
+#define BL__FLAG_DIALECTS(X)                                                                      \
+    X(csb, CSB, "CSB's", "flag=value, e.g. -t=4")                                                 \
+    X(b63, B63, "B63's", "as getopt reads it: -t 5, -t5, or after flags without a value (-it 5)") \
+    X(libloong, LIBLOONG, "libloong's", "flag, space, value: -s 500")
+#define BL__DIALECT_ENUM(name, id, owner, form) BL__##id, BL__DIALECT_##name = BL__##id,
+enum bl__dialect { BL__FLAG_DIALECTS(BL__DIALECT_ENUM) BL__DIALECTS };
+
 #ifndef BL_FLAGS
 #define BL_FLAGS csb
 #endif
-/* The dialects, so that a misspelt BL_FLAGS fails to compile, naming this line. */
-#define BL__DIALECT_csb 1
-#define BL__DIALECT_b63 1
-#define BL__DIALECT_libloong 1
 #define BL__PASTE2(a, b) a##b
 #define BL__PASTE(a, b) BL__PASTE2(a, b)
 #define BL__QUOTE2(x) #x
 #define BL__QUOTE(x) BL__QUOTE2(x)
-typedef char bl__BL_FLAGS_must_be_csb_b63_or_libloong[BL__PASTE(BL__DIALECT_, BL_FLAGS)];
+typedef char bl__BL_FLAGS_must_name_a_row_of_BL__FLAG_DIALECTS[BL__PASTE(BL__DIALECT_, BL_FLAGS) + 1];
 
 /* bl_main reads the command line in the dialect of BL_FLAGS as defined where it is called
    (static inline: each translation unit has its own, so no other file's choice applies). */
@@ -439,11 +449,11 @@ static inline int bl_main(int argc, char **argv) {
 }
 
 /* main() in a named dialect: BL_MAIN_AS(b63). */
-#define BL_MAIN_AS(dialect)                                                   \
-    int main(int argc, char **argv) {                                         \
-        typedef char bl__dialect_is_csb_b63_or_libloong[BL__DIALECT_##dialect]; \
-        (void)sizeof(bl__dialect_is_csb_b63_or_libloong);                      \
-        return bl_main_as(argc, argv, #dialect);                              \
+#define BL_MAIN_AS(dialect)                                                                      \
+    int main(int argc, char **argv) {                                                            \
+        typedef char bl__dialect_must_be_a_row_of_BL__FLAG_DIALECTS[BL__DIALECT_##dialect + 1];  \
+        (void)sizeof(bl__dialect_must_be_a_row_of_BL__FLAG_DIALECTS);                            \
+        return bl_main_as(argc, argv, #dialect);                                                 \
     }
 
 #ifdef __cplusplus
@@ -1201,9 +1211,6 @@ static int bl__floor_at_zero(bl_stats *s) {
 
 enum bl__schedule { BL__ROUNDS, BL__SEQUENTIAL };
 static const char *const bl__schedule_names[] = {"rounds", "sequential"};
-
-/* The dialects of short flags (section 9; their rows are in bl__flags, section I13). */
-enum bl__dialect { BL__CSB, BL__B63, BL__LIBLOONG, BL__DIALECTS };
 
 typedef struct bl__options {
     int list;
@@ -2893,12 +2900,14 @@ static int bl__set_signed_seed(bl__options *o, const char *flag, const char *val
     return bl__set_seed(o, flag, value);
 }
 
-static const char *const bl__dialect_names[BL__DIALECTS] = {"csb", "b63", "libloong"};
-static const char *const bl__dialect_owners[BL__DIALECTS] = {"CSB's", "B63's", "libloong's"};
-/* How each dialect writes a short flag's value, for messages. */
-static const char *const bl__dialect_forms[BL__DIALECTS] = {
-    "flag=value, e.g. -t=4", "as getopt reads it: -t 5, -t5, or after flags without a value (-it 5)",
-    "flag, space, value: -s 500"};
+/* The dialects' columns (section 9, BL__FLAG_DIALECTS), indexed by enum bl__dialect: the name,
+   whose flags they are and how they write a value, for --help and messages. */
+#define BL__DIALECT_NAME(name, id, owner, form) #name,
+#define BL__DIALECT_OWNER(name, id, owner, form) owner,
+#define BL__DIALECT_FORM(name, id, owner, form) form,
+static const char *const bl__dialect_names[BL__DIALECTS] = {BL__FLAG_DIALECTS(BL__DIALECT_NAME)};
+static const char *const bl__dialect_owners[BL__DIALECTS] = {BL__FLAG_DIALECTS(BL__DIALECT_OWNER)};
+static const char *const bl__dialect_forms[BL__DIALECTS] = {BL__FLAG_DIALECTS(BL__DIALECT_FORM)};
 #define BL__ALL_DIALECTS (-1)
 
 typedef struct bl__flag {
@@ -3135,7 +3144,9 @@ static int bl__parse_options(int argc, char **argv, const char *dialect, bl__opt
     int i, status = 0;
     bl__default_options(o);
     if ((o->dialect = bl__dialect_named(dialect)) < 0) {
-        fprintf(stderr, "benchlab: bl_main_as: no flag dialect \"%s\" (csb, b63 or libloong)\n", dialect ? dialect : "");
+        fprintf(stderr, "benchlab: bl_main_as: no flag dialect \"%s\" (dialects:", dialect ? dialect : "");
+        for (i = 0; i < BL__DIALECTS; i++) fprintf(stderr, "%s %s", i ? "," : "", bl__dialect_names[i]);
+        fputs(")\n", stderr);
         return 2;
     }
     o->filters = BL__CAST(const char **, calloc((size_t)argc + 1, sizeof(char *)));
