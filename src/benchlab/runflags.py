@@ -41,7 +41,8 @@ class RunFlag:
     maximum: float | None = None
     above: bool = False
     choices: tuple[str, ...] = ()
-    #: Its key in benchlab.toml's [run] (used when the option is not given), or None.
+    #: Its key in benchlab.toml's [run] (used when the option is not given), or None; only a
+    #: WHOLE or NUMBER row has one (config.py checks the keys within the option's bounds).
     config_key: str | None = None
     #: Whether a given value is part of a figure's identity: it moves the figure without
     #: changing the code (runner.measurement_settings).

@@ -74,7 +74,8 @@ def test_each_row_given_is_in_the_binarys_argv_and_the_settings_only_if_a_settin
 
 def test_a_benchlab_toml_key_is_checked_within_its_options_bounds(project):
     """run.samples above the header's maximum is refused in the file, as --samples is (it
-    used to pass here and fail in every binary)."""
+    used to pass here and fail in every binary). config.py checks the keys as numbers."""
+    assert all(f.kind in (runflags.WHOLE, runflags.NUMBER) for f in RUN_FLAGS if f.config_key)
     write(project / "benchlab.toml", "[run]\nsamples = 2000000\n")
     with pytest.raises(UserError) as error:
         load_config()
