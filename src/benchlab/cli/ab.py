@@ -21,7 +21,7 @@ from benchlab.config import MAX_SEED, draw_seed
 from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, check_time_limit, default_time_limit
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
-from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
+from benchlab.judging.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
 from benchlab.measuring.remeasure import decider
 from benchlab.cli.common import (FiniteFloatRange, config_of, junit_option, note, quiet_option, rounds_progress,
                                  rounds_time_option, summary_option)

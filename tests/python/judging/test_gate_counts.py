@@ -1,4 +1,4 @@
-"""`gate --judge counts` (statistics/basis.py, measuring/gate.py): each benchmark judged on
+"""`gate --judge counts` (statistics/basis.py, judging/gate.py): each benchmark judged on
 callgrind's exact counts where both runs have them, each counter at its own threshold, on time
 where only time can judge it (not counted, system-call bound), and every output saying which.
 The runs are stored here with set figures, as tests/python/measuring/test_gate.py's are."""
@@ -9,11 +9,12 @@ import pytest
 
 from benchlab.config import load_config
 from benchlab.errors import ExitCode, UserError
-from benchlab.measuring import gate, remeasure
+from benchlab.judging import gate
+from benchlab.measuring import remeasure
 from benchlab.measuring.ab import Pair
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.measuring.runner import Unit
-from benchlab.measuring.sides import compare_sides
+from benchlab.judging.sides import compare_sides
 from benchlab.measuring.targets import Target
 from benchlab.output import junit
 from benchlab.output.comparisons import answer_text

@@ -36,8 +36,8 @@ from benchlab.errors import UserError
 from benchlab.measuring import calibration, remeasure
 from benchlab.measuring import context as run_context
 from benchlab.measuring.ab import check_time_limit, default_time_limit
-from benchlab.measuring.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
-from benchlab.measuring.sides import compare_sides, context_differences
+from benchlab.judging.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
+from benchlab.judging.sides import compare_sides, context_differences
 from benchlab.deterministic import JUDGED_BY_DEFAULT
 from benchlab.statistics import basis, noise
 from benchlab.statistics.answer import Answer
