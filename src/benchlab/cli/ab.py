@@ -22,7 +22,7 @@ from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, check_time_
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.recording import sigterm_as_interrupt
 from benchlab.judging.judgment import INCONCLUSIVE_POLICIES, judge, remeasure_advice
-from benchlab.measuring.remeasure import decider
+from benchlab.judging.thresholds import Thresholds
 from benchlab.cli.common import (FiniteFloatRange, config_of, junit_option, note, quiet_option, rounds_progress,
                                  rounds_time_option, summary_option)
 from benchlab.errors import ExitCode, UserError
@@ -192,8 +192,8 @@ def command(context: click.Context, programs: tuple[str, ...], revs: tuple[str, 
              "the builds done before")
         with rounds_progress(time_limit, max_rounds, quiet) as progress:
             result = ABRun(runner, pairs, seed=seed, precision=precision / 100, time_limit=time_limit,
-                           max_rounds=max_rounds, duet=duet, floor=floor_fraction,
-                           decided=decider(lambda _: threshold, floor_fraction) if threshold is not None else None,
+                           max_rounds=max_rounds, duet=duet, floor_of=lambda _: floor_fraction,
+                           decided=Thresholds(floor_fraction, threshold).decider() if threshold is not None else None,
                            progress=progress.line, on_round=progress.round_done).run()
     if result.faults:
         for fault in result.faults:

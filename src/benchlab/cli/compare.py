@@ -23,6 +23,7 @@ from benchlab.judging import gate
 from benchlab.judging.judgment import INCONCLUSIVE_POLICIES, compare_advice
 from benchlab.statistics.basis import COUNTS, JUDGES, TIME
 from benchlab.judging.sides import compare_sides, context_differences
+from benchlab.judging.thresholds import Thresholds
 from benchlab.statistics.compare import INCONCLUSIVE
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import answer_text, render
@@ -50,7 +51,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     interval is below), or inconclusive."""
     config = config_of(context)
     opened = functools.cache(lambda: open_store(config, db_url))  # once, and only for a stored run
-    comparisons, side_a, side_b = compare_sides(config, a, b, opened, floor)
+    comparisons, side_a, side_b = compare_sides(a, b, opened, Thresholds.of(config, floor=floor))
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
     text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
                   width=terminal_width(sys.stdout))
