@@ -104,7 +104,7 @@ def report_target(directory: Path) -> Callable:
         run_id = store.begin_run(["benchlab", "run", case[2]], report.platforms, {})
         store.add_unit(run_id, report.records, report.faults)
         store.finish_run(run_id, "failed", 1)
-        page = build(store, [str(run_id)], None, directory / "report", floors={}, default_floor=0.01).read_text()
+        page = build(store, [str(run_id)], None, directory / "report").read_text()
         assert _printable_lines(page)
         store.delete_run(run_id)
     target.__name__ = "fuzz_report_names"

@@ -95,7 +95,7 @@ def test_the_report_page_shows_names_escaped(tmp_path):
     store.add_unit(run_id, report.records, [])
     store.finish_run(run_id, "complete", 0)
     assert store.load_run(run_id)[1][0].bench == NASTY  # stored exactly: only display escapes
-    page = build(store, [str(run_id)], None, tmp_path / "report", floors={}, default_floor=0.01).read_text()
+    page = build(store, [str(run_id)], None, tmp_path / "report").read_text()
     assert only_printable(page.replace("\n", ""))
     assert NASTY_SHOWN in page
 

@@ -1,7 +1,7 @@
 """Pieces shared by the subcommands: config, database, output, the click options more than
 one command takes. A command module imports this module and the entry point
 (cli/__init__.py), never another command module: what two commands share that is not
-click's lives below cli/ (output/ci.py, measuring/calibration.py, measuring/sides.py)."""
+click's lives below cli/ (output/ci.py, measuring/calibration.py, judging/sides.py)."""
 from __future__ import annotations
 
 import math

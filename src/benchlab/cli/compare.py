@@ -1,8 +1,8 @@
 """`benchlab compare A B` and `benchlab gate`: what got faster or slower, with a stated confidence.
 
 A and B are stored runs (an id, `latest`, -N) or result files of any format benchlab
-reads. The sides are loaded and compared by measuring/sides.py, the gate judged by
-measuring/gate.py; this module reads the flags, prints the table (output/comparisons.py),
+reads. The sides are loaded and compared by judging/sides.py, the gate judged by
+judging/gate.py; this module reads the flags, prints the table (output/comparisons.py),
 writes the CI outputs (output/ci.py) and exits with the answer.
 """
 from __future__ import annotations
@@ -20,10 +20,11 @@ from benchlab import deterministic
 from benchlab.errors import ExitCode, UserError
 from benchlab.formats.registry import COMPARISON_FORMATS
 from benchlab.output.exporters.json import document_text
-from benchlab.measuring import gate
-from benchlab.measuring.judgment import INCONCLUSIVE_POLICIES, compare_advice
+from benchlab.judging import gate
+from benchlab.judging.judgment import INCONCLUSIVE_POLICIES, compare_advice
 from benchlab.statistics.basis import COUNTS, JUDGES, TIME
-from benchlab.measuring.sides import compare_sides, context_differences
+from benchlab.judging.sides import compare_sides, context_differences
+from benchlab.judging.thresholds import Thresholds
 from benchlab.statistics.compare import INCONCLUSIVE
 from benchlab.output.ci import Outputs
 from benchlab.output.comparisons import answer_text, render
@@ -51,7 +52,7 @@ def compare_command(context: click.Context, a: str, b: str, output_format: str, 
     interval is below), or inconclusive."""
     config = config_of(context)
     opened = functools.cache(lambda: open_store(config, db_url))  # once, and only for a stored run
-    comparisons, side_a, side_b = compare_sides(config, a, b, opened, floor)
+    comparisons, side_a, side_b = compare_sides(a, b, opened, Thresholds.of(config, floor=floor))
     moves = bucket_moves(side_a.profile, side_b.profile) if side_a.profile and side_b.profile else []
     text = render(comparisons, side_a.label, side_b.label, output_format, context_differences(side_a, side_b),
                   width=terminal_width(sys.stdout))
@@ -144,7 +145,7 @@ def _counter_thresholds(values: tuple[str, ...]) -> dict[str, float]:
 
 
 def _regression_gate(config, request: gate.Request, db_url: str | None, output_format: str, quiet: bool):
-    """The answer of measuring/gate.py, printed: the table on stdout, the judgment's lines on
+    """The answer of judging/gate.py, printed: the table on stdout, the judgment's lines on
     stderr (always: --quiet silences the notes on the way only)."""
     sides_stored = not (Path(request.baseline).is_file() and Path(request.run).is_file())
     store = open_store(config, db_url) if sides_stored else None

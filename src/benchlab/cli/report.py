@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from benchlab.cli.common import config_of, db_option, open_store
+from benchlab.judging.thresholds import Thresholds
 from benchlab.output.htmlreport import DEFAULT_HISTORY_RUNS, build, check_out
 from benchlab.percent import Percent
 
@@ -40,11 +41,9 @@ def command(context: click.Context, run_ids: tuple[str, ...], baseline: str | No
     config = config_of(context)
     store = open_store(config, db_url)
     try:
-        # As the gate: a benchmark's own [gate.max_regression] of benchlab.toml wins over the flag.
-        threshold_of = None if max_regression is None else (
-            lambda bench: config.max_regressions.get(bench, max_regression / 100))
-        index = build(store, list(run_ids), baseline, out, floors=config.noise_floors,
-                      default_floor=config.noise_floor, history_limit=history_limit, threshold_of=threshold_of)
+        # As the gate: a benchmark's own floor and threshold of benchlab.toml win over the flag.
+        index = build(store, list(run_ids), baseline, out, history_limit=history_limit,
+                      thresholds=Thresholds.of(config, max_regression=max_regression))
     finally:
         store.close()
     click.echo(str(index))

@@ -102,12 +102,12 @@ def check_time_limit(time_limit: float, benchmarks_per_pair: list[int], flag: st
 
 class ABRun:
     def __init__(self, runner: Runner, pairs: list[Pair], *, seed: int, precision: float, time_limit: float,
-                 max_rounds: int, duet: bool, floor: float, progress: Callable[[str], None] = lambda _: None,
+                 max_rounds: int, duet: bool, floor_of: Callable[[str], float], progress: Callable[[str], None] = lambda _: None,
                  decided: Callable[[tuple, float, float], bool] | None = None, drop_failing: bool = False,
                  clock: Callable[[], float] = time.monotonic, on_round: Callable[[int], None] = lambda _: None):
         self.runner, self.pairs = runner, pairs
         #: Whether a figure's interval (key, low, high) is decided: the gate's and `ab
-        #: --max-regression`'s verdict against the threshold (remeasure.decider). A decided
+        #: --max-regression`'s verdict against its row's limit (judging/thresholds.py). A decided
         #: figure is measured no more: its binary's later processes run only the undecided
         #: benchmarks (--filter), so the rounds go where the answer is missing. Without it,
         #: rounds stop once every interval is within `precision`.
@@ -120,7 +120,9 @@ class ABRun:
         self.failed: dict[str, str] = {}
         self.rng = random.Random(seed)
         self.precision, self.time_limit, self.max_rounds = precision, time_limit, max_rounds
-        self.duet, self.floor, self.progress = duet, floor, progress
+        #: A benchmark's noise floor by its name (judging/thresholds.py), for the rows' Comparisons.
+        self.floor_of = floor_of
+        self.duet, self.progress = duet, progress
         #: Told the rounds so far after each round (a progress bar's step); `progress` gets a line every 10.
         self.on_round = on_round
         #: per (pair name, record key, platform): the ratio of each round
@@ -261,7 +263,7 @@ class ABRun:
             a_figure, b_figure = paired_figures(a_medians, ratio)
             result.append(Comparison(key=key, platform=platform, unit=self.units[(name, key, platform)],
                                      a=a_figure, b=b_figure, program=name,
-                                     ratio=ratio, low=low, high=high, floor=self.floor,
+                                     ratio=ratio, low=low, high=high, floor=self.floor_of(key[0]),
                                      scope=paired_scope(PAIRED_ROUNDS, len(self.ratios)),
                                      processes=(len(ratios), len(ratios)),
                                      rounds=(list(a_medians), list(b_medians))))

@@ -10,7 +10,7 @@ consecutive differences (all of them count, as degrees of freedom too): the medi
 rule of noise.estimate is for histories that may hold a change of the code.
 
 `calibrate_and_store` is the whole of `benchlab calibrate` but its table (cli/calibrate.py),
-and the gate's first calibration on a machine (measuring/gate.py).
+and the gate's first calibration on a machine (judging/gate.py).
 """
 from __future__ import annotations
 

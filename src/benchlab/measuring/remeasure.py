@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterator
 from benchlab.statistics import noise
 from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABRun, Pair, paired_scope
 from benchlab.measuring.build import Builder
-from benchlab.statistics.compare import INCONCLUSIVE, Comparison, verdict_of
+from benchlab.statistics.compare import Comparison
 from benchlab.config import Config, draw_seed
 from benchlab.errors import UserError
 from benchlab.measuring import trust
@@ -204,14 +204,6 @@ def _platform(config: Config, name: str, cache: dict[str, Platform]) -> Platform
     return cache[name]
 
 
-def decider(threshold_of: Callable[[str], float], floor: float = 0.0) -> Callable[[tuple, float, float], bool]:
-    """Whether a figure's interval is decided for the gate: its verdict is slower or not
-    slower (compare.verdict_of against the threshold, never below the noise floor)."""
-    def decided(key: tuple, low: float, high: float) -> bool:
-        return verdict_of(low, high, 1 + max(floor, threshold_of(key[0]))) != INCONCLUSIVE
-    return decided
-
-
 #: A gate's workspace is named WORKSPACE_PREFIX + its pid + "-" + mkdtemp's random part, so
 #: that a later gate can tell one whose gate is gone (killed by SIGKILL, which no handler sees).
 WORKSPACE_PREFIX = "benchlab-gate-"
@@ -266,19 +258,20 @@ def _running(pid: int) -> bool:
     return True
 
 
-def run(config: Config, pairs: list[Pair], *, threshold_of: Callable[[str], float], floor: float,
-        time_limit: float, seed: int | None = None,
+def run(config: Config, pairs: list[Pair], *, decided: Callable[[tuple, float, float], bool],
+        floor_of: Callable[[str], float], time_limit: float, seed: int | None = None,
         progress: Callable[[str], None] = lambda _: None,
         on_round: Callable[[int], None] = lambda _: None) -> tuple[list[Comparison], dict[str, str], int, float]:
-    """Measure the pairs interleaved until decided or `time_limit`: the comparisons (scope
-    names the method), the pairs that failed to run here (label -> why), the rounds, and
+    """Measure the pairs interleaved until every figure is `decided` (the gate's rule:
+    judging/thresholds.py) or `time_limit`: the comparisons (scope names the method; each
+    row's noise floor `floor_of` its benchmark), the pairs that failed to run here (label -> why), the rounds, and
     the seconds they took."""
     seed = seed if seed is not None else draw_seed()
     platforms = list({id(p.a.platform): p.a.platform for p in pairs}.values())
     options = RunOptions(timeout=config.timeout, seed=seed, time_limit=PROCESS_TIME_LIMIT_S)
     runner = Runner(config, platforms, options, Builder(config), lambda m: None)
     result = ABRun(runner, pairs, seed=seed, precision=0.0, time_limit=time_limit, max_rounds=10**6, duet=False,
-                   floor=floor, progress=progress, decided=decider(threshold_of, floor), drop_failing=True,
+                   floor_of=floor_of, progress=progress, decided=decided, drop_failing=True,
                    on_round=on_round).run()
     binaries = {pair.name: pair.a.target.name for pair in pairs}  # loop@native -> loop
     for comparison in result.comparisons:

@@ -2,9 +2,9 @@
 verdicts (`Judgment`), what a CI job is shown of it (`Answer`), and a row's verdict against
 its threshold in words (`row_answer`).
 
-Here, below the layers that use them: measuring/judgment.py reaches the judgment and
-measuring/gate.py the answer; output/comparisons.py, output/junit.py and output/ci.py
-render them, and need import nothing of measuring/ to do so.
+Here, below the layers that use them: judging/judgment.py reaches the judgment and
+judging/gate.py the answer; output/comparisons.py, output/junit.py and output/ci.py
+render them, and need import nothing of judging/ to do so.
 """
 from __future__ import annotations
 

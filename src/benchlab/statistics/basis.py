@@ -103,17 +103,16 @@ def _figure(rows: list[Comparison], counter: str) -> float | None:
 
 
 def judged_rows(comparisons: list[Comparison], found: dict[tuple, Basis], counter_thresholds: dict[str, float],
-                own_threshold: Callable[[str], float | None]) -> tuple[list[Comparison], list[Comparison]]:
+                counted_threshold: Callable[[str, str], float]) -> tuple[list[Comparison], list[Comparison]]:
     """(the rows judged, the rows not) under --judge counts, each judged row's basis set: a
-    benchmark judged on counts by its counted rows, each at its counter's threshold (a
-    benchmark's own threshold wins); one judged on time by its other rows, whose thresholds
-    are already set."""
+    benchmark judged on counts by its counted rows, each at `counted_threshold(bench, counter)`
+    (judging/thresholds.py: its counter's, unless the benchmark has its own); one judged on time
+    by its other rows, whose thresholds are already set."""
     judged, left = [], []
     for c in comparisons:
         basis = found[benchmark_of(c)]
         if basis.judged_on == COUNTS and c.deterministic and c.key[2] in counter_thresholds:
-            own = own_threshold(c.key[0])
-            c.threshold = own if own is not None else counter_thresholds[c.key[2]]
+            c.threshold = counted_threshold(c.key[0], c.key[2])
         elif not (basis.judged_on == TIME and not c.deterministic):
             left.append(c)
             continue

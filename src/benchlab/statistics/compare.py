@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Iterable
+from typing import Callable, Iterable
 
 from benchlab import stats
 from benchlab.statistics import noise
@@ -107,7 +107,7 @@ class Comparison:
     @property
     def limit(self) -> float:
         """1 + the slowdown that counts: the threshold, never below the noise floor."""
-        return 1 + max(self.floor, self.threshold or 0.0)
+        return limit_of(self.floor, self.threshold)
 
     @property
     def defined(self) -> bool:
@@ -138,6 +138,11 @@ class Comparison:
     def uninformative(self) -> bool:
         """An interval wider than the figure itself (uninformative_interval)."""
         return uninformative_interval(self.ratio, self.low, self.high)
+
+
+def limit_of(floor: float, threshold: float | None) -> float:
+    """1 + the slowdown that counts: `threshold` (None: none), never below the noise floor."""
+    return 1 + max(floor, threshold or 0.0)
 
 
 def verdict_of(low: float, high: float, limit: float) -> str:
@@ -221,12 +226,13 @@ def _process_part(relative_variance: float, processes: int,
 
 
 def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
-            floors: dict[str, float] | None = None, default_floor: float = DEFAULT_NOISE_FLOOR,
+            floor_of: Callable[[str], float] = lambda _: DEFAULT_NOISE_FLOOR,
             levels: dict[tuple, noise.RunLevel] | None = None, family: bool = False,
             shown_levels: tuple[dict | None, dict | None] = (None, None)) -> list[Comparison]:
     """Every (benchmark, param, counter, sweep value, platform) both runs measured, in A's order.
 
-    `floors` maps a benchmark name to its own noise floor (benchlab.toml); `levels` the
+    `floor_of` gives a benchmark's noise floor by its name (judging/thresholds.py: its own in
+    benchlab.toml, else the command's); `levels` the
     spread between runs on B's machine (Store.run_levels), by B's figure. `family`: the
     intervals hold together at 99% (sequential.family_level), for a judgment of every row at
     once (the gate): stored figures are one look of the stopping rule (sequential.py), so
@@ -236,7 +242,7 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
     figures: an outlier process they tell is left out here too, so that both commands print
     one figure for one run (they printed 276 and 292.9 ns, issue 37).
     """
-    floors, levels = floors or {}, levels or {}
+    levels = levels or {}
     b_by_key = {(r.key, r.platform): r for r in _as_shown(list(records_b), shown_levels[1]) if _measured(r)}
     pairs = []
     for a in _as_shown(list(records_a), shown_levels[0]):
@@ -258,7 +264,7 @@ def compare(records_a: Iterable[Record], records_b: Iterable[Record], *,
         result.append(Comparison(
             key=a.key, platform=a.platform, unit=a.unit, a=a.median, b=b.median, program=b.binary,
             ratio=ratio, low=low, high=high,
-            floor=0.0 if deterministic else floors.get(a.bench, default_floor), scope=scope,
+            floor=0.0 if deterministic else floor_of(a.bench), scope=scope,
             processes=(a.figures.processes, b.figures.processes), deterministic=deterministic,
             system_calls=_system_calls(b) if _system_calls(b) is not None else _system_calls(a)))
     attribute_causes(result)

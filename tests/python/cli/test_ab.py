@@ -2,6 +2,8 @@ import json
 import subprocess
 from xml.etree import ElementTree
 
+import pytest
+
 from conftest import write
 
 
@@ -186,3 +188,20 @@ def test_ab_runs_short_processes_unless_the_user_sets_the_time_limit(project, be
     own = (project / "b.sh.args").read_text().splitlines()[4:]
     assert len(own) == 4 and all([a for a in line.split() if a.startswith("--time-limit")] == ["--time-limit=0.05"]
                                  for line in own)
+
+
+def test_ab_judges_a_benchmark_at_its_own_floor_and_threshold_as_compare_and_the_gate_do(project, benchlab):
+    # issue 39: compare and gate judged Read at its own 50%, ab at 1% and 2%
+    write(project / "benchlab.toml", "[compare.noise_floors]\nRead = 50\n[gate.max_regression]\nRead = 40\n")
+    for name, value in (("a.sh", 240), ("b.sh", 288)):  # B 20% slower
+        write(project / name, f"#!/bin/sh\nprintf 'Read\\t1\\t100\\t{value}\\n'\nprintf 'Write\\t1\\t100\\t{value}\\n'\n",
+              executable=True)
+    result = benchlab("ab", "a.sh", "b.sh", "--max-rounds", "6", "--max-regression", "2", "--format", "json")
+    assert result.exit_code == 3, result.stderr
+    rows = {row["test"]: row for row in json.loads(result.stdout)["comparisons"]}
+    # json's threshold is the slowdown that counts: the larger of floor and threshold
+    assert (rows["Read"]["noise_floor"], rows["Read"]["verdict"]) == (0.5, "not slower")
+    assert (rows["Write"]["noise_floor"], rows["Write"]["verdict"]) == (0.01, "slower")
+    assert (rows["Read"]["threshold"], rows["Write"]["threshold"]) == (pytest.approx(0.5), pytest.approx(0.02))
+    assert [line for line in result.stderr.splitlines() if line.startswith("regression: ")] == [
+        line for line in result.stderr.splitlines() if line.startswith("regression: Write/1 on native: ")]

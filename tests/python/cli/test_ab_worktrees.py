@@ -1,4 +1,4 @@
-"""`ab --rev`'s worktrees (issue 31): git missing or failing is one error, and the worktrees
+"""`ab --rev`'s worktrees (issue 31, measuring/revisions.py): git missing or failing is one error, and the worktrees
 go away on SIGTERM as on Ctrl-C."""
 import os
 import signal
@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from benchlab.cli import ab
+from benchlab.measuring import revisions
 from benchlab.errors import UserError
 from conftest import write
 
@@ -49,7 +49,7 @@ def test_a_failing_git_worktree_add_is_one_error_naming_what_git_said(project, b
 def test_sigterm_removes_the_worktrees_and_ends_as_ctrl_c(project):
     git = repository(project)
     with pytest.raises(KeyboardInterrupt):
-        with ab.worktrees(project, ("HEAD", "HEAD")) as paths:
+        with revisions.worktrees(project, ("HEAD", "HEAD")) as paths:
             assert worktree_count(git) == 3 and all(path.is_dir() for path in paths)
             os.kill(os.getpid(), signal.SIGTERM)
             signal.sigtimedwait([], 0)  # a bytecode boundary after delivery: the handler has run

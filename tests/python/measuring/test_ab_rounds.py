@@ -4,10 +4,10 @@ import itertools
 import random
 from types import SimpleNamespace
 
+from benchlab.judging.thresholds import Thresholds
 from benchlab.measuring.ab import MIN_ROUNDS, ABRun, Pair
 from benchlab.statistics.sequential import LOOKS, Rule
 from benchlab.records import Fault, Record
-from benchlab.measuring.remeasure import decider
 from benchlab.measuring.runner import UnitResult
 
 
@@ -51,8 +51,8 @@ class StandIn:
 
 
 def run(runner, pairs, threshold=0.02, limit=60.0, clock=None):
-    return ABRun(runner, pairs, seed=1, precision=0.0, time_limit=limit, max_rounds=200, duet=False, floor=0.01,
-                 decided=decider(lambda bench: threshold), drop_failing=True,
+    return ABRun(runner, pairs, seed=1, precision=0.0, time_limit=limit, max_rounds=200, duet=False, floor_of=lambda _: 0.01,
+                 decided=Thresholds(max_regression=threshold).decider(), drop_failing=True,
                  **({"clock": clock} if clock else {})).run()
 
 
@@ -97,7 +97,7 @@ def test_a_foreign_binary_is_run_whole():
     runner = StandIn({"a": {"fast_change": 100.0, "on_edge": 100.0}, "b": {"fast_change": 110.0, "on_edge": 102.0}},
                      spread=0.02)
     result = ABRun(runner, [Pair("suite", unit("a", "gbench"), unit("b", "gbench"))], seed=1, precision=0.0,
-                   time_limit=60, max_rounds=20, duet=False, floor=0.01, decided=decider(lambda bench: 0.02)).run()
+                   time_limit=60, max_rounds=20, duet=False, floor_of=lambda _: 0.01, decided=Thresholds(max_regression=0.02).decider()).run()
     assert set(runner.filters["a"]) == {None} and result.rounds > MIN_ROUNDS
 
 
@@ -107,7 +107,7 @@ def test_the_time_limit_is_read_from_the_injected_clock():
     ticks = itertools.count()
     runner = StandIn({"a2": 100.0, "b2": 102.0}, spread=0.02)
     result = ABRun(runner, [pair("two", "a2", "b2")], seed=1, precision=0.0, time_limit=10, max_rounds=200,
-                   duet=False, floor=0.01, clock=lambda: float(next(ticks))).run()
+                   duet=False, floor_of=lambda _: 0.01, clock=lambda: float(next(ticks))).run()
     assert result.rounds == 10 and result.seconds == 11.0
 
 
@@ -139,7 +139,7 @@ def test_the_intervals_of_many_rows_hold_together():
     figures = {f"row{k}": 100.0 for k in range(10)}
     runner = StandIn({"a": figures, "b": figures}, spread=0.02)
     result = ABRun(runner, [pair("suite", "a", "b")], seed=1, precision=0.0, time_limit=60, max_rounds=30,
-                   duet=False, floor=0.01).run()
+                   duet=False, floor_of=lambda _: 0.01).run()
     assert family_level(10) == 0.999 and family_level(1) == 0.99
     level = look_levels(10, looks=(6, 9, 14, 21, 31))[-1]  # the last look: max_rounds (30) takes the place of 31
     assert Rule(10, 30).level_at(30) == level and 0.999 < level < 1 - 0.001 / 5  # tighter than one look, looser than Bonferroni
@@ -166,7 +166,7 @@ def test_the_a_and_b_columns_divide_to_the_paired_ratio():
     from benchlab.output.comparisons import render
     runner = SlowPhases({"a": 100.0, "b": 97.0})
     result = ABRun(runner, [pair("p", "a", "b")], seed=1, precision=0.0, time_limit=60, max_rounds=12,
-                   duet=False, floor=0.01).run()
+                   duet=False, floor_of=lambda _: 0.01).run()
     [c] = result.comparisons
     a_rounds, b_rounds = c.rounds
     assert max(a_rounds) > 250 and sum(a_rounds) / len(a_rounds) > 130  # the slow rounds are in A's mean
@@ -183,12 +183,12 @@ def test_with_a_threshold_precision_does_not_stop_an_undecided_row():
     # out), where before they stopped at the precision (issue 36: exit 4 after 4 s of 30 s).
     runner = StandIn({"a": 100.0, "b": 102.0})
     result = ABRun(runner, [pair("p", "a", "b")], seed=1, precision=0.01, time_limit=60, max_rounds=40,
-                   duet=False, floor=0.01, decided=decider(lambda bench: 0.02)).run()
+                   duet=False, floor_of=lambda _: 0.01, decided=Thresholds(max_regression=0.02).decider()).run()
     assert result.rounds == 40
     # Without a threshold the same rounds stop at the first look within the precision (5%).
     runner = StandIn({"a": 100.0, "b": 102.0})
     result = ABRun(runner, [pair("p", "a", "b")], seed=1, precision=0.05, time_limit=60, max_rounds=40,
-                   duet=False, floor=0.01).run()
+                   duet=False, floor_of=lambda _: 0.01).run()
     assert result.rounds == LOOKS[0]
 
 
@@ -198,7 +198,7 @@ def test_decisions_are_taken_only_at_looks_and_a_decided_row_keeps_its_interval(
     runner = StandIn({"a": {"fast_change": 100.0, "on_edge": 100.0}, "b": {"fast_change": 110.0, "on_edge": 102.0}},
                      spread=0.02)
     result = ABRun(runner, [Pair("suite", unit("a", "gbench"), unit("b", "gbench"))], seed=1, precision=0.0,
-                   time_limit=60, max_rounds=50, duet=False, floor=0.01, decided=decider(lambda bench: 0.02)).run()
+                   time_limit=60, max_rounds=50, duet=False, floor_of=lambda _: 0.01, decided=Thresholds(max_regression=0.02).decider()).run()
     by_name = {c.key[0]: c for c in result.comparisons}
     decided_at = len(by_name["fast_change"].rounds[0])
     assert decided_at in LOOKS and result.rounds == 50 and len(by_name["on_edge"].rounds[0]) == 50

@@ -33,7 +33,7 @@ def store(tmp_path):
 
 
 def write_report(store, tmp_path, *runs, baseline=None) -> Path:
-    return build(store, list(runs), baseline, tmp_path / "report", floors={}, default_floor=0.01)
+    return build(store, list(runs), baseline, tmp_path / "report")
 
 
 def pages_of(index: Path) -> list[Path]:
@@ -289,7 +289,7 @@ def test_the_summary_counts_the_gates_verdicts_and_lists_what_regressed(store, t
     index = write_report(store, tmp_path, baseline="main")
     html = index.read_text()
     run_b = store.load_run(second)
-    found = compare(store.load_run(first)[1], run_b[1], default_floor=0.01,
+    found = compare(store.load_run(first)[1], run_b[1],
                     levels=store.run_levels(second, run_b[0]["context"]))
     counts = {v: sum(1 for c in found if c.verdict == v) for v in ("slower", "not slower", "inconclusive")}
     assert counts == {"slower": 4, "not slower": 2, "inconclusive": 4}  # as regression_records made them

@@ -45,7 +45,7 @@ def browser():
 def report(tmp_path) -> Path:
     store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     history(store)  # runs 1-10: 8 with a level shift, hostile names, workloads, a sweep; 2 profiles
-    index = build(store, ["latest"], None, tmp_path / "report", floors={}, default_floor=0.01)
+    index = build(store, ["latest"], None, tmp_path / "report")
     store.close()
     return index
 
@@ -158,7 +158,7 @@ def spiky_report(tmp_path) -> Path:
     # Eight buckets: a legend of two rows or more, which must not land on the axis title.
     profile_run(store, {f"bucket number {i}": 12.5 for i in range(8)}, "2026-11-24T12:40:00Z")
     store_run(store, spiky_records() + workload_records(), ["native", "wasm"], "ef" * 20, "2026-11-24T12:44:38.9995Z")
-    index = build(store, ["latest"], None, tmp_path / "spiky", floors={}, default_floor=0.01)
+    index = build(store, ["latest"], None, tmp_path / "spiky")
     store.close()
     return index
 
@@ -313,7 +313,7 @@ def check_run_ticks(chart: dict) -> None:
 def regression_report(tmp_path) -> Path:
     store = open_store(f"sqlite:///{tmp_path / 'regression.db'}")
     baseline_and_regression(store)
-    index = build(store, ["latest"], "main", tmp_path / "regression", floors={}, default_floor=0.01)
+    index = build(store, ["latest"], "main", tmp_path / "regression")
     store.close()
     return index
 
@@ -395,7 +395,7 @@ def test_the_first_screen_holds_the_verdicts_and_the_history(browser, tmp_path, 
     fill, baseline, on_screen = STORES[name]
     store = open_store(f"sqlite:///{tmp_path / 'results.db'}")
     fill(store)
-    index = build(store, [], baseline, tmp_path / "report", floors={}, default_floor=0.01)
+    index = build(store, [], baseline, tmp_path / "report")
     store.close()
     page, seen = open_drawn(browser, index)
     assert [m for m in seen["messages"] if m.split(":")[0] in ("error", "warning", "pageerror")] == []

@@ -68,7 +68,7 @@ def test_three_verdicts_against_the_threshold_never_below_the_noise_floor():
     assert tiny.low > 1 and tiny.verdict == NOT_SLOWER and not tiny.changed
     tiny.threshold = 0.0  # a threshold under the floor does not lower it
     assert tiny.limit == 1.01 and tiny.verdict == NOT_SLOWER
-    [tiny_own_floor] = compare(base, run([100.5, 100.6, 100.4, 100.55, 100.45]), floors={"b": 0.001})
+    [tiny_own_floor] = compare(base, run([100.5, 100.6, 100.4, 100.55, 100.45]), floor_of={"b": 0.001}.get)
     assert tiny_own_floor.verdict == SLOWER
     # Processes that spread by 3%: the interval of a 2% change reaches both sides of 1.01
     [spread] = compare(base, run([98.0, 106.0, 100.0, 104.0, 102.0]))
@@ -148,10 +148,10 @@ def test_a_a_runs_of_a_two_level_process_raise_about_one_alarm_in_a_hundred():
     def alarm(c):
         return c.verdict == SLOWER or c.faster  # at threshold 0, an interval that excludes 1
 
-    alarms = sum(alarm(compare(run(one_run(1.0)), run(one_run(1.0)), default_floor=0)[0]) for _ in range(1000))
-    seen = sum(compare(run(one_run(1.0)), run(one_run(1.05)), default_floor=0)[0].verdict == SLOWER
+    alarms = sum(alarm(compare(run(one_run(1.0)), run(one_run(1.0)), floor_of=lambda _: 0)[0]) for _ in range(1000))
+    seen = sum(compare(run(one_run(1.0)), run(one_run(1.05)), floor_of=lambda _: 0)[0].verdict == SLOWER
                for _ in range(200))
-    half = sum(compare(run(one_run(1.0)), run(one_run(1.02)), default_floor=0)[0].verdict == SLOWER
+    half = sum(compare(run(one_run(1.0)), run(one_run(1.02)), floor_of=lambda _: 0)[0].verdict == SLOWER
                for _ in range(200))
     assert alarms <= 25  # 1% expected; Welch's df is approximate
     assert seen >= 190 and 40 <= half <= 160

@@ -16,10 +16,11 @@ import shlex
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from benchlab import __version__
 from benchlab.errors import UserError
+from benchlab.judging.thresholds import Thresholds
 from benchlab.output.htmlreport import page, pages, sections, summary
 from benchlab.output.htmlreport.history import history_runs
 from benchlab.output.htmlreport.runs import (DEFAULT_HISTORY_RUNS, StoredRun, check_not_empty, load, load_default,
@@ -50,12 +51,11 @@ def check_out(out: Path) -> None:
                         "give a directory you can write") from None
 
 
-def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floors: dict[str, float],
-          default_floor: float, history_limit: int = DEFAULT_HISTORY_RUNS,
-          threshold_of: Callable[[str], float] | None = None) -> Path:
+def build(store, run_texts: list[str], baseline: str | None, out: Path, *,
+          thresholds: Thresholds = Thresholds(), history_limit: int = DEFAULT_HISTORY_RUNS) -> Path:
     """Write the report of `run_texts` (as `show` names runs; none: the latest run with
-    measurements) into `out`; the path of index.html. `threshold_of` gives a benchmark's
-    --max-regression (a fraction) to judge at, as the gate; None: the noise floor, as compare."""
+    measurements) into `out`; the path of index.html. `thresholds`: each row's noise floor and
+    threshold (judging/thresholds.py; without --max-regression the floor alone, as compare)."""
     check_not_empty(store)
     notes: list[str] = []
     if run_texts:
@@ -71,7 +71,7 @@ def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floor
     latest = max(subjects, key=lambda s: s.id)
     # The history up to the anchor: a profile stored after the run shown is still in Profiles.
     history = history_runs(store, anchor, history_limit)
-    judged = Judged(floors, default_floor, threshold_of)
+    judged = Judged(thresholds)
     pages, found_summary = _pages(subjects, reference, latest, history, judged, store.load_profile)
     found_summary.notes[:0] = notes
     context = {
@@ -84,18 +84,17 @@ def build(store, run_texts: list[str], baseline: str | None, out: Path, *, floor
 
 @dataclasses.dataclass
 class Judged:
-    """How comparisons are judged: the noise floors, and the gate's thresholds if given."""
+    """How comparisons are judged: each row at its noise floor and threshold."""
 
-    floors: dict[str, float]
-    default_floor: float
-    threshold_of: Callable[[str], float] | None = None
+    thresholds: Thresholds
+
+    @property
+    def default_floor(self) -> float:
+        """The floor of a benchmark without its own: the changes chart's band."""
+        return self.thresholds.default_floor
 
     def compare(self, before: StoredRun, after: StoredRun) -> list:
-        found = sections.comparisons(before, after, self.floors, self.default_floor)
-        if self.threshold_of is not None:
-            for c in found:
-                c.threshold = self.threshold_of(c.key[0])
-        return found
+        return self.thresholds.judge(sections.comparisons(before, after, self.thresholds.floor_of))
 
 
 def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, latest: StoredRun,

@@ -175,11 +175,11 @@ def platform_ratios(stored: StoredRun, bars: list[RatioBar], new_id: ChartIds) -
 
 # -- changes against a baseline (or the first run given) ----------------------------------------
 
-def comparisons(reference: StoredRun, stored: StoredRun, floors: dict[str, float],
-                default_floor: float) -> list[comparing.Comparison]:
-    """benchlab compare's rows of `stored` against `reference` (the summary and the section share them)."""
-    return comparing.compare(reference.records, stored.records, floors=floors, default_floor=default_floor,
-                             levels=stored.levels)
+def comparisons(reference: StoredRun, stored: StoredRun,
+                floor_of: Callable[[str], float]) -> list[comparing.Comparison]:
+    """benchlab compare's rows of `stored` against `reference` (the summary and the section share them),
+    each at its benchmark's noise floor (`floor_of`)."""
+    return comparing.compare(reference.records, stored.records, floor_of=floor_of, levels=stored.levels)
 
 
 def changes(reference_label: str, stored: StoredRun, found: list[comparing.Comparison], default_floor: float,

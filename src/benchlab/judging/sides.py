@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from benchlab.config import Config
 from benchlab.errors import UserError
 from benchlab.formats.importing import read_results
+from benchlab.judging.thresholds import Thresholds
 from benchlab.records import Record
 from benchlab.statistics.compare import Comparison, compare
 
@@ -52,15 +52,15 @@ def load_side(text: str, store_opener: Callable[[], Any]) -> Side:
                 store.load_profile(run["id"]))
 
 
-def compare_sides(config: Config, a_text: str, b_text: str, store_opener: Callable[[], Any],
-                  floor: float | None, family: bool = False) -> tuple[list[Comparison], Side, Side]:
-    """B held against A, per benchmark both have, at the noise floor `floor` (percent; None:
-    benchlab.toml's); an error when they have neither a benchmark nor a profile in common.
+def compare_sides(a_text: str, b_text: str, store_opener: Callable[[], Any], thresholds: Thresholds,
+                  family: bool = False) -> tuple[list[Comparison], Side, Side]:
+    """B held against A, per benchmark both have, each row at its floor and threshold
+    (`thresholds`); an error when they have neither a benchmark nor a profile in common.
     `family`: the rows' intervals hold together (the gate judges them at once)."""
     a, b = load_side(a_text, store_opener), load_side(b_text, store_opener)
-    comparisons = compare(a.records, b.records, floors=config.noise_floors,
-                          default_floor=(floor / 100) if floor is not None else config.noise_floor,
+    comparisons = compare(a.records, b.records, floor_of=thresholds.floor_of,
                           levels=b.levels or a.levels, family=family, shown_levels=(a.levels, b.levels))
+    thresholds.judge(comparisons)
     if not comparisons and not (a.profile and b.profile):
         raise UserError(f"{a.label} and {b.label} have no benchmark in common",
                         "compare runs of the same programs (benchlab show RUN lists what a run has)")

@@ -1,4 +1,4 @@
-"""`gate --judge counts` (statistics/basis.py, measuring/gate.py): each benchmark judged on
+"""`gate --judge counts` (statistics/basis.py, judging/gate.py): each benchmark judged on
 callgrind's exact counts where both runs have them, each counter at its own threshold, on time
 where only time can judge it (not counted, system-call bound), and every output saying which.
 The runs are stored here with set figures, as tests/python/measuring/test_gate.py's are."""
@@ -9,11 +9,13 @@ import pytest
 
 from benchlab.config import load_config
 from benchlab.errors import ExitCode, UserError
-from benchlab.measuring import gate, remeasure
+from benchlab.judging import gate
+from benchlab.measuring import remeasure
 from benchlab.measuring.ab import Pair
 from benchlab.measuring.platforms import resolve_platforms
 from benchlab.measuring.runner import Unit
-from benchlab.measuring.sides import compare_sides
+from benchlab.judging.sides import compare_sides
+from benchlab.judging.thresholds import Thresholds
 from benchlab.measuring.targets import Target
 from benchlab.output import junit
 from benchlab.output.comparisons import answer_text
@@ -261,7 +263,7 @@ def test_only_pairs_that_time_a_benchmark_judged_on_time_are_run_again(store, pr
                             iterations=1000, platform="callgrind", binary="o",
                             reported={"process": p, "deterministic": True, "system_calls": 0.0}) for p in range(2)]
     stored(store, mixed + only_counted), stored(store, mixed + only_counted)
-    comparisons, _, _ = compare_sides(config, "1", "2", lambda: store, None, family=True)
+    comparisons, _, _ = compare_sides("1", "2", lambda: store, Thresholds.of(config, max_regression=2), family=True)
     found = basis.bases(comparisons, gate.counter_thresholds(config, gate.Request(run="2", baseline="1")))
 
     def pair(binary, platform):
@@ -273,8 +275,10 @@ def test_only_pairs_that_time_a_benchmark_judged_on_time_are_run_again(store, pr
     assert lines == ["counts of k@callgrind judged as stored: callgrind counts the same on every run",
                      "o@native not re-measured: every benchmark of it is judged on counts"]
     assert gate.on_counts(found) == {"cpu", "other"}
-    rule = gate._undecided_only(lambda bench: 0.02, gate.on_counts(found))
-    assert (rule("cpu"), rule("syscall")) == (float("inf"), 0.02)
+    # a benchmark judged on counts is decided at once; one judged on time at its threshold
+    decided = Thresholds.of(config, max_regression=2).decider(gate.on_counts(found))
+    assert decided(("cpu", None, "time", None), 0.5, 1.5) and not decided(("syscall", None, "time", None), 1.0, 1.03)
+    assert decided(("syscall", None, "time", None), 1.0, 1.015)
 
 
 def test_the_command_passes_its_flags_to_the_judgment(store, project, benchlab):

@@ -1,4 +1,4 @@
-"""The gate's judgment without its command (measuring/gate.py): a small store of runs whose
+"""The gate's judgment without its command (judging/gate.py): a small store of runs whose
 figures are set here, judged by `judge_gate` directly. The plan, the fallbacks to stored
 figures, the threshold rule, the first calibration's decision and the no-baseline answer;
 the re-measurement of real binaries is tests/python/measuring/test_remeasure.py's."""
@@ -9,7 +9,8 @@ import pytest
 
 from benchlab.config import load_config
 from benchlab.errors import ExitCode, UserError
-from benchlab.measuring import calibration, gate, trust
+from benchlab.judging import gate
+from benchlab.measuring import calibration, trust
 from benchlab.measuring import context as run_context
 from benchlab.records import Record
 from benchlab.statistics import noise

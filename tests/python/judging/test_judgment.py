@@ -2,8 +2,8 @@
 import pytest
 
 from benchlab.errors import ExitCode
-from benchlab.measuring import judgment
-from benchlab.measuring.judgment import judge, remeasure_advice, stored_advice
+from benchlab.judging import judgment
+from benchlab.judging.judgment import judge, remeasure_advice, stored_advice
 from benchlab.statistics.compare import BETWEEN_PROCESSES, Comparison
 
 

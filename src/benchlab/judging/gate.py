@@ -16,10 +16,11 @@ The steps, in order:
 5. **The comparison** of the stored figures (sides.py), then the **re-measurement** of the
    pairs in interleaved rounds until every row is decided or the time is up; its rows
    replace the stored ones.
-6. **The threshold rule**: a benchmark's own `[gate.max_regression]` wins over the flag.
-   Under `--judge counts` (statistics/basis.py) a benchmark both runs counted under callgrind
-   is judged on its counts, each at its counter's threshold, and only the benchmarks judged on
-   time are re-measured (step 5): counts are exact as stored.
+6. **The threshold rule** (thresholds.py, as every command's): a benchmark's own
+   `[gate.max_regression]` and `[compare.noise_floors]` win over the flags. Under `--judge
+   counts` (statistics/basis.py) a benchmark both runs counted under callgrind is judged on its
+   counts, each at its counter's threshold (its own still wins), and only the benchmarks judged
+   on time are re-measured (step 5): counts are exact as stored.
 7. **The judgment** (judgment.py): slower fails (3), inconclusive is never a pass (4),
    with what would decide the undecided rows.
 """
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 from pathlib import Path
 from typing import Any, Callable, ContextManager
 
@@ -36,8 +36,9 @@ from benchlab.errors import UserError
 from benchlab.measuring import calibration, remeasure
 from benchlab.measuring import context as run_context
 from benchlab.measuring.ab import check_time_limit, default_time_limit
-from benchlab.measuring.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
-from benchlab.measuring.sides import compare_sides, context_differences
+from benchlab.judging.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
+from benchlab.judging.sides import compare_sides, context_differences
+from benchlab.judging.thresholds import Thresholds
 from benchlab.deterministic import JUDGED_BY_DEFAULT
 from benchlab.statistics import basis, noise
 from benchlab.statistics.answer import Answer
@@ -111,6 +112,8 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         notes.append(line)
 
     remeasured, time_limit = None, request.time_limit
+    counts = counter_thresholds(config, request) if request.judge == basis.COUNTS else {}
+    thresholds = Thresholds.of(config, floor=request.floor, max_regression=request.max_regression, counters=counts)
     with remeasure.workspace() as directory:
         plan = remeasure_plan(config, store, request, directory, say) if request.remeasure and store else None
         if plan is not None and plan.pairs:
@@ -120,24 +123,21 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
         if plan is None or plan.fallbacks or not plan.pairs:
             calibrate_first_time(config, store, request.run, listener)
         # every row judged at once: the stored figures' intervals hold together, as re-measured ones do
-        comparisons, side_a, side_b = compare_sides(config, request.baseline, request.run, lambda: store,
-                                                    request.floor, family=True)
-        counts = counter_thresholds(config, request) if request.judge == basis.COUNTS else {}
+        comparisons, side_a, side_b = compare_sides(request.baseline, request.run, lambda: store, thresholds,
+                                                    family=True)
         found = basis.bases(comparisons, counts) if counts else {}
         if plan is not None and plan.pairs and found:
             for line in keep_pairs_for_time(plan, comparisons, found):
                 say(line)
         if plan is not None and plan.pairs:
-            remeasured = remeasure_rows(config, comparisons, plan, request, time_limit, listener,
+            remeasured = remeasure_rows(config, comparisons, plan, thresholds, time_limit, listener,
                                         on_counts=on_counts(found))
             comparisons = remeasured.comparisons
     for line in fallback_notes(plan, request):
         say(line)
-    rule = threshold_of(config, request)
-    for c in comparisons:
-        c.threshold = rule(c.key[0])
     if found:
-        comparisons, left = basis.judged_rows(comparisons, found, counts, config.max_regressions.get)
+        comparisons, left = basis.judged_rows(
+            comparisons, found, counts, lambda bench, counter: thresholds.row(bench, counter=counter).threshold)
         for line in basis.notes(found, counts, left):
             say(line)
     judgment = judge(comparisons, command="gate", inconclusive=request.inconclusive,
@@ -147,11 +147,6 @@ def judge_gate(config: Config, store, request: Request, listener: Listener = Lis
     return Answer("gate", f"{side_b.label} against {held}", side_a.label, side_b.label, comparisons, judgment,
                   request.inconclusive, context_differences(side_a, side_b), notes,
                   remeasured.seconds if remeasured else 0.0)
-
-
-def threshold_of(config: Config, request: Request) -> Callable[[str], float]:
-    """A benchmark's threshold (a fraction): its own [gate.max_regression], else the flag's."""
-    return lambda bench: config.max_regressions.get(bench, request.max_regression / 100)
 
 
 def counter_thresholds(config: Config, request: Request) -> dict[str, float]:
@@ -303,31 +298,24 @@ def fallback_notes(plan: remeasure.Plan | None, request: Request) -> list[str]:
     return [] if request.remeasure else ["stored figures only (--no-remeasure)"]
 
 
-def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasure.Plan, request: Request,
+def remeasure_rows(config: Config, comparisons: list[Comparison], plan: remeasure.Plan, thresholds: Thresholds,
                    time_limit: float, listener: Listener, on_counts: set[str] = frozenset()) -> Remeasured:
     """The stored comparisons with every row the pairs measure replaced by its re-measured
-    one; a pair that fails to run here joins the plan's fallbacks. A benchmark in `on_counts`
-    is judged on its counts (--judge counts): its time, judged by nothing, counts as decided
-    at once (an endless threshold), so the rounds measure it no more."""
-    default_floor = request.floor / 100 if request.floor is not None else config.noise_floor
+    one, judged at its floor and threshold; a pair that fails to run here joins the plan's
+    fallbacks. A benchmark in `on_counts` is judged on its counts (--judge counts): its time,
+    judged by nothing, counts as decided at once, so the rounds measure it no more."""
     labels = ", ".join(pair.name for pair in plan.pairs)
     listener.note(f"re-measuring {labels} against the baseline's binaries: at most {time_limit:g} s of rounds "
                   f"(--time), less once every row is decided")
     with listener.rounds(time_limit) as progress:
         measured, failed, rounds, seconds = remeasure.run(
-            config, plan.pairs, threshold_of=_undecided_only(threshold_of(config, request), on_counts),
-            floor=default_floor,
+            config, plan.pairs, decided=thresholds.decider(on_counts), floor_of=thresholds.floor_of,
             time_limit=time_limit, progress=progress.line, on_round=progress.round_done)
     plan.fallbacks.update(failed)
-    for c in measured:
-        c.floor = config.noise_floors.get(c.key[0], default_floor)
-    attribute_causes(measured)
+    attribute_causes(measured)  # at the noise floor, as compare's stored rows
+    thresholds.judge(measured)
     again = {(c.key, c.platform) for c in measured}
     return Remeasured(measured + [c for c in comparisons if (c.key, c.platform) not in again], rounds, seconds)
-
-
-def _undecided_only(rule: Callable[[str], float], on_counts: set[str]) -> Callable[[str], float]:
-    return lambda bench: math.inf if bench in on_counts else rule(bench)
 
 
 def benchmark_counts(store, run: str, plan: remeasure.Plan) -> list[int]:
