@@ -19,6 +19,24 @@ from benchlab.records import CONTENTION_FIELDS, Contention, Record
 BUSY_SHARE = 0.05
 
 
+def mostly_preempted(record: Record) -> bool:
+    """Whether most of a time record's rounds were preempted and, by the header's rule
+    (BL__MIN_UNPREEMPTED_PCT), kept: its figure is then the busy machine's, not the code's.
+    (When fewer were preempted the header left them out, and `left_out` says how many.)"""
+    lost = record.contention
+    if record.counter != "time" or lost is None or lost.preempted is None or lost.left_out:
+        return False
+    return 2 * lost.preempted > len(record.samples)
+
+
+def is_busy(record: Record) -> bool:
+    """Whether a figure is the busy machine's: a combined one that says so (combine.py keeps
+    its preempted processes when too few others remain), or one process's mostly preempted."""
+    if record.figures.busy:
+        return True
+    return "processes" not in record.reported and mostly_preempted(record)
+
+
 def summed(contentions: Iterable[Contention | None]) -> Contention | None:
     """The sum of several records' contention, field by field; a field stays None when any
     record lacks it (a sum over part of the processes would read as the whole)."""
