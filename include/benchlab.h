@@ -1918,7 +1918,17 @@ static void bl__difference_figures(bl__result *r, double loop_median) {
     free(d);
 }
 
-/* Preempted rounds kept (most were, bl__leaves_out_preempted): the samples measured the
+/* Whether a series kept preempted rounds (most were, bl__leaves_out_preempted) because
+   the machine was busy: then the kernel also switched it out involuntarily, at least once
+   for every BL__BUSY_ROUNDS_PER_SWITCH preempted rounds. A body that wakes a partner (a
+   pipe round trip) waits for a CPU after every wake-up, so its rounds read as preempted on
+   a quiet machine too, but it is seldom switched out: those rounds are its figure. */
+#define BL__BUSY_ROUNDS_PER_SWITCH 2
+static int bl__busy_kept(const bl__result *r) {
+    return r->preempted && !r->left_out && r->involuntary_switches * BL__BUSY_ROUNDS_PER_SWITCH >= r->preempted;
+}
+
+/* Preempted rounds kept on a busy machine (bl__busy_kept): the samples measured the
    busy machine, and their interval says only how busy it was. Widen it down to the median
    of the rounds that were not preempted, or with none to the lowest sample, so that it
    covers what the machine gave when nothing was taken away as well as under the load
@@ -1961,7 +1971,7 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
     r->loop_share = o->subtract ? bl__loop_share(r->raw.median, overhead.median) : 0;
     bl__net_samples(r, r->samples, r->loop_share, net);
     bl_compute_stats(net, r->count, &r->stats);
-    if (r->preempted && !r->left_out) bl__widen_for_preempted(r, net);
+    if (bl__busy_kept(r)) bl__widen_for_preempted(r, net);
     r->zero = r->subtracted && bl__floor_at_zero(&r->stats);
     if (r->baseline_samples) {
         r->compared_to = baseline->instance->bench->name;

@@ -130,6 +130,7 @@ static void check_widen(void) {
 
     widen_rounds(&r, samples, preempted, 1);
     r.instance = &in;
+    r.involuntary_switches = 30; /* a busy machine: switched out in the preempted rounds */
     bl__leave_out_preempted(&r);
     TU_CHECK(r.preempted == 30 && r.left_out == 0, "30 of 40 preempted are kept: %lu, %lu left out",
              (unsigned long)r.preempted, (unsigned long)r.left_out);
@@ -142,9 +143,18 @@ static void check_widen(void) {
     TU_CHECK(strstr(row, "kept: most were; the interval reaches the unpreempted rounds' figure") != NULL,
              "the table's note: \"%s\"", row);
 
+    widen_rounds(&r, samples, preempted, 1);
+    r.instance = &in;
+    r.involuntary_switches = 3; /* a pipe round trip: waited after every wake-up, seldom switched out */
+    bl__leave_out_preempted(&r);
+    bl__time_figures(&r, NULL, &o);
+    TU_CHECK(!r.widened && r.stats.median_ci_low > 300, "a partner's wake-ups are not a busy machine: [%g, ...]",
+             r.stats.median_ci_low);
+
     widen_rounds(&r, samples, preempted, 0);
     samples[7] = 120;
     r.instance = &in;
+    r.involuntary_switches = 40;
     bl__leave_out_preempted(&r);
     bl__time_figures(&r, NULL, &o);
     TU_CHECK(r.stats.median_ci_low == 120, "every round preempted: down to the lowest sample 120, got %g",

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 from typing import Any
 
-from benchlab.output.figures import (LEGEND, MARK_OVERLAP, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, figure_interval,
+from benchlab.output.figures import (LEGEND, MARK_OVERLAP, WORKLOAD_FORMAT, figure_interval,
                                      format_value, overlaps, own_marks, spread_text)
 from benchlab.statistics import compare
 from benchlab.statistics.compare import uninformative_interval
@@ -34,6 +34,13 @@ EMPTY = "empty"              # nothing: the benchmark did not run on that platfo
 #: processes' cv), the interval alone, or the figure alone (its marks still say ? when it is
 #: uncertain). A table narrowed to a terminal's width (output/fitting.py) drops the cv first.
 SPREAD_FULL, SPREAD_INTERVAL, SPREAD_NONE = "full", "interval", "none"
+
+
+#: A ratio to the first platform whose 99% interval bounds nothing, in place of its digits
+#: (short: at 80 columns the figures' intervals must still fit; the legend explains it).
+RATIO_UNKNOWN = "ratio ?"
+RATIO_UNKNOWN_LEGEND = (f"({RATIO_UNKNOWN})  the ratio to the first platform has a 99% interval as wide as the "
+                        "ratio itself: it bounds nothing, so no digits are given (`benchlab stats` shows both figures)")
 
 
 @dataclasses.dataclass
@@ -99,7 +106,7 @@ class Cell:
             value += f" [{format_value(figures.min)}–{format_value(figures.max)}]"
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
         if self.ratio is not None and self.ratio_uninformative:
-            ratio = f" (ratio {UNINFORMATIVE_WORD})"
+            ratio = f" ({RATIO_UNKNOWN})"
         stands = ""
         if self.failed_processes:
             processes = figures.processes

@@ -143,6 +143,9 @@ def timed_process(k: int, centre: float, preempted: int, rounds: int = 20, inter
 def test_mostly_preempted_is_most_rounds_kept_preempted():
     assert contention.mostly_preempted(timed_process(0, 297, preempted=11))
     assert not contention.mostly_preempted(timed_process(0, 297, preempted=10))  # half is not most
+    partner = timed_process(0, 297, preempted=20)
+    partner.reported["involuntary_switches"] = 2  # a pipe round trip: waits after each wake-up, seldom switched out
+    assert not contention.mostly_preempted(partner)
     left = timed_process(0, 297, preempted=4)
     left.reported["left_out"] = 4  # the header left them out: the figure is the unpreempted rounds'
     assert not contention.mostly_preempted(left)

@@ -8,7 +8,7 @@ from benchlab.output.figures import (LEGEND, MARK_MODES, NOISE_THRESHOLD, UNINFO
                                      half_width_text, modes_text, preempted_text)
 from benchlab.output.scaling import ScalingPoint, scaling
 from benchlab.statistics.compare import uninformative_interval
-from benchlab.output.table import SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
+from benchlab.output.table import RATIO_UNKNOWN_LEGEND, SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
 
 #: A cell's note longer than this ("not supported: <the binary's reason>") becomes a
 #: numbered footnote under the table, so one reason cannot widen a table to 180 columns.
@@ -135,6 +135,8 @@ def legend_lines(table: Table, intervals: bool = True) -> list[str]:
                      "benchlab calibrate, gives for the figure's kind of kernel)")
         if any(s.processes < 2 for s in summaries):
             lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")
+    if any(cell.ratio_uninformative for row in table.rows for cell in row.cells.values()):
+        lines.append(RATIO_UNKNOWN_LEGEND)
     if any(UNINFORMATIVE_WORD in cell.text for row in table.rows for cell in row.cells.values()
            if cell.record is not None):
         lines.append(f"{UNINFORMATIVE_WORD}  the interval is as wide as the figure or wider (+-100% or more: from 0 "
