@@ -188,6 +188,12 @@ class Summary(NamedTuple):
     process_medians: tuple[float, ...] = ()
     #: Indexes into process_medians of the processes left out of the figure as outliers.
     outlier_processes: tuple[int, ...] = ()
+    #: Indexes into process_medians of the processes left out of the figure because most of
+    #: their rounds were preempted and kept (statistics/contention.py, mostly_preempted).
+    preempted_processes: tuple[int, ...] = ()
+    #: Most rounds of (most of) its processes were preempted: the figure is the busy machine's,
+    #: and its interval reaches down to what the unpreempted rounds showed (formats.md, "Contention").
+    busy: bool = False
     between_sd: float | None = None
     between_cv: float | None = None
     #: The processes' own intervals do not all overlap.
@@ -224,7 +230,7 @@ _STORED_AS = {"interval": "median_ci", "raw_interval": "raw_median_ci"}
 FIELD_OF = {_STORED_AS.get(name, name): name for name in Summary._fields}
 #: Summary fields whose stored (JSON) form is a list.
 _READ_AS = {"interval": Interval._make, "raw_interval": Interval._make, "process_medians": tuple,
-            "outlier_processes": tuple, "modes": lambda modes: tuple(tuple(mode) for mode in modes)}
+            "outlier_processes": tuple, "preempted_processes": tuple, "modes": lambda modes: tuple(tuple(mode) for mode in modes)}
 
 
 #: What a record holds in memory beside its values, and per value (a float and its list

@@ -93,6 +93,82 @@ static void check_leave_out(void) {
              (unsigned long)g.r.preempted, (unsigned long)g.r.left_out, (unsigned long)g.r.count);
 }
 
+/* Most rounds preempted and kept: 40 rounds, every fourth (i % 4 == 1: 10 rounds, samples
+   100 + i, median 119) not preempted, the others 300 + i. The figure is the busy machine's,
+   and the interval reaches down to the unpreempted rounds' median; with none unpreempted,
+   down to the lowest sample (issue 38). */
+#define WIDEN_ROUNDS 40
+static void widen_rounds(bl__result *r, double *samples, unsigned char *preempted, int every_fourth_clean) {
+    static double overhead[WIDEN_ROUNDS];
+    static uint64_t iterations[WIDEN_ROUNDS];
+    size_t i;
+    memset(r, 0, sizeof *r);
+    for (i = 0; i < WIDEN_ROUNDS; i++) {
+        preempted[i] = !(every_fourth_clean && i % 4 == 1);
+        samples[i] = (preempted[i] ? 300 : 100) + (double)i;
+        overhead[i] = 1;
+        iterations[i] = 1000;
+    }
+    r->samples = samples;
+    r->overhead_samples = overhead;
+    r->sample_iterations = iterations;
+    r->sample_preempted = preempted;
+    r->count = WIDEN_ROUNDS;
+}
+
+static void check_widen(void) {
+    static const bl__bench bench = {"b", NULL, 0, NULL, NULL, 0, __FILE__, __LINE__, 0, NULL};
+    double samples[WIDEN_ROUNDS];
+    unsigned char preempted[WIDEN_ROUNDS];
+    bl__instance in;
+    bl__options o;
+    bl__result r;
+    char row[200];
+    memset(&in, 0, sizeof in);
+    in.bench = &bench;
+    memset(&o, 0, sizeof o); /* subtract off: the figures are the samples as measured */
+
+    widen_rounds(&r, samples, preempted, 1);
+    r.instance = &in;
+    r.involuntary_switches = 30; /* a busy machine: switched out in the preempted rounds */
+    bl__leave_out_preempted(&r);
+    TU_CHECK(r.preempted == 30 && r.left_out == 0, "30 of 40 preempted are kept: %lu, %lu left out",
+             (unsigned long)r.preempted, (unsigned long)r.left_out);
+    bl__time_figures(&r, NULL, &o);
+    TU_CHECK(r.stats.median > 300, "the figure of the kept rounds: %g", r.stats.median);
+    TU_CHECK(r.stats.median_ci_low == 119 && r.stats.median_ci_high > 300 && r.widened,
+             "the interval reaches the unpreempted rounds' median 119: [%g, %g]", r.stats.median_ci_low,
+             r.stats.median_ci_high);
+    bl__table_contention(row, sizeof row, &r);
+    TU_CHECK(strstr(row, "kept: most were; the interval reaches the unpreempted rounds' figure") != NULL,
+             "the table's note: \"%s\"", row);
+
+    widen_rounds(&r, samples, preempted, 1);
+    r.instance = &in;
+    r.involuntary_switches = 3; /* a pipe round trip: waited after every wake-up, seldom switched out */
+    bl__leave_out_preempted(&r);
+    bl__time_figures(&r, NULL, &o);
+    TU_CHECK(!r.widened && r.stats.median_ci_low > 300, "a partner's wake-ups are not a busy machine: [%g, ...]",
+             r.stats.median_ci_low);
+
+    widen_rounds(&r, samples, preempted, 0);
+    samples[7] = 120;
+    r.instance = &in;
+    r.involuntary_switches = 40;
+    bl__leave_out_preempted(&r);
+    bl__time_figures(&r, NULL, &o);
+    TU_CHECK(r.stats.median_ci_low == 120, "every round preempted: down to the lowest sample 120, got %g",
+             r.stats.median_ci_low);
+
+    widen_rounds(&r, samples, preempted, 0);
+    memset(preempted, 0, sizeof preempted);
+    r.instance = &in;
+    bl__leave_out_preempted(&r);
+    bl__time_figures(&r, NULL, &o);
+    TU_CHECK(!r.widened && r.stats.median_ci_low > 300, "a quiet run's interval is its own: [%g, ...]",
+             r.stats.median_ci_low);
+}
+
 /* The record's fields, written by the jsonl writer from a made-up result. */
 static void check_record(void) {
     static const bl__bench bench = {"b", NULL, 0, NULL, NULL, 0, __FILE__, __LINE__, 0, NULL};
@@ -271,6 +347,7 @@ int main(void) {
     check_rule();
     check_leave_out();
     check_record();
+    check_widen();
     check_calibration();
     check_short_samples();
     print_read_cost();

@@ -126,6 +126,12 @@ def figure_lines(figure: Record, processes: list[Record], width: int | None = No
     if outliers:
         spread += (f"; outlier (!, left out of the figure): process "
                    + ", ".join(str(measured[i].process) if i < len(measured) else str(i) for i in outliers))
+    if figures.preempted_processes:
+        spread += (f"; most rounds preempted (left out of the figure): process "
+                   + ", ".join(str(measured[i].process) if i < len(measured) else str(i)
+                               for i in figures.preempted_processes))
+    if figures.busy:
+        spread += "; busy (#): most rounds of most processes were preempted, and kept"
     if figures.raw_median is not None:
         lines.append(f"  raw           {format_value(figures.raw_median)} {unit}{_raw_note(figures)}")
     lines.append(f"  processes     {len(measured)}{spread}")

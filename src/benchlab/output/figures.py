@@ -1,13 +1,14 @@
 """Figures as the table judges them: each one's interval, its marks, and how it is written.
 
 A figure is one record per (test, param, counter, platform), the processes of a run
-combined (combine.py). The marks (~ ? ! ^) and their legend, the interval a figure is
+combined (combine.py). The marks (~ ? ! ^ #) and their legend, the interval a figure is
 judged by, and the text of numbers and percents are decided here, once, for every
 output: the text table, markdown, csv, json, `stats`, `history` and the HTML report.
 """
 from __future__ import annotations
 
 from benchlab.records import Interval, Record, Summary
+from benchlab.statistics import contention
 
 #: Below this many samples the 99% median interval is just [min, max] (formats.md), so
 #: it bounds nothing: such a value is marked uncertain.
@@ -19,6 +20,7 @@ MARK_OVERLAP = "~"
 MARK_NOISY = "?"
 MARK_DISAGREE = "!"
 MARK_MODES = "^"
+MARK_BUSY = "#"
 LEGEND = {
     MARK_OVERLAP: "99% CIs of the median overlap with the first platform's: the difference is not significant",
     MARK_NOISY: (f"uncertain: one process of fewer than {MIN_SAMPLES_FOR_CI} samples, or a 99% CI "
@@ -27,12 +29,26 @@ LEGEND = {
                     "between them): trust the +- of the rerun interval, not a single process"),
     MARK_MODES: ("its processes fall into two modes (each process in one state for its life): the figure is "
                  "their mix, and moves with it; the modes and their shares are under the table"),
+    MARK_BUSY: ("busy: most rounds of its processes were preempted and kept (the machine was busy throughout): "
+                "the figure is the loaded machine's, and its interval reaches down to what the unpreempted rounds "
+                "showed"),
 }
 
 
 def modes_text(figures: Summary) -> str:
     """`modes 160 (60%), 230 (40%)`: a figure's modes, low first; "" when it has none."""
     return ", ".join(f"{format_value(median)} ({share:.0%})" for median, share in figures.modes)
+
+
+def preempted_text(figures: Summary) -> str:
+    """`2 of 5 processes left out (most of their rounds were preempted: 1.52us, 1.61us)`; "" for none."""
+    left = figures.preempted_processes
+    if not left:
+        return ""
+    medians = ", ".join(format_value(figures.process_medians[i]) for i in left if i < len(figures.process_medians))
+    total = figures.processes + len(left) + len(figures.outlier_processes)
+    return (f"{len(left)} of {total} processes left out of the figure (most of their rounds were preempted, "
+            f"so they measured the busy machine: {medians})")
 
 
 #: The format of whole-command workloads (workloads.py): a few runs, shown with their range.
@@ -132,6 +148,16 @@ def is_noisy(record: Record) -> bool:
     if median == 0:
         return interval[1] != interval[0]
     return (interval[1] - interval[0]) / 2 > NOISE_THRESHOLD * abs(median)
+
+
+def own_marks(record: Record) -> str:
+    """The marks a figure carries by itself (all but ~, which compares it with another):
+    ? noisy, ! its processes disagree, ^ two modes, # the busy machine's."""
+    figures = record.figures
+    marks = MARK_NOISY if is_noisy(record) else ""
+    marks += MARK_DISAGREE if figures.disagree else ""
+    marks += MARK_MODES if figures.modes else ""
+    return marks + (MARK_BUSY if contention.is_busy(record) else "")
 
 
 def overlaps(a: Record, b: Record) -> bool:

@@ -6,7 +6,10 @@ each value and how close it is to perfect scaling from the smallest value swept.
 from __future__ import annotations
 
 import dataclasses
+import math
 
+from benchlab import stats
+from benchlab.output.figures import MARK_NOISY, NOISE_THRESHOLD, figure_interval, own_marks
 from benchlab.statistics.combine import figures
 from benchlab.measuring.instances import INSTANCES
 from benchlab.records import Record
@@ -17,6 +20,14 @@ class ScalingPoint:
     value: float
     throughput: float
     linearity: float
+    #: The throughput's 99% interval, from the figure's (a time's inverted; math.inf: no bound
+    #: above), None where the figure has none; and linearity's, from both throughputs'.
+    low: float | None = None
+    high: float | None = None
+    linearity_low: float | None = None
+    linearity_high: float | None = None
+    #: The marks of the figures it is made of (figures.own_marks: ? ! ^ #).
+    marks: str = ""
     #: `--sweep instances` only: the mean throughput of one copy (`throughput` being their sum),
     per_copy: float | None = None
     #: the copies that failed, when no round ran all N to the end (the sum is then not of N),
@@ -27,6 +38,38 @@ class ScalingPoint:
 
 #: Throughput units a sweep table can convert between, in operations per second.
 OPS_PER_SECOND = {"ops/s": 1.0, "ops/ms": 1e3, "ops/us": 1e6}
+
+
+def throughput_interval(record: Record) -> tuple[float, float] | None:
+    """The 99% interval of throughput_of's figure, in its unit: a time's interval inverted
+    (an interval reaching 0 ns has no bound above: math.inf); None without one."""
+    interval = figure_interval(record)
+    if interval is None or throughput_of(record) is None:
+        return None
+    if record.counter == "throughput":
+        return interval.low, interval.high
+    return 1e9 / interval.high if interval.high > 0 else 0.0, 1e9 / interval.low if interval.low > 0 else math.inf
+
+
+def linearity_interval(point: ScalingPoint, base: ScalingPoint) -> tuple[float, float] | None:
+    """Linearity's 99% interval: the relative (log) half-widths of the two throughputs added
+    in quadrature, as for a ratio of independent figures; None where either has no interval.
+    The smallest value's linearity is 1 by definition, exactly."""
+    if point is base:
+        return 1.0, 1.0
+    widths = [_log_half_width(p) for p in (point, base)]
+    if any(w is None for w in widths):
+        return None
+    half = math.hypot(*widths)
+    return point.linearity * math.exp(-half), point.linearity * math.exp(half)
+
+
+def _log_half_width(point: ScalingPoint) -> float | None:
+    if point.low is None or point.high is None or not point.throughput > 0:
+        return None
+    if point.low <= 0 or math.isinf(point.high):
+        return math.inf
+    return max(math.log(point.high / point.throughput), math.log(point.throughput / point.low))
 
 
 def throughput_of(record: Record) -> tuple[float, str] | None:
@@ -100,8 +143,10 @@ def scaling(table: Table) -> list[tuple[tuple, str, dict[str, list[ScalingPoint]
                 if figure is None:
                     continue
                 linearity = figure / ((value / values[0]) * base) if values[0] else float("nan")
-                points.append(ScalingPoint(value, figure, linearity))
-            curves[platform] = points
+                record = per_platform[platform][value]
+                low, high = _interval_in_unit(record, unit)
+                points.append(ScalingPoint(value, figure, linearity, low, high, marks=own_marks(record)))
+            curves[platform] = _with_linearity_intervals(points)
         if curves:
             result.append((key, unit, curves))
     return result
@@ -143,15 +188,46 @@ def instance_scaling(table: Table) -> list[tuple[tuple, str, dict[str, list[Scal
             base = points[0]
             for point in points:
                 point.linearity = point.throughput / ((point.value / base.value) * base.throughput)
-            curves[platform] = points
+            curves[platform] = _with_linearity_intervals(points)
         if curves:
             result.append((key, unit, curves))
     return result
 
 
+def _interval_in_unit(record: Record, unit: str) -> tuple[float | None, float | None]:
+    interval = throughput_interval(record)
+    if interval is None:
+        return None, None
+    own = throughput_of(record)[1]
+    return _in_unit((interval[0], own), unit), _in_unit((interval[1], own), unit)
+
+
+def _with_linearity_intervals(points: list[ScalingPoint]) -> list[ScalingPoint]:
+    for point in points:
+        found = linearity_interval(point, points[0])
+        if found is not None:
+            point.linearity_low, point.linearity_high = found
+    return points
+
+
+def _summed_interval(sums: list[float], copies: list[Record], unit: str) -> tuple[float | None, float | None]:
+    """The interval of a summed throughput: over several rounds, the interval a rerun of as
+    many rounds lands in (t * sd * sqrt(2/k), as statistics/combine.py's for processes);
+    with one round, the sum of its copies' own bounds."""
+    if len(sums) > 1:
+        mean = sum(sums) / len(sums)
+        sd = math.sqrt(sum((x - mean) ** 2 for x in sums) / (len(sums) - 1))
+        half = stats.t_quantile_99(len(sums) - 1) * sd * math.sqrt(2 / len(sums))
+        return max(0.0, mean - half), mean + half
+    bounds = [_interval_in_unit(record, unit) for record in copies]
+    if not bounds or any(low is None or high is None for low, high in bounds):
+        return None, None
+    return sum(low for low, _ in bounds), sum(high for _, high in bounds)
+
+
 def _copies_point(count: int, rounds: dict[tuple, list[Record]], unit: str) -> ScalingPoint | None:
     """Summed and per-copy throughput of `count` copies over the rounds that measured them."""
-    measured = []  # per round: the copies' throughputs, whether every copy ran, their overlap
+    measured = []  # per round: the copies' throughputs, whether every copy ran, their overlap, the copies
     for copies in rounds.values():
         figures = [_in_unit(throughput_of(record), unit) for record in copies]
         figures = [figure for figure in figures if figure is not None]
@@ -159,7 +235,7 @@ def _copies_point(count: int, rounds: dict[tuple, list[Record]], unit: str) -> S
             failed = sorted({k for r in copies for k in r.reported.get("failed_copies") or []})
             missing = sorted(set(range(count)) - {r.reported.get("copy") for r in copies})
             complete = len(figures) == count and not failed
-            measured.append((figures, complete, copy_overlap(copies), sorted({*failed, *missing})))
+            measured.append((figures, complete, copy_overlap(copies), sorted({*failed, *missing}), copies))
     if not measured:
         return None
     used = [m for m in measured if m[1]] or measured
@@ -167,9 +243,16 @@ def _copies_point(count: int, rounds: dict[tuple, list[Record]], unit: str) -> S
     every = [figure for m in used for figure in m[0]]
     overlaps = [m[2] for m in used if m[2] is not None]
     failed = sorted({k for m in used for k in m[3]})
+    low, high = _summed_interval(sums, used[0][4], unit)
+    # The copies' own marks but ?, which the summed figure's interval decides for itself.
+    marks = "".join(dict.fromkeys(mark for m in used for record in m[4] for mark in own_marks(record)
+                                  if mark != MARK_NOISY))
+    mean = sum(sums) / len(sums)
+    if low is None or high is None or (high - low) / 2 > NOISE_THRESHOLD * mean:
+        marks = MARK_NOISY + marks
     return ScalingPoint(
-        value=count, throughput=sum(sums) / len(sums), linearity=float("nan"), per_copy=sum(every) / len(every),
-        failed_copies=failed or None, overlap=min(overlaps) if overlaps else None)
+        value=count, throughput=mean, linearity=float("nan"), per_copy=sum(every) / len(every),
+        failed_copies=failed or None, overlap=min(overlaps) if overlaps else None, low=low, high=high, marks=marks)
 
 
 def copy_overlap(copies: list[Record]) -> float | None:

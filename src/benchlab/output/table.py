@@ -11,8 +11,10 @@ import dataclasses
 import functools
 from typing import Any
 
-from benchlab.output.figures import (LEGEND, MARK_DISAGREE, MARK_MODES, MARK_NOISY, MARK_OVERLAP, WORKLOAD_FORMAT,
-                              format_value, is_noisy, overlaps, spread_text)
+from benchlab.output.figures import (LEGEND, MARK_OVERLAP, WORKLOAD_FORMAT, figure_interval,
+                                     format_value, overlaps, own_marks, spread_text)
+from benchlab.statistics import compare
+from benchlab.statistics.compare import uninformative_interval
 from benchlab.statistics.combine import figures
 from benchlab.records import NOT_BUILT, Fault, Record
 
@@ -34,12 +36,22 @@ EMPTY = "empty"              # nothing: the benchmark did not run on that platfo
 SPREAD_FULL, SPREAD_INTERVAL, SPREAD_NONE = "full", "interval", "none"
 
 
+#: A ratio to the first platform whose 99% interval bounds nothing, in place of its digits
+#: (short: at 80 columns the figures' intervals must still fit; the legend explains it).
+RATIO_UNKNOWN = "ratio ?"
+RATIO_UNKNOWN_LEGEND = (f"({RATIO_UNKNOWN})  the ratio to the first platform has a 99% interval as wide as the "
+                        "ratio itself: it bounds nothing, so no digits are given (`benchlab stats` shows both figures)")
+
+
 @dataclasses.dataclass
 class Cell:
     platform: str
     record: Record | None = None
     fault: Fault | None = None
     ratio: float | None = None  # to the first platform's median
+    #: The ratio's 99% interval bounds nothing (as wide as the ratio: uninformative_interval),
+    #: so the cell says so instead of printing the ratio as if it were exact.
+    ratio_uninformative: bool = False
     marks: str = ""
     #: Processes of the run that failed for this cell's binary (the figure stands on the others).
     failed_processes: int = 0
@@ -93,6 +105,8 @@ class Cell:
             # A workload's few runs (3 by default) bound nothing statistically: show their range.
             value += f" [{format_value(figures.min)}–{format_value(figures.max)}]"
         ratio = f" ({self.ratio:.3f})" if self.ratio is not None else ""
+        if self.ratio is not None and self.ratio_uninformative:
+            ratio = f" ({RATIO_UNKNOWN})"
         stands = ""
         if self.failed_processes:
             processes = figures.processes
@@ -217,14 +231,10 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
                 row.iterations = cell.record.iterations
             if index > 0 and first is not None and first.supported and first.median:
                 cell.ratio = cell.record.median / first.median
+                cell.ratio_uninformative = _ratio_uninformative(first, cell.record)
                 if overlaps(first, cell.record):
                     cell.marks += MARK_OVERLAP
-            if is_noisy(cell.record):
-                cell.marks += MARK_NOISY
-            if cell.record.figures.disagree:
-                cell.marks += MARK_DISAGREE
-            if cell.record.figures.modes:
-                cell.marks += MARK_MODES
+            cell.marks += own_marks(cell.record)
     result = list(rows.values())
     process_faults = [f for f in faults if f.process is not None]
     for row in result:
@@ -256,6 +266,15 @@ def build_rows(platforms: list[str], records: list[Record], faults: list[Fault],
         if fault.platform in row.cells and row.cells[fault.platform].fault is None:
             row.cells[fault.platform].fault = fault
     return result
+
+
+def _ratio_uninformative(first: Record, other: Record) -> bool:
+    """Whether other/first's 99% interval (compare.ratio_interval, as the report's ratio
+    bars draw it) is as wide as the ratio: at load 22-31, 11 of 20 qemu cells (issue 38)."""
+    if not figure_interval(first) or not figure_interval(other):
+        return False  # no interval on a side: the ? mark says so
+    ratio, low, high, _ = compare.ratio_interval(first, other)
+    return uninformative_interval(ratio, low, high)
 
 
 def _processes(records: list[Record]) -> list[dict[str, Any]]:

@@ -156,13 +156,17 @@ def _process_entry(record: Record) -> dict[str, Any]:
     return entry
 
 
+#: A figure leaves out the processes whose rounds were mostly preempted only while at least
+#: this many others remain: fewer could not show the spread between processes.
+MIN_UNPREEMPTED_PROCESSES = 2
+
+
 def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel | None) -> dict[str, Any]:
-    # An outlier process (noise.outlier_processes) is marked, not allowed to set the figure
-    # and its width: it is left out of both, and its median stays listed.
-    outliers = noise.outlier_processes([float(m) for m in medians], level)
+    outliers, preempted, busy = _left_out(measured, medians, level)
+    left_out = set(outliers) | set(preempted)
     every = [r.figures for r in measured]
-    kept_figures = [f for i, f in enumerate(every) if i not in outliers]
-    kept = np.array([m for i, m in enumerate(medians) if i not in outliers], dtype=float)
+    kept_figures = [f for i, f in enumerate(every) if i not in left_out]
+    kept = np.array([m for i, m in enumerate(medians) if i not in left_out], dtype=float)
     count = len(kept)
     figure = float(kept.mean())
     summary: dict[str, Any] = {
@@ -174,28 +178,35 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
     }
     if outliers:
         summary["outlier_processes"] = outliers
+    if preempted:
+        summary["preempted_processes"] = preempted
+    if busy:
+        summary["busy"] = True
     if level is not None:
         summary["noise_source"] = noise.describe(level)
     _raw_figure(summary, kept_figures)
     # Figures of the distribution: the middle process's, so one odd process cannot move them.
     for key in MIDDLE_PROCESS:
-        values = [getattr(f, key) for f in every if getattr(f, key) is not None]
+        values = [getattr(f, key) for f in kept_figures if getattr(f, key) is not None]
         if values:
             summary[key] = statistics.median(values)  # np.median would import numpy.ma: 12 ms
     summary["min"] = min(figure if f.min is None else f.min for f in every)
     summary["max"] = max(figure if f.max is None else f.max for f in every)
     if count == 1:
-        return _one_process(summary, every[0], figure, level)
+        return _one_process(summary, kept_figures[0], figure, level)
     spread = float(kept.std(ddof=1))
     half, _ = noise.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
-    low = figure - half
     if level is not None:
         summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
-    found = modes.process_modes([float(m) for m in medians], [f.interval for f in every])
+    found = modes.process_modes([float(m) for i, m in enumerate(medians) if i not in preempted],
+                                [f.interval for i, f in enumerate(every) if i not in preempted])
     if found:
         summary["modes"] = [list(mode) for mode in found]
+    low, high = figure - half, figure + half
+    if busy:
+        low, high = _busy_interval(low, high, every)
     summary.update(
-        median_ci=[max(0.0, low) if _non_negative(every) else low, figure + half],
+        median_ci=[max(0.0, low) if _non_negative(every) else low, high],
         ci_scope=rerun_scope(level),
         between_sd=spread,
         between_cv=spread / figure if figure else None,
@@ -205,6 +216,36 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
         zero=all(f.zero for f in every),
     )
     return summary
+
+
+def _left_out(measured: list[Record], medians: np.ndarray,
+              level: noise.RunLevel | None) -> tuple[list[int], list[int], bool]:
+    """The processes left out of a figure and its width (their medians stay listed), as
+    (outliers, preempted, busy).
+
+    Preempted: most of its rounds were preempted and kept (contention.mostly_preempted), so
+    it measured the busy machine; at load 9 two of five such processes moved a 297 ns figure
+    to 853 ns (issue 38). Left out while MIN_UNPREEMPTED_PROCESSES others remain; with fewer,
+    none is, and the figure is `busy` (_busy_interval). An outlier (noise.outlier_processes)
+    lies beyond the machine's pooled process spread from the others."""
+    preempted = [i for i, r in enumerate(measured) if contention.mostly_preempted(r)]
+    busy = bool(preempted) and len(measured) - len(preempted) < MIN_UNPREEMPTED_PROCESSES
+    if busy:
+        preempted = []
+    candidates = [i for i in range(len(measured)) if i not in preempted]
+    outliers = [candidates[i] for i in noise.outlier_processes([float(medians[i]) for i in candidates], level)]
+    return outliers, preempted, busy
+
+
+def _busy_interval(low: float, high: float, every: list[Summary]) -> tuple[float, float]:
+    """A busy figure's interval: the rerun interval, widened to every process's own, each of
+    which the header widened down to the median of its unpreempted rounds (or its lowest
+    sample) when it kept its preempted ones: the interval then reaches what the machine
+    showed when it was not taken away, as well as what it showed under the load."""
+    for own in (f.interval for f in every):
+        if own:
+            low, high = min(low, own.low), max(high, own.high)
+    return low, high
 
 
 def _raw_figure(summary: dict[str, Any], kept: list[Summary]) -> None:

@@ -169,7 +169,7 @@ def uninformative_interval(figure: float, low: float, high: float) -> bool:
 def spread(record: Record) -> tuple[float, float, int]:
     """(figure, standard error of the figure, processes) of a combined record."""
     figures = record.figures
-    outliers = set(figures.outlier_processes)  # left out of the figure (combine.py)
+    outliers = set(figures.outlier_processes) | set(figures.preempted_processes)  # left out of the figure (combine.py)
     medians = [m for i, m in enumerate(figures.process_medians or [figures.median]) if i not in outliers]
     figure = float(figures.median)
     if len(medians) > 1:

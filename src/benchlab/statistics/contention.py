@@ -19,6 +19,35 @@ from benchlab.records import CONTENTION_FIELDS, Contention, Record
 BUSY_SHARE = 0.05
 
 
+#: The header's BL__BUSY_ROUNDS_PER_SWITCH: a machine busy enough to take rounds away also
+#: switches the benchmark out involuntarily, at least once per this many preempted rounds.
+BUSY_ROUNDS_PER_SWITCH = 2
+
+
+def mostly_preempted(record: Record) -> bool:
+    """Whether most of a time record's rounds were preempted and, by the header's rule
+    (BL__MIN_UNPREEMPTED_PCT), kept, on a busy machine: its figure is then the machine's
+    load, not the code's. (When fewer were preempted the header left them out, and
+    `left_out` says how many.) A body that wakes a partner (a pipe round trip) waits for a
+    CPU after every wake-up, so its rounds read as preempted on a quiet machine too; it is
+    seldom switched out involuntarily, and its kept rounds are its figure (the header's
+    bl__busy_kept)."""
+    lost = record.contention
+    if record.counter != "time" or lost is None or lost.preempted is None or lost.left_out:
+        return False
+    switched = lost.involuntary_switches
+    taken_away = switched is None or switched * BUSY_ROUNDS_PER_SWITCH >= lost.preempted
+    return 2 * lost.preempted > len(record.samples) and taken_away
+
+
+def is_busy(record: Record) -> bool:
+    """Whether a figure is the busy machine's: a combined one that says so (combine.py keeps
+    its preempted processes when too few others remain), or one process's mostly preempted."""
+    if record.figures.busy:
+        return True
+    return "processes" not in record.reported and mostly_preempted(record)
+
+
 def summed(contentions: Iterable[Contention | None]) -> Contention | None:
     """The sum of several records' contention, field by field; a field stays None when any
     record lacks it (a sum over part of the processes would read as the whole)."""

@@ -110,7 +110,8 @@ def test_the_name_is_cut_before_a_platform_is_hidden():
     at_50 = render(two_platform_table(), width=50)
     assert max(cell_len(line) for line in lines_of(at_50)) <= 50
     assert [word for word in heading_of(at_50) if word != "(ns)"] == ["TEST", "PARAM", "native", "wasm"]
-    assert table_lines(at_50)[6].startswith("sys_close_… ")
+    # (the wasm fs cells' ratios bound nothing: "(ratio ?)", one column wider than their digits)
+    assert table_lines(at_50)[6].startswith("sys_close… ")
     assert note(at_50) == ("(at 50 columns: ITERATIONS hidden, cv left out, intervals (+-h%, uninformative) left out, TEST cut; "
                            "widen the terminal or use --format json)")
 

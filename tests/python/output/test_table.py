@@ -326,3 +326,65 @@ def test_a_failed_copy_is_matched_to_the_records_by_its_copy_field_not_its_reaso
     assert row.cells["native"].failed_processes == 0
     [row] = Table(["native"], records, [whole_process]).rows
     assert row.cells["native"].failed_processes == 1 and row.cells["native"].text.endswith("processes]")
+
+
+# -- intervals and marks carried into sweeps and ratios (issue 38) --------------------------------
+
+def swept_samples(threads, samples, platform="native"):
+    return Record(bench="hash_map", param=threads, param_name="threads", counter="throughput", unit="ops/s",
+                  samples=list(samples), platform=platform, binary="hash_map",
+                  sweep={"flag": "threads", "value": str(threads)})
+
+
+def test_a_sweep_carries_each_throughputs_interval_and_a_linearity_interval_from_both():
+    records = [swept_samples(1, tight(20e6)), swept_samples(2, tight(30e6))]
+    [(_, _, curves)] = scaling(Table(["native"], records, []))
+    one, two = curves["native"]
+    for point, figure in ((one, records[0]), (two, records[1])):
+        interval = figure.figures.interval
+        assert (point.low, point.high) == (interval.low, interval.high)
+    assert (one.linearity_low, one.linearity_high) == (1.0, 1.0)  # 1 by definition
+    # log half-widths added in quadrature: wider than either side's, around 0.75
+    w1 = max(np.log(one.high / one.throughput), np.log(one.throughput / one.low))
+    w2 = max(np.log(two.high / two.throughput), np.log(two.throughput / two.low))
+    assert two.linearity_high == __import__("pytest").approx(0.75 * np.exp(np.hypot(w1, w2)))
+    assert two.linearity_low < 0.75 < two.linearity_high and np.hypot(w1, w2) > max(w1, w2)
+    text = EXPORTERS["table"](Table(["native"], records, []))
+    assert f"({two.linearity:.3f} [{two.linearity_low:.3f}, {two.linearity_high:.3f}])" in text
+
+
+def test_a_linearity_from_wide_throughputs_says_uninformative_and_carries_their_marks():
+    # the case issue 38 saw: a 0.084 linearity printed from throughputs of +-64-89%
+    wide = [swept_samples(1, np.linspace(2e6, 20e6, 30)), swept_samples(2, np.linspace(0.2e6, 6e6, 30))]
+    [(_, _, curves)] = scaling(Table(["native"], wide, []))
+    two = curves["native"][1]
+    assert MARK_NOISY in two.marks
+    text = EXPORTERS["table"](Table(["native"], wide, []))
+    assert "(linearity uninformative)?" in text
+
+
+def test_a_time_figures_interval_is_inverted_into_throughput():
+    record_ = Record(bench="b", param=None, samples=tight(100.0), platform="native", binary="b",
+                     sweep={"flag": "threads", "value": "1"})
+    from benchlab.output.scaling import throughput_interval
+    low, high = throughput_interval(record_)
+    interval = record_.figures.interval
+    assert (low, high) == (1e9 / interval.high, 1e9 / interval.low)
+
+
+def test_a_ratio_whose_interval_bounds_nothing_is_not_printed_as_exact():
+    wide = record("qemu", 800, samples=[10.0] * 15 + [1600.0] * 15)  # a median interval of [10, 1600]
+    report = Table(["native", "qemu"], [record("native", 200), wide], [])
+    cell = report.rows[0].cells["qemu"]
+    assert cell.ratio_uninformative and cell.text == "805 (ratio ?)~?"  # no digits of the ratio: 4.025
+    assert "(ratio ?)  the ratio to the first platform has a 99% interval as wide" in EXPORTERS["table"](report)
+    narrow = Table(["native", "qemu"], [record("native", 200), record("qemu", 800)], [])
+    assert narrow.rows[0].cells["qemu"].text == "800 (4.000)"
+
+
+def test_a_mostly_preempted_figure_is_marked_busy_with_a_legend():
+    busy = record("native", 300)
+    busy.reported.update(preempted=25, left_out=0, involuntary_switches=25, run_delay_ns=1e6, sampled_ns=2e6)
+    report = Table(["native"], [busy], [])
+    assert report.rows[0].cells["native"].marks.endswith("#")
+    assert "#  busy: most rounds of its processes were preempted" in EXPORTERS["table"](report)

@@ -124,3 +124,64 @@ def test_figures_with_short_samples_are_named_once_each():
     records[2].bench = "quiet"
     assert contention.short_samples_note(records).startswith("short samples: b on native: the machine was too busy")
     assert contention.short_samples_note([process(0)]) is None
+
+
+# -- processes most of whose rounds were preempted (issue 38) -----------------------------------
+
+def timed_process(k: int, centre: float, preempted: int, rounds: int = 20, interval=None) -> Record:
+    """Process k of a figure: `rounds` samples around `centre`, `preempted` of them preempted and
+    kept (left_out 0), as the header reports a process whose rounds were mostly preempted."""
+    samples = [centre * (1 + 0.001 * (i % 5 - 2)) for i in range(rounds)]
+    record = Record(bench="fnv1a_len", param=256, samples=samples, platform="native", binary="x", format="jsonl")
+    record.reported.update(process=k, preempted=preempted, left_out=0, involuntary_switches=preempted,
+                           run_delay_ns=1e6 * preempted, sampled_ns=1e8)
+    if interval is not None:  # the header's own interval (widened down to the unpreempted rounds)
+        record.summary["median_ci"] = list(interval)
+    return record
+
+
+def test_mostly_preempted_is_most_rounds_kept_preempted():
+    assert contention.mostly_preempted(timed_process(0, 297, preempted=11))
+    assert not contention.mostly_preempted(timed_process(0, 297, preempted=10))  # half is not most
+    partner = timed_process(0, 297, preempted=20)
+    partner.reported["involuntary_switches"] = 2  # a pipe round trip: waits after each wake-up, seldom switched out
+    assert not contention.mostly_preempted(partner)
+    left = timed_process(0, 297, preempted=4)
+    left.reported["left_out"] = 4  # the header left them out: the figure is the unpreempted rounds'
+    assert not contention.mostly_preempted(left)
+
+
+def test_preempted_processes_are_left_out_of_the_figure_and_listed():
+    # The case issue 38 measured: at load 9, two of five processes had most rounds preempted,
+    # and the mean of the five medians was 853 ns where the code costs 297 ns.
+    records = [timed_process(k, 297 + k, preempted=1) for k in range(3)]
+    records += [timed_process(3, 1500, preempted=15), timed_process(4, 1180, preempted=18)]
+    [combined] = combine(records)
+    figures = combined.figures
+    assert figures.preempted_processes == (3, 4)
+    assert figures.processes == 3 and not figures.busy
+    assert figures.median == pytest.approx(298, rel=1e-6)
+    assert figures.interval.high < 310  # the 1500 and 1180 ns processes move neither the figure nor its width
+    assert figures.process_medians[3] == pytest.approx(1500)  # still listed
+    assert not contention.is_busy(combined)
+
+
+def test_too_few_unpreempted_processes_make_a_busy_figure_whose_interval_reaches_them():
+    # one clean process of three: too few to leave the others out; each preempted process's
+    # own interval, widened by the header, reaches down to its unpreempted rounds' figure
+    records = [timed_process(0, 300, preempted=2, interval=(299, 301)),
+               timed_process(1, 1500, preempted=15, interval=(310, 1510)),
+               timed_process(2, 1200, preempted=17, interval=(305, 1210))]
+    [combined] = combine(records)
+    figures = combined.figures
+    assert figures.busy and figures.preempted_processes == ()
+    assert figures.median == pytest.approx(1000, rel=1e-3)
+    assert figures.interval.low <= 299  # reaches the unpreempted figure, whatever the rerun interval says
+    assert contention.is_busy(combined)
+
+
+def test_one_mostly_preempted_process_is_busy_alone():
+    assert contention.is_busy(Record(**{**timed_process(0, 300, preempted=15).__dict__,
+                                        "reported": {"preempted": 15, "left_out": 0}}))
+    assert not contention.is_busy(Record(**{**timed_process(0, 300, preempted=5).__dict__,
+                                            "reported": {"preempted": 5, "left_out": 0}}))

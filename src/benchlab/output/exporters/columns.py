@@ -5,9 +5,10 @@ from benchlab.statistics.combine import RERUN_WITH_PRIOR
 from benchlab.measuring.instances import INSTANCES
 from benchlab.records import NOT_BUILT, printable
 from benchlab.output.figures import (LEGEND, MARK_MODES, NOISE_THRESHOLD, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, format_value,
-                                     modes_text)
-from benchlab.output.scaling import scaling
-from benchlab.output.table import SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
+                                     half_width_text, modes_text, preempted_text)
+from benchlab.output.scaling import ScalingPoint, scaling
+from benchlab.statistics.compare import uninformative_interval
+from benchlab.output.table import RATIO_UNKNOWN_LEGEND, SPREAD_FULL, Cell, Row, SWEEP_ALIASES_OF_THREADS, Table
 
 #: A cell's note longer than this ("not supported: <the binary's reason>") becomes a
 #: numbered footnote under the table, so one reason cannot widen a table to 180 columns.
@@ -116,6 +117,10 @@ def legend_lines(table: Table, intervals: bool = True) -> list[str]:
               f"{cell.platform}: modes {modes_text(cell.record.figures)} of {cell.record.figures.processes} processes"
               for row in table.rows for cell in row.cells.values()
               if cell.record is not None and cell.record.figures.modes]
+    lines += [f"   {printable(row.test)}{'' if row.param is None else '/' + printable(str(row.param))} on "
+              f"{cell.platform}: {preempted_text(cell.record.figures)}"
+              for row in table.rows for cell in row.cells.values()
+              if cell.record is not None and cell.record.figures.preempted_processes]
     if not intervals:
         return lines
     summaries = [cell.record.figures for row in table.rows for cell in row.cells.values()
@@ -130,6 +135,8 @@ def legend_lines(table: Table, intervals: bool = True) -> list[str]:
                      "benchlab calibrate, gives for the figure's kind of kernel)")
         if any(s.processes < 2 for s in summaries):
             lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")
+    if any(cell.ratio_uninformative for row in table.rows for cell in row.cells.values()):
+        lines.append(RATIO_UNKNOWN_LEGEND)
     if any(UNINFORMATIVE_WORD in cell.text for row in table.rows for cell in row.cells.values()
            if cell.record is not None):
         lines.append(f"{UNINFORMATIVE_WORD}  the interval is as wide as the figure or wider (+-100% or more: from 0 "
@@ -211,10 +218,28 @@ def scaling_tables(table: Table) -> list[tuple[str, list[str], list[list[str]]]]
             row = [format_value(value)]
             for platform in table.platforms:
                 point = next((p for p in curves.get(platform, []) if p.value == value), None)
-                row.append("-" if point is None else f"{format_value(point.throughput)} ({point.linearity:.3f})")
+                row.append("-" if point is None else scaling_cell(point))
             rows.append(row)
         tables.append((printable(title), [printable(head) for head in [flag, *table.platforms]], rows))
     return tables
+
+
+def scaling_cell(point: ScalingPoint) -> str:
+    """`2.41e+06 +-3.1% (0.912 [0.88, 0.95])?`: a throughput with its interval, its linearity
+    with its own, and the marks of the figures it is made of; an interval that bounds nothing
+    is said in words (issue 38: a 0.084 linearity from throughputs of +-64-89% looked exact)."""
+    text = format_value(point.throughput)
+    if point.low is not None and point.high is not None and point.throughput:
+        text += " " + half_width_text(point.throughput, (point.low, point.high))
+    if point.linearity_low is None or point.linearity_high is None:
+        linearity = f"{point.linearity:.3f}"
+    elif point.linearity_low == point.linearity_high:
+        linearity = f"{point.linearity:.3f}"  # the smallest value's: 1 by definition
+    elif uninformative_interval(point.linearity, point.linearity_low, point.linearity_high):
+        linearity = f"linearity {UNINFORMATIVE_WORD}"
+    else:
+        linearity = f"{point.linearity:.3f} [{point.linearity_low:.3f}, {point.linearity_high:.3f}]"
+    return f"{text} ({linearity}){point.marks}"
 
 
 def _instance_tables(table: Table) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -241,7 +266,7 @@ def _instance_tables(table: Table) -> list[tuple[str, list[str], list[list[str]]
                 if point is None:
                     row += ["-", "-", "-"]
                     continue
-                summed = f"{format_value(point.throughput)} ({point.linearity:.3f})"
+                summed = scaling_cell(point)
                 if point.failed_copies:
                     failed = point.failed_copies
                     summed += f" [cop{'y' if len(failed) == 1 else 'ies'} {', '.join(map(str, failed))} of {value:g} failed]"

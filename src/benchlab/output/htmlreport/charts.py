@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from benchlab.output.figures import interval_bounds_text
+from benchlab.output.figures import UNINFORMATIVE_WORD, interval_bounds_text
 from benchlab import stats
 from benchlab.statistics import combine
 from benchlab.statistics.compare import row_name, uninformative_interval
@@ -281,6 +281,10 @@ def _process_boxes(processes: list, axes: dict[str, str], unit: str):
 
 # -- per suite: ratio bars against the first platform -------------------------------------------
 
+#: The hatching of a bar whose interval bounds nothing ("uninformative").
+UNINFORMATIVE_PATTERN = "/"
+
+
 @dataclasses.dataclass
 class RatioBar:
     binary: str
@@ -356,10 +360,13 @@ def ratios(chart_id: str, title: str, first: str, bars: list[RatioBar]) -> Chart
             "type": "bar", "name": text(f"{platform} ÷ {first}"), "base": 1,
             "x": [[text(bar.binary) for bar in mine], [text(bar.name) for bar in mine]],
             "y": [bar.ratio - 1 for bar in mine],
-            # An uninformative interval (down to 0) is said in the hover, not drawn.
+            # An uninformative interval (down to 0) is not drawn as a whisker, whose absence would
+            # read as exact: the bar is hatched and labelled instead, and the hover says why.
             "error_y": {"type": "data", "symmetric": False,
                         "array": [bar.high - bar.ratio if bar.informative else 0 for bar in mine],
                         "arrayminus": [bar.ratio - bar.low if bar.informative else 0 for bar in mine]},
+            "marker": {"pattern": {"shape": ["" if bar.informative else UNINFORMATIVE_PATTERN for bar in mine]}},
+            "text": ["" if bar.informative else UNINFORMATIVE_WORD for bar in mine], "textposition": "outside",
             "customdata": [[bar.ratio, _interval_words(bar)] for bar in mine],
             "hovertemplate": f"{text(platform)} ÷ {text(first)}: %{{customdata[0]:.3f}}× "
                              "%{customdata[1]}<extra></extra>"})
@@ -604,16 +611,21 @@ def scaling(chart_id: str, key: tuple, flag: str, unit: str, curves: dict[str, l
         xs = [p.value for p in points]
         # `--sweep instances`: the throughput is the copies' sum; hover gives one copy's too.
         copies = all(p.per_copy is not None for p in points)
-        data.append({"type": "scatter", "mode": "lines+markers", "name": text(platform), "legendgroup": text(platform),
-                     "x": xs, "y": [p.throughput for p in points], "line": {"color": colour},
-                     "customdata": [p.per_copy for p in points] if copies else None,
-                     "hovertemplate": f"{text(flag)} %{{x}}: %{{y:.4g}} {text(unit)}"
-                                      + (" (%{customdata:.4g} per copy)" if copies else "")
-                                      + f"<extra>{text(platform)}</extra>"})
-        data.append({"type": "scatter", "mode": "lines+markers", "name": text(platform), "legendgroup": text(platform),
-                     "showlegend": False, "x": xs, "y": [p.linearity for p in points], "xaxis": "x2", "yaxis": "y2",
-                     "line": {"color": colour, "dash": "dash"},
-                     "hovertemplate": f"{text(flag)} %{{x}}: linearity %{{y:.3f}}<extra>{text(platform)}</extra>"})
+        throughputs = [(p.throughput, p.low, p.high) for p in points]
+        linearities = [(p.linearity, p.linearity_low, p.linearity_high) for p in points]
+        data.append({"type": "scatter", "mode": "lines+markers+text", "name": text(platform),
+                     "legendgroup": text(platform), "x": xs, "y": [p.throughput for p in points],
+                     "line": {"color": colour}, **_point_intervals(throughputs),
+                     "customdata": [[p.per_copy, _bounds_words(*t), text(p.marks)] for p, t in zip(points, throughputs)],
+                     "hovertemplate": f"{text(flag)} %{{x}}: %{{y:.4g}} {text(unit)} %{{customdata[1]}}"
+                                      + (" (%{customdata[0]:.4g} per copy)" if copies else "")
+                                      + f" %{{customdata[2]}}<extra>{text(platform)}</extra>"})
+        data.append({"type": "scatter", "mode": "lines+markers+text", "name": text(platform),
+                     "legendgroup": text(platform), "showlegend": False, "x": xs, "y": [p.linearity for p in points],
+                     "xaxis": "x2", "yaxis": "y2", "line": {"color": colour, "dash": "dash"},
+                     **_point_intervals(linearities), "customdata": [_bounds_words(*t) for t in linearities],
+                     "hovertemplate": f"{text(flag)} %{{x}}: linearity %{{y:.3f}} %{{customdata}}"
+                                      f"<extra>{text(platform)}</extra>"})
     # A log axis ticked at the swept values themselves (1, 2, 4, ... or 1, 3, 6): doubling is a step.
     swept = sorted({p.value for points in curves.values() for p in points})
     axis = {"title": {"text": text(flag)}, "type": "log", "tickvals": swept, "ticktext": [f"{v:g}" for v in swept]}
@@ -625,6 +637,26 @@ def scaling(chart_id: str, key: tuple, flag: str, unit: str, curves: dict[str, l
         shapes=[{"type": "line", "xref": "x2 domain", "x0": 0, "x1": 1, "yref": "y2", "y0": 1, "y1": 1,
                  "line": {"color": "#444", "width": 1, "dash": "dot"}}])
     return Chart(chart_id, name_of((*key, None)), data, layout)
+
+
+def _point_intervals(points: list[tuple[float, float | None, float | None]]) -> dict[str, Any]:
+    """Whiskers for (value, low, high) points; a point whose interval bounds nothing (or that
+    has none) gets an open marker and the word beside it rather than no whisker, which would
+    read as exact (issue 38)."""
+    informative = [low is not None and high is not None and not uninformative_interval(value, low, high)
+                   for value, low, high in points]
+    return {
+        "error_y": {"type": "data", "symmetric": False,
+                    "array": [high - value if ok else 0 for (value, _, high), ok in zip(points, informative)],
+                    "arrayminus": [value - low if ok else 0 for (value, low, _), ok in zip(points, informative)]},
+        "marker": {"symbol": ["circle" if ok else "circle-open" for ok in informative], "size": 8},
+        "text": ["" if ok else UNINFORMATIVE_WORD for ok in informative], "textposition": "top center"}
+
+
+def _bounds_words(value: float, low: float | None, high: float | None) -> str:
+    if low is None or high is None:
+        return "(no interval)"
+    return f"99% interval {interval_bounds_text(value, (low, high))}"
 
 
 # -- workloads: wall/user/sys and max RSS over runs ---------------------------------------------
