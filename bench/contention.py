@@ -7,7 +7,8 @@ DIR is a checkout of the code to compare with (e.g. `git worktree add /tmp/befor
 its src/ and include/ are used, with this venv's Python. For each load (that many
 `while :; do :; done` loops beside the run, on this machine's CPUs) and round, it runs
 `benchlab run bl_kernels.c --no-store --format json` (defaults: 5 processes) once with
-each version, in alternating order, and reads each kernel's figure and 99% interval. The
+each version, in alternating order, and reads each kernel's figure and 99% interval (the
+table's cell: its processes combined). The
 quiet figure of a kernel is the median of QUIET_RUNS runs of each version with no loop,
 taken first and last. Printed per version and load:
   held     the share of (kernel, round) cells whose quiet figure lies inside the loaded
@@ -62,13 +63,13 @@ def run_suite(version: Version) -> dict[str, Cell]:
                          cwd=version.project, env=env, capture_output=True, text=True, check=True).stdout
     document = json.loads(out)
     cells = {}
-    for record in document["records"]:
-        summary = record["summary"]
-        if record["bench"] in SKIPPED or record["counter"] != "time" or not summary.get("median_ci"):
+    for row in document["rows"]:
+        cell = row["cells"].get("native", {})
+        if row["test"] in SKIPPED or row["counter"] != "time" or not cell.get("median_ci"):
             continue
-        low, high = summary["median_ci"]
-        busy = bool(summary.get("busy") or summary.get("preempted_processes"))
-        cells[record["bench"]] = Cell(summary["median"], low, high, busy)
+        low, high = cell["median_ci"]
+        busy = "#" in cell["marks"] or bool(cell.get("preempted_processes"))
+        cells[row["test"]] = Cell(cell["median"], low, high, busy)
     return cells
 
 

@@ -388,3 +388,17 @@ def test_a_mostly_preempted_figure_is_marked_busy_with_a_legend():
     report = Table(["native"], [busy], [])
     assert report.rows[0].cells["native"].marks.endswith("#")
     assert "#  busy: most rounds of its processes were preempted" in EXPORTERS["table"](report)
+
+
+def test_processes_left_out_as_preempted_are_in_the_json_cell_and_under_the_table():
+    def process(k, centre, preempted):
+        r = record("native", centre, samples=tight(centre, 20))
+        r.reported.update(process=k, preempted=preempted, left_out=0, involuntary_switches=preempted,
+                          run_delay_ns=1e6, sampled_ns=2e6)
+        return r
+    records = [process(k, 297 + k, 1) for k in range(3)] + [process(3, 1500, 15), process(4, 1180, 18)]
+    report = Table(["native"], records, [])
+    [cell] = json.loads(EXPORTERS["json"](report))["rows"][0]["cells"].values()
+    assert cell["preempted_processes"] == [3, 4] and cell["median"] == 298
+    assert ("Read/1 on native: 2 of 5 processes left out of the figure (most of their rounds were preempted, "
+            "so they measured the busy machine: 1500, 1180)") in EXPORTERS["table"](report)

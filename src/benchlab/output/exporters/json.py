@@ -47,6 +47,8 @@ def render(table: Table) -> str:
                 "raw_median": cell.record.figures.raw_median, "overhead": cell.record.figures.overhead,
                 "loop_share": cell.record.figures.loop_share,
                 "ratio": cell.ratio, "marks": cell.marks, "iterations": cell.record.iterations,
+                # processes left out of the figure: most of their rounds preempted (formats.md, Contention)
+                "preempted_processes": list(cell.record.figures.preempted_processes),
                 # what the kernel said its samples lost to other tasks (null: not measured)
                 **_contention(cell.record)}
         rows.append({"test": row.test, "param": row.param, "counter": row.counter, "unit": row.unit,
