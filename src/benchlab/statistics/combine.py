@@ -28,7 +28,6 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-import numpy as np
 
 from benchlab import stats
 from benchlab.statistics import contention, difference, modes, noise
@@ -119,7 +118,7 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
     first = group[0]
     if not measured:
         return first  # not supported anywhere: keep its reason
-    medians = np.array([r.median for r in measured], dtype=float)
+    medians = [float(r.median) for r in measured]
     summary = _summary(measured, medians, level)
     per_process = ("process", "seed", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage",
                    "base_samples", "difference", "difference_ci")  # the last three: the first process's, replaced below
@@ -156,20 +155,20 @@ def _process_entry(record: Record) -> dict[str, Any]:
     return entry
 
 
-def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel | None) -> dict[str, Any]:
+def _summary(measured: list[Record], medians: list[float], level: noise.RunLevel | None) -> dict[str, Any]:
     # An outlier process (noise.outlier_processes) is marked, not allowed to set the figure
     # and its width: it is left out of both, and its median stays listed.
-    outliers = noise.outlier_processes([float(m) for m in medians], level)
+    outliers = noise.outlier_processes(medians, level)
     every = [r.figures for r in measured]
     kept_figures = [f for i, f in enumerate(every) if i not in outliers]
-    kept = np.array([m for i, m in enumerate(medians) if i not in outliers], dtype=float)
+    kept = [m for i, m in enumerate(medians) if i not in outliers]
     count = len(kept)
-    figure = float(kept.mean())
+    figure = stats.mean(kept)
     summary: dict[str, Any] = {
         "n": sum(len(r.samples) for r in measured),
         "processes": count,
         "median": figure,
-        "process_medians": [float(m) for m in medians],
+        "process_medians": list(medians),
         "ci_level": stats.CI_LEVEL,
     }
     if outliers:
@@ -186,12 +185,12 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
     summary["max"] = max(figure if f.max is None else f.max for f in every)
     if count == 1:
         return _one_process(summary, every[0], figure, level)
-    spread = float(kept.std(ddof=1))
+    spread = stats.stddev(kept)
     half, _ = noise.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
     low = figure - half
     if level is not None:
         summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
-    found = modes.process_modes([float(m) for m in medians], [f.interval for f in every])
+    found = modes.process_modes(medians, [f.interval for f in every])
     if found:
         summary["modes"] = [list(mode) for mode in found]
     summary.update(
