@@ -9,7 +9,6 @@ import dataclasses
 import difflib
 import math
 import random
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +222,8 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 
 def parse_text(text: str, path: Path) -> Config:
     """The config in `text`, as if read from `path` (its directory is the project root)."""
+    import tomllib  # here: a project without benchlab.toml never needs it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
