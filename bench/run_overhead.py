@@ -4,9 +4,9 @@ Issue 40 asks for at most 0.2 s of CPU beyond the processes for a default run of
 already built file. Each round runs `benchlab run tiny.c -N 1` (one benchmark, build
 cached, Python's module cache kept, the store holding the earlier rounds' runs) twice,
 its output to /dev/null and to a pseudo-terminal (where the progress bar is drawn), and
-the binary it built alone, with the arguments benchlab gives its one process (`taskset
---cpu-list C BINARY --format=jsonl --seed=N`, runner.py); each of the three first in
-turn. A command's CPU is user + sys of it and its children, from
+the binary it built alone, with the arguments benchlab gives its one process (`BINARY
+--format=jsonl --seed=N`, runner.py: one process is started on no chosen CPU); each of
+the three first in turn. A command's CPU is user + sys of it and its children, from
 `resource.getrusage(RUSAGE_CHILDREN)` before and after it: the run's CPU less the
 program's is benchlab's own cost. With `--against SRC`, the same rounds also run the
 benchlab of another checkout's src/ (e.g. an export of main) in its own scratch project,
@@ -93,8 +93,7 @@ class Side:
         for _ in range(2):  # builds, creates the store, fills Python's module cache: not counted
             self.run()
         [binary] = (self.project / ".benchlab" / "build").glob("*/tiny-*")
-        taskset = ["taskset", "--cpu-list", "0"] if shutil.which("taskset") else []
-        self.alone = [*taskset, str(binary), "--format=jsonl"]
+        self.alone = [str(binary), "--format=jsonl"]
         self.rng = random.Random(40)
         self.programs: list[float] = []
         self.piped: list[float] = []

@@ -6,7 +6,6 @@ names the file, the key and the fix, instead of a setting silently ignored.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import random
 from pathlib import Path
@@ -123,6 +122,8 @@ class _Checker:
     def known_keys(self, table: dict, allowed: tuple[str, ...], prefix: str) -> None:
         for key in table:
             if key not in allowed:
+                import difflib  # here: only a config with a typo needs it
+
                 close = difflib.get_close_matches(key, allowed, n=1)
                 hint = f"did you mean '{prefix}{close[0]}'?" if close else ""
                 valid = ", ".join(allowed)
