@@ -28,7 +28,6 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-
 from benchlab import stats
 from benchlab.statistics import contention, difference, modes, noise
 from benchlab.records import CONTENTION_FIELDS, Record, Summary

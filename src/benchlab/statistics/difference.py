@@ -20,7 +20,6 @@ import math
 import statistics
 from typing import Any, Sequence
 
-
 from benchlab.records import Record
 from benchlab import stats
 from benchlab.statistics import noise
