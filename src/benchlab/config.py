@@ -6,10 +6,8 @@ names the file, the key and the fix, instead of a setting silently ignored.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import random
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +124,8 @@ class _Checker:
     def known_keys(self, table: dict, allowed: tuple[str, ...], prefix: str) -> None:
         for key in table:
             if key not in allowed:
+                import difflib  # here: only a config with a typo needs it
+
                 close = difflib.get_close_matches(key, allowed, n=1)
                 hint = f"did you mean '{prefix}{close[0]}'?" if close else ""
                 valid = ", ".join(allowed)
@@ -225,6 +225,8 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 
 def parse_text(text: str, path: Path) -> Config:
     """The config in `text`, as if read from `path` (its directory is the project root)."""
+    import tomllib  # here: a project without benchlab.toml never needs it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

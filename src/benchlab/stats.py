@@ -7,14 +7,20 @@ the order they were taken: the interval of the median depends on it.
 In the base layer, beside records.py: a record's summary is these statistics of its own
 samples (Record.__post_init__), so every layer reads them; statistics/ builds on them
 (processes combined, comparisons, history).
+
+Plain Python, not numpy: a run's records are summarised here, and numpy's import was a
+third of a default run's own CPU (bench/run_overhead.py). The sums are numpy's pairwise
+ones (`numpy_sum`), so every figure is the one numpy gave, to the last bit
+(tests/python/test_stats.py compares them).
 """
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import math
+import operator
 from typing import Any, Sequence
-
-import numpy as np
 
 from benchlab.limits import limit
 
@@ -64,7 +70,44 @@ def t_quantile_99(df: int) -> float:
             + z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / (92160 * d * d * d * d))
 
 
-def quantile(sorted_samples: np.ndarray, p: float) -> float:
+def numpy_sum(values: Sequence[float]) -> float:
+    """The sum of `values` as numpy's float64 sum rounds it (add.reduce: pairwise, from
+    blocks of up to 128 values summed in 8 lanes). Python's own sum() is compensated
+    from 3.12 on, and a plain loop rounds differently: either would move figures by a bit
+    against the ones numpy gave and earlier runs stored."""
+    values = values if isinstance(values, list) else [float(v) for v in values]
+    return 0.0 + _pairwise(values, 0, len(values))
+
+
+def _pairwise(values: list[float], start: int, n: int) -> float:
+    """numpy's pairwise_sum of values[start:start+n]; each lane's sum in index order."""
+    if n < 8:
+        return functools.reduce(operator.add, values[start:start + n], -0.0)
+    if n <= 128:
+        blocks = start + n - n % 8
+        lane = [functools.reduce(operator.add, values[start + j:blocks:8]) for j in range(8)]
+        total = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]))
+        return functools.reduce(operator.add, values[blocks:start + n], total)
+    half = n // 2 - (n // 2) % 8
+    return _pairwise(values, start, half) + _pairwise(values, start + half, n - half)
+
+
+def mean(values: Sequence[float]) -> float:
+    """numpy's mean of float64 values, bit for bit."""
+    return numpy_sum(values) / len(values)
+
+
+def stddev(values: Sequence[float]) -> float:
+    """numpy's std(ddof=1) of float64 values (at least 2), bit for bit."""
+    centre = mean(values)
+    return math.sqrt(numpy_sum([(v - centre) * (v - centre) for v in values]) / (len(values) - 1))
+
+
+def _floats(values: Sequence[float]) -> list[float]:
+    return [float(v) for v in values]
+
+
+def quantile(sorted_samples: Sequence[float], p: float) -> float:
     """Hyndman-Fan type 7 (linear interpolation, numpy's default), computed as the header
     computes it (bl_quantile_sorted): the same operations give the same digits, and it
     costs a fraction of numpy.quantile's per-call overhead on the small arrays of a run."""
@@ -80,25 +123,27 @@ def quantile(sorted_samples: np.ndarray, p: float) -> float:
 def binomial_median_ci_rank(n: int, level: float = CI_LEVEL) -> int:
     """The largest k >= 1 with P(Binomial(n, 1/2) <= k-1) <= (1-level)/2, or 0 if none.
 
-    The header's algorithm, vectorised: probabilities built outward from the middle
-    term (which never underflows) by their ratios, normalised, accumulated. O(n), in
-    the same order of operations as the C loop, so both pick the same rank.
+    The header's algorithm: probabilities built outward from the middle term (which never
+    underflows) by their ratios, normalised, accumulated. O(n), in the same order of
+    operations as the C loop, so both pick the same rank.
     """
     if n < 1:
         return 0
     mid = n // 2
-    j_left = np.arange(mid, 0, -1, dtype=float)               # w[j-1] = w[j] * j / (n-j+1)
-    left = np.cumprod(j_left / (n - j_left + 1))[::-1]        # w[0..mid-1]
-    j_right = np.arange(mid, n, dtype=float)                  # w[j+1] = w[j] * (n-j) / (j+1)
-    right = np.cumprod((n - j_right) / (j_right + 1))         # w[mid+1..n]
-    weights = np.concatenate([left, [1.0], right])
-    total = np.cumsum(weights)[-1]
-    cumulative = np.cumsum(weights[: n // 2] / total)         # P(B <= k-1) for k = 1..n/2
-    qualifying = np.nonzero(cumulative > (1 - level) / 2 * (1 + 1e-12))[0]
-    return int(qualifying[0]) if qualifying.size else n // 2
+    # w[j-1] = w[j] * j / (n-j+1) for j = mid..1, and w[j+1] = w[j] * (n-j) / (j+1) for j = mid..n-1
+    left = list(itertools.accumulate((j / (n - j + 1) for j in map(float, range(mid, 0, -1))), operator.mul))
+    right = itertools.accumulate(((n - j) / (j + 1) for j in map(float, range(mid, n))), operator.mul)
+    weights = [*reversed(left), 1.0, *right]
+    total = functools.reduce(operator.add, weights)
+    threshold = (1 - level) / 2 * (1 + 1e-12)
+    # P(B <= k-1) for k = 1..n/2
+    for k, cumulative in enumerate(itertools.accumulate(w / total for w in weights[: n // 2])):
+        if cumulative > threshold:
+            return k
+    return n // 2
 
 
-def batch_halfwidth(samples: np.ndarray) -> float:
+def batch_halfwidth(samples: Sequence[float]) -> float:
     """Half-width of the batch-medians t interval; 0 with fewer than MIN_BATCHES batches of 2.
 
     Batch j holds samples[floor(j*n/B) : floor((j+1)*n/B)], in the order taken.
@@ -107,29 +152,29 @@ def batch_halfwidth(samples: np.ndarray) -> float:
     batches = min(BATCHES, n // 2)
     if batches < MIN_BATCHES:
         return 0.0
-    medians = np.array([quantile(np.sort(samples[j * n // batches:(j + 1) * n // batches]), 0.5)
-                        for j in range(batches)])
-    spread = float(np.sum((medians - medians.sum() / batches) ** 2))
+    medians = [quantile(sorted(samples[j * n // batches:(j + 1) * n // batches]), 0.5) for j in range(batches)]
+    centre = numpy_sum(medians) / batches
+    spread = numpy_sum([(m - centre) * (m - centre) for m in medians])
     return t_quantile_99(batches - 1) * math.sqrt(spread / (batches - 1) / batches)
 
 
-def median_ci(samples: Sequence[float] | np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
+def median_ci(samples: Sequence[float], level: float = CI_LEVEL) -> tuple[float, float]:
     """The median's interval within one run: the order-statistic interval (exact for
     independent samples) widened to the batch-medians interval (for correlated ones),
     kept within the samples' range. `samples` in the order taken."""
-    x = np.asarray(samples, dtype=float)
-    return _median_ci(x, np.sort(x), level)
+    x = _floats(samples)
+    return _median_ci(x, sorted(x), level)
 
 
-def _median_ci(x: np.ndarray, s: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float]:
+def _median_ci(x: list[float], s: list[float], level: float = CI_LEVEL) -> tuple[float, float]:
     """median_ci of `x` (in the order taken), given `s`, the same sorted."""
     n = len(s)
     k = binomial_median_ci_rank(n, level)
-    low, high = (float(s[k - 1]), float(s[n - k])) if k >= 1 else (float(s[0]), float(s[-1]))
+    low, high = (s[k - 1], s[n - k]) if k >= 1 else (s[0], s[-1])
     median = quantile(s, 0.5)
     half = batch_halfwidth(x)
     low, high = min(low, median - half), max(high, median + half)
-    return max(low, float(s[0])), min(high, float(s[-1]))
+    return max(low, s[0]), min(high, s[-1])
 
 
 @functools.cache
@@ -165,18 +210,18 @@ def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None
     `zero` when the median's interval reaches it; `raw_median` and `raw_median_ci` keep
     the figures as measured, `overhead` the empty loop's median.
     """
-    x = np.asarray(samples, dtype=float)
-    if x.size == 0:
+    x = _floats(samples)
+    if not x:
         return {}
     if overhead_samples is None:
         return _summary(x)
-    empty = np.asarray(overhead_samples, dtype=float)
-    if empty.size != x.size:
-        raise ValueError(f"{x.size} samples but {empty.size} overhead samples: one each round")
+    empty = _floats(overhead_samples)
+    if len(empty) != len(x):
+        raise ValueError(f"{len(x)} samples but {len(empty)} overhead samples: one each round")
     raw = _summary(x)
-    loop = quantile(np.sort(empty), 0.5)
+    loop = quantile(sorted(empty), 0.5)
     share = loop_share(raw["median"], loop)
-    summary = _summary(x - share * empty)
+    summary = _summary([v - share * e for v, e in zip(x, empty)])
     summary["zero"] = not summary["median_ci"][0] > 0
     for key in SHIFTED:
         summary[key] = max(0.0, summary[key])
@@ -189,27 +234,27 @@ def summarize(samples: Sequence[float], overhead_samples: Sequence[float] | None
 SHIFTED = tuple(name for name in STATISTICS if name not in SPREADS)
 
 
-def _summary(x: np.ndarray) -> dict[str, Any]:
-    s = np.sort(x)
+def _summary(x: list[float]) -> dict[str, Any]:
+    s = sorted(x)
     median = quantile(s, 0.5)
     q1, q3 = quantile(s, 0.25), quantile(s, 0.75)
     iqr = q3 - q1
     return {
-        "n": int(x.size),
+        "n": len(x),
         "median": median,
-        "min": float(s[0]),
-        "max": float(s[-1]),
-        "mean": float(x.mean()),
-        "stddev": float(x.std(ddof=1)) if x.size > 1 else 0.0,
+        "min": s[0],
+        "max": s[-1],
+        "mean": mean(x),
+        "stddev": stddev(x) if len(x) > 1 else 0.0,
         "p75": q3,
         "p90": quantile(s, 0.90),
         "p99": quantile(s, 0.99),
-        "mad": quantile(np.sort(np.abs(x - median)), 0.5),
+        "mad": quantile(sorted([abs(v - median) for v in s]), 0.5),  # from s: two sorted runs, which sorted() merges
         "median_ci": list(_median_ci(x, s)),
         "ci_level": CI_LEVEL,
         "ci_scope": WITHIN_RUN,
-        "outliers_low": int(np.count_nonzero(x < q1 - TUKEY_FENCE * iqr)),
-        "outliers_high": int(np.count_nonzero(x > q3 + TUKEY_FENCE * iqr)),
+        "outliers_low": bisect.bisect_left(s, q1 - TUKEY_FENCE * iqr),  # how many are below
+        "outliers_high": len(s) - bisect.bisect_right(s, q3 + TUKEY_FENCE * iqr),  # and above
     }
 
 
@@ -219,6 +264,8 @@ def ratio_with_ci(a: Sequence[float], b: Sequence[float], level: float = CI_LEVE
     a[i] and b[i] were sampled in the same round, so drift of the machine cancels inside
     each ratio; a ratio of two separate medians keeps it.
     """
+    import numpy as np  # a zero in b is an infinite ratio here, as it always was
+
     a_arr = np.asarray(a, dtype=float)
     b_arr = np.asarray(b, dtype=float)
     if a_arr.size != b_arr.size or a_arr.size == 0:

@@ -58,6 +58,26 @@ def test_a_default_run_with_stderr_piped_skips_what_only_a_terminal_needs(tmp_pa
     assert [m for m in modules if m in NOT_FOR_A_PIPED_RUN or m.startswith(tuple(f"{n}." for n in NOT_FOR_A_PIPED_RUN))] == []
 
 
+def test_a_default_run_imports_no_numpy_and_records_its_version(tmp_path):
+    """numpy's import was a third of a default run's own CPU (issue 40, bench/run_overhead.py):
+    a run's statistics are plain Python (stats.py), the first run and one that reads its
+    history alike; the context still names the numpy installed, read from its version.py.
+    Nor the smaller imports a default run does without (tomllib, difflib, secrets: 0.01 s)."""
+    import numpy
+    (tmp_path / "include").mkdir()
+    shutil.copy(Path(__file__).parents[2] / "include" / "benchlab.h", tmp_path / "include")
+    (tmp_path / "tiny.c").write_text(TINY)
+    for run in range(4):  # from the fourth, the run level of identical code's history (noise.estimate)
+        status, modules = imported_by(tmp_path, "run", "tiny.c", "--processes", "2", "--time-limit", "0.01")
+        assert status == 0 and "benchlab.statistics.combine" in modules and "benchlab.storage.store" in modules
+        assert heavy(modules, ("numpy", "secrets")) == []
+        if run > 0:  # (the first creates the store through Alembic, which reads TOML of its own)
+            # A project without benchlab.toml has no TOML to read, nor typos to suggest a key for.
+            assert heavy(modules, ("tomllib", "difflib")) == []
+    reader = open_store(f"sqlite:///{tmp_path / '.benchlab' / 'results.db'}")
+    assert reader.run_row(4)["context"]["numpy"] == numpy.__version__
+
+
 def test_a_run_into_an_existing_sqlite_store_imports_no_sqlalchemy(tmp_path):
     """SQLAlchemy's import was a fifth of a default run: a run into an SQLite store at the head
     revision writes it through sqlite3 (storage/store.py). The first run creates the store."""
@@ -144,7 +164,7 @@ def stored(tmp_path):
                                   ["export", "latest", "--format", "jsonl"]])
 def test_readers_of_an_sqlite_store_import_no_sqlalchemy(tmp_path, stored, args):
     status, modules = imported_by(tmp_path, *args, "--db", stored)
-    assert status == 0 and "benchlab.storage.store" in modules and "numpy" in modules  # it read and summarised
+    assert status == 0 and "benchlab.storage.store" in modules and "benchlab.stats" in modules  # it read and summarised
     assert heavy(modules, NOT_FOR_SHOW) == []
 
 

@@ -170,3 +170,44 @@ def test_the_t_quantile_at_any_level_agrees_with_scipy(df, level):
     assert distributions.t_quantile(df, level) == pytest.approx(scipy_stats.t.ppf(0.5 + level / 2, df), rel=1e-9)
     assert distributions.normal_quantile_two_sided(level) == pytest.approx(scipy_stats.norm.ppf(0.5 + level / 2),
                                                                            rel=1e-12)
+
+
+def _reference_summary(samples: np.ndarray) -> dict:
+    """The figures of formats.md computed with numpy, as stats.py computed them before
+    it did without numpy (issue 40): the same digits are what keeps stored runs comparable."""
+    s = np.sort(samples)
+    return {"mean": float(samples.mean()), "stddev": float(samples.std(ddof=1)),
+            "mad": stats.quantile(np.sort(np.abs(samples - stats.quantile(s, 0.5))), 0.5),
+            "outliers_low": int(np.count_nonzero(samples < stats.quantile(s, 0.25) - stats.TUKEY_FENCE * (
+                stats.quantile(s, 0.75) - stats.quantile(s, 0.25))))}
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 15, 16, 17, 100, 128, 129, 136, 255, 256, 257, 1000, 1013, 4099])
+def test_sums_means_and_deviations_are_numpys_to_the_last_bit(n):
+    """numpy sums pairwise (blocks of 128 in 8 lanes): every size around those edges, on
+    values of very different magnitudes, where any other order of additions rounds apart."""
+    rng = np.random.default_rng(n)
+    for samples in (rng.lognormal(0, 2, n) * 1e3, rng.normal(100, 0.01, n), rng.integers(1, 9, n) * 0.1):
+        assert stats.numpy_sum(list(samples)) == float(samples.sum())
+        assert stats.mean(list(samples)) == float(samples.mean())
+        if n > 1:
+            summary = stats.summarize(list(samples))
+            assert {k: summary[k] for k in ("mean", "stddev", "mad", "outliers_low")} == _reference_summary(samples)
+    assert stats.numpy_sum([]) == 0.0
+
+
+def test_the_median_ci_rank_is_the_vectorised_ones():
+    """The rank built by numpy's cumprod and cumsum (stats.py before issue 40), for every n
+    up to 300 and a few large ones."""
+    def vectorised(n: int, level: float = stats.CI_LEVEL) -> int:
+        mid = n // 2
+        j_left = np.arange(mid, 0, -1, dtype=float)
+        j_right = np.arange(mid, n, dtype=float)
+        weights = np.concatenate([np.cumprod(j_left / (n - j_left + 1))[::-1], [1.0],
+                                  np.cumprod((n - j_right) / (j_right + 1))])
+        cumulative = np.cumsum(weights[: n // 2] / np.cumsum(weights)[-1])
+        qualifying = np.nonzero(cumulative > (1 - level) / 2 * (1 + 1e-12))[0]
+        return int(qualifying[0]) if qualifying.size else n // 2
+
+    for n in [*range(1, 301), 1000, 2001, 50_000]:
+        assert stats.binomial_median_ci_rank(n) == vectorised(n), n

@@ -19,7 +19,6 @@ import contextlib
 import dataclasses
 import itertools
 import os
-import secrets
 import select
 import signal
 import subprocess
@@ -112,7 +111,7 @@ def run_process(argv: list[str], *, env: dict[str, str] | None = None, cwd: str 
     stopped as at a timeout, and `Outcome.output_exceeded` says so.
     """
     outcome = Outcome(argv=argv, timeout=timeout)
-    token = f"{os.getpid()}-{next(_tokens)}-{secrets.token_hex(8)}"
+    token = f"{os.getpid()}-{next(_tokens)}-{os.urandom(8).hex()}"  # secrets.token_hex, without its imports
     env = {**(os.environ if env is None else env), PROCESS_TOKEN_VARIABLE: token}
     with contextlib.ExitStack() as files:
         out = stdout if stdout is not None else files.enter_context(tempfile.TemporaryFile())

@@ -28,8 +28,6 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-import numpy as np
-
 from benchlab import stats
 from benchlab.statistics import contention, difference, modes, noise
 from benchlab.records import CONTENTION_FIELDS, Record, Summary
@@ -119,7 +117,7 @@ def combine_processes(group: list[Record], level: noise.RunLevel | None = None) 
     first = group[0]
     if not measured:
         return first  # not supported anywhere: keep its reason
-    medians = np.array([r.median for r in measured], dtype=float)
+    medians = [float(r.median) for r in measured]
     summary = _summary(measured, medians, level)
     per_process = ("process", "seed", "stack_offset", "env_pad", "copy", "window_s", "copy_rusage",
                    "base_samples", "difference", "difference_ci")  # the last three: the first process's, replaced below
@@ -161,19 +159,19 @@ def _process_entry(record: Record) -> dict[str, Any]:
 MIN_UNPREEMPTED_PROCESSES = 2
 
 
-def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel | None) -> dict[str, Any]:
+def _summary(measured: list[Record], medians: list[float], level: noise.RunLevel | None) -> dict[str, Any]:
     outliers, preempted, busy = _left_out(measured, medians, level)
     left_out = set(outliers) | set(preempted)
     every = [r.figures for r in measured]
     kept_figures = [f for i, f in enumerate(every) if i not in left_out]
-    kept = np.array([m for i, m in enumerate(medians) if i not in left_out], dtype=float)
+    kept = [m for i, m in enumerate(medians) if i not in left_out]
     count = len(kept)
-    figure = float(kept.mean())
+    figure = stats.mean(kept)
     summary: dict[str, Any] = {
         "n": sum(len(r.samples) for r in measured),
         "processes": count,
         "median": figure,
-        "process_medians": [float(m) for m in medians],
+        "process_medians": list(medians),
         "ci_level": stats.CI_LEVEL,
     }
     if outliers:
@@ -194,11 +192,11 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
     summary["max"] = max(figure if f.max is None else f.max for f in every)
     if count == 1:
         return _one_process(summary, kept_figures[0], figure, level)
-    spread = float(kept.std(ddof=1))
+    spread = stats.stddev(kept)
     half, _ = noise.rerun_half_width(figure, spread, count, level, stats.t_quantile_99)
     if level is not None:
         summary.update(run_sd=level.relative_sd, earlier_runs=level.earlier_runs)
-    found = modes.process_modes([float(m) for i, m in enumerate(medians) if i not in preempted],
+    found = modes.process_modes([m for i, m in enumerate(medians) if i not in preempted],
                                 [f.interval for i, f in enumerate(every) if i not in preempted])
     if found:
         summary["modes"] = [list(mode) for mode in found]
@@ -218,7 +216,7 @@ def _summary(measured: list[Record], medians: np.ndarray, level: noise.RunLevel 
     return summary
 
 
-def _left_out(measured: list[Record], medians: np.ndarray,
+def _left_out(measured: list[Record], medians: list[float],
               level: noise.RunLevel | None) -> tuple[list[int], list[int], bool]:
     """The processes left out of a figure and its width (their medians stay listed), as
     (outliers, preempted, busy).
@@ -233,7 +231,7 @@ def _left_out(measured: list[Record], medians: np.ndarray,
     if busy:
         preempted = []
     candidates = [i for i in range(len(measured)) if i not in preempted]
-    outliers = [candidates[i] for i in noise.outlier_processes([float(medians[i]) for i in candidates], level)]
+    outliers = [candidates[i] for i in noise.outlier_processes([medians[i] for i in candidates], level)]
     return outliers, preempted, busy
 
 

@@ -20,8 +20,6 @@ import math
 import statistics
 from typing import Any, Sequence
 
-import numpy as np
-
 from benchlab.records import Record
 from benchlab import stats
 from benchlab.statistics import noise
@@ -74,19 +72,19 @@ def base_samples(record: Record) -> list[float] | None:
 
 
 def per_round(samples: Sequence[float], base_samples: Sequence[float],
-              overhead_samples: Sequence[float] | None) -> np.ndarray:
+              overhead_samples: Sequence[float] | None) -> list[float]:
     """Each round's difference; with the empty loop's samples, each side less its share
     of that round's empty loop (stats.loop_share of its own median, as the header takes it)."""
-    x, b = np.asarray(samples, dtype=float), np.asarray(base_samples, dtype=float)
-    if x.size != b.size:
-        raise ValueError(f"{x.size} samples but {b.size} base samples: one each round")
+    x, b = [float(v) for v in samples], [float(v) for v in base_samples]
+    if len(x) != len(b):
+        raise ValueError(f"{len(x)} samples but {len(b)} base samples: one each round")
     if overhead_samples is None:
-        return x - b
-    loop = np.asarray(overhead_samples, dtype=float)
-    loop_median = stats.quantile(np.sort(loop), 0.5)
-    own = stats.loop_share(stats.quantile(np.sort(x), 0.5), loop_median)
-    base = stats.loop_share(stats.quantile(np.sort(b), 0.5), loop_median)
-    return (x - own * loop) - (b - base * loop)
+        return [v - w for v, w in zip(x, b)]
+    loop = [float(v) for v in overhead_samples]
+    loop_median = stats.quantile(sorted(loop), 0.5)
+    own = stats.loop_share(stats.quantile(sorted(x), 0.5), loop_median)
+    base = stats.loop_share(stats.quantile(sorted(b), 0.5), loop_median)
+    return [(v - own * e) - (w - base * e) for v, w, e in zip(x, b, loop)]
 
 
 def of_process(record: Record) -> Difference | None:
@@ -97,7 +95,7 @@ def of_process(record: Record) -> Difference | None:
         return None
     differences = per_round(record.samples, paired, record.overhead_samples)
     low, high = stats.median_ci(differences)
-    return Difference(base=base, value=stats.quantile(np.sort(differences), 0.5), low=low, high=high,
+    return Difference(base=base, value=stats.quantile(sorted(differences), 0.5), low=low, high=high,
                       processes=1, scope=stats.WITHIN_RUN)
 
 

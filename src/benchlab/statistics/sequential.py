@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import functools
 import math
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from benchlab import stats
 from benchlab.statistics.distributions import normal_quantile_two_sided
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The first look. At 4 rounds a t interval of 3 degrees of freedom decided wrongly on
 #: rounds that fall into a few modes (a process lands in one of two states): all four in
@@ -95,6 +97,8 @@ def boundaries(alpha: float, looks: tuple[int, ...] = LOOKS, shape: float = 0.5)
     Tsiatis's family (Biometrics 43, 1987), z_k = c (n_k / n_K) ** (shape - 1/2), c found
     by bisection on crossing_probability. shape 0.5 is Pocock's constant boundary, 0
     O'Brien and Fleming's, which spends almost nothing at the first looks."""
+    import numpy as np  # here: `run` imports this module for family_level, and numpy is 0.1 s of its CPU
+
     fractions = np.asarray(looks, dtype=float) / looks[-1]
     profile = fractions ** (shape - 0.5)
     if len(looks) == 1:
@@ -120,6 +124,8 @@ def crossing_probability(z: float | tuple[float, ...], looks: tuple[int, ...]) -
     (`z` one number for every look, or one per look): the density of S on a grid inside
     the continuation region, carried from look to look by the normal increment between
     them, truncated at each look (Armitage, McPherson, Rowe)."""
+    import numpy as np  # as in boundaries
+
     times = np.asarray(looks, dtype=float)
     zs = np.broadcast_to(np.asarray(z, dtype=float), times.shape)
     points, weights = _grid(zs[0] * math.sqrt(times[0]))
@@ -135,6 +141,8 @@ def crossing_probability(z: float | tuple[float, ...], looks: tuple[int, ...]) -
 
 def _grid(edge: float) -> tuple[np.ndarray, np.ndarray]:
     """Points on [-edge, edge] and Simpson's weights for them."""
+    import numpy as np  # as in boundaries
+
     points = np.linspace(-edge, edge, _GRID)
     weights = np.ones(_GRID)
     weights[1:-1:2], weights[2:-1:2] = 4, 2
