@@ -16,7 +16,7 @@ from benchlab.records import Record
 from benchlab.storage.store import open_store
 
 #: Modules only other subcommands need.
-NOT_FOR_RUN = ("benchlab.output.htmlreport", "benchlab.profiling", "benchlab.measuring.ab", "benchlab.cli.ab",
+NOT_FOR_RUN = ("benchlab.output.htmlreport", "benchlab.profiling", "benchlab.measuring.ab", "benchlab.cli.ab", "benchlab.judging",
                "benchlab.statistics.changepoints", "benchlab.cli.history", "benchlab.formats.importing", "benchlab.cli.report")
 
 IMPORTED_BY = """
