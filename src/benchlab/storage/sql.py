@@ -3,7 +3,8 @@
 Each runs as written on SQLite through Python's sqlite3 (its "named" paramstyle) and on
 PostgreSQL (or another engine) through SQLAlchemy's text(); nothing here is either's
 dialect alone (but SQLITE_VERSION_TABLE, which only sqlite3's connection runs): RETURNING id
-rather than lastrowid, no boolean columns, no LIKE, LIMIT only where a limit is given. A parameter whose value is a list or tuple (`IN (:run_ids)`) is expanded
+rather than lastrowid, no boolean columns, no LIKE, LIMIT only where a limit is given, `->>` for a
+field of a run's context (SQLite 3.38 on: JSON_FIELDS). A parameter whose value is a list or tuple (`IN (:run_ids)`) is expanded
 into one parameter per item by the connection (connection.expand). The columns of each table
 come from schema.py; the JSON among them are what the connection encodes and decodes,
 by the tables a statement names (`Statement.json`).
