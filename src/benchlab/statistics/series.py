@@ -189,7 +189,10 @@ def _text(param: int | str | None) -> str:
     return "" if param is None else str(param)
 
 
-def select_series(name: str, measured: list[tuple[dict[str, Any], Record]], *, platform: str | None = None,
+Measured = list[tuple[dict[str, Any], Record]]
+
+
+def select_series(name: str, measured: Measured, *, platform: str | None = None,
                   param: str | None = None) -> tuple[list[Point], list[str]]:
     """The series of NAME the options pick from the figures read (each run's of the counter asked
     for, on one machine): its points oldest first, and notes on what was left out. A series
@@ -198,40 +201,54 @@ def select_series(name: str, measured: list[tuple[dict[str, Any], Record]], *, p
         raise _NotFoundYet(f"benchmark {name!r} has no figure in any stored run (every record failed or is not "
                            "supported)", "store a run in which it measures: benchlab run")
     notes: list[str] = []
-    candidates = measured
-
-    params = sorted({_text(r.param) for _, r in candidates}, key=lambda p: (len(p), p))
-    if param is None and len(params) > 1:
-        raise UserError(f"benchmark {name!r} has several parameter values: {', '.join(params)}",
-                        f"pick one with --param {params[0]}")
-    if param is not None:
-        if param not in params:
-            shown = ", ".join(p or "(none)" for p in params)
-            raise _NotFoundYet(f"benchmark {name!r} has no parameter value {param!r}", f"its values: {shown}")
-        candidates = [(run, r) for run, r in candidates if _text(r.param) == param]
-
-    platforms = {r.platform for _, r in candidates}
+    candidates = _of_param(name, measured, param)
     if platform is None:
-        latest_run = max(run["id"] for run, _ in candidates)
-        latest = [r.platform for run, r in candidates if run["id"] == latest_run]
-        order = list((next(run for run, _ in candidates if run["id"] == latest_run).get("context") or {})
-                     .get("platforms") or {})
-        platform = min(latest, key=lambda p: order.index(p) if p in order else len(order))
-        others = sorted(platforms - {platform})
-        if others:
-            notes.append(f"platform {platform}; also stored on {', '.join(others)} (pick with --platform)")
+        platform = _default_platform(candidates, notes)
     candidates = [(run, r) for run, r in candidates if r.platform == platform]
-
-    by_run: dict[int, list[tuple[dict[str, Any], Record]]] = {}
-    for run, record in candidates:
-        by_run.setdefault(run["id"], []).append((run, record))
     series_keys = {(r.binary, r.sweep["value"] if r.sweep else None) for _, r in candidates}
     if len(series_keys) > 1:
         shown = ", ".join(f"binary {b}" + (f" sweep {s}" if s is not None else "") for b, s in sorted(series_keys, key=str))
         raise UserError(f"benchmark {name!r} is measured by several binaries or sweep values on {platform}: {shown}",
                         "rename one of them, or give their runs separate databases (--db)")
-    # Shifts are relative (after/before), so a figure of 0 (a counter that counted nothing,
-    # a cost indistinguishable from the empty loop) has no place in the series: said, not hidden.
+    points = _without_zeros(name, candidates, notes)
+    points.sort(key=lambda p: (p.date, p.run["id"]))
+    return points, notes
+
+
+def _of_param(name: str, candidates: Measured, param: str | None) -> Measured:
+    """The figures of the parameter value `param` (--param), needed when NAME has several."""
+    params = sorted({_text(r.param) for _, r in candidates}, key=lambda p: (len(p), p))
+    if param is None and len(params) > 1:
+        raise UserError(f"benchmark {name!r} has several parameter values: {', '.join(params)}",
+                        f"pick one with --param {params[0]}")
+    if param is None:
+        return candidates
+    if param not in params:
+        shown = ", ".join(p or "(none)" for p in params)
+        raise _NotFoundYet(f"benchmark {name!r} has no parameter value {param!r}", f"its values: {shown}")
+    return [(run, r) for run, r in candidates if _text(r.param) == param]
+
+
+def _default_platform(candidates: Measured, notes: list[str]) -> str:
+    """The first platform (in its context's order) of the latest run, the others named in a note."""
+    latest_run = max(run["id"] for run, _ in candidates)
+    latest = [r.platform for run, r in candidates if run["id"] == latest_run]
+    order = list((next(run for run, _ in candidates if run["id"] == latest_run).get("context") or {})
+                 .get("platforms") or {})
+    platform = min(latest, key=lambda p: order.index(p) if p in order else len(order))
+    others = sorted({r.platform for _, r in candidates} - {platform})
+    if others:
+        notes.append(f"platform {platform}; also stored on {', '.join(others)} (pick with --platform)")
+    return platform
+
+
+def _without_zeros(name: str, candidates: Measured, notes: list[str]) -> list[Point]:
+    """The points of the series but its figures of 0. Shifts are relative (after/before), so a
+    figure of 0 (a counter that counted nothing, a cost indistinguishable from the empty loop)
+    has no place in the series: said, not hidden."""
+    by_run: dict[int, Measured] = {}
+    for run, record in candidates:
+        by_run.setdefault(run["id"], []).append((run, record))
     zeros = sorted(run_id for run_id, pairs in by_run.items() if pairs[0][1].median <= 0)
     if zeros and len(zeros) == len(by_run):
         raise _NotFoundYet(f"benchmark {name!r} has a figure of 0 in every run of this series",
@@ -239,9 +256,7 @@ def select_series(name: str, measured: list[tuple[dict[str, Any], Record]], *, p
     if zeros:
         notes.append(f"{len(zeros)} runs with a figure of 0 left out (runs {', '.join(map(str, zeros[:10]))}"
                      f"{', ...' if len(zeros) > 10 else ''}): a shift is a ratio")
-    points = [Point(run, record) for pairs in by_run.values() for run, record in pairs if record.median > 0]
-    points.sort(key=lambda p: (p.date, p.run["id"]))
-    return points, notes
+    return [Point(run, record) for pairs in by_run.values() for run, record in pairs if record.median > 0]
 
 
 class Leveller:
