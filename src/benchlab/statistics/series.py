@@ -402,7 +402,7 @@ def coinciding(points: list[Point], found: list[changepoints.ChangePoint], index
     """What changed between the level before shift `index` of `found` and the level after it,
     besides the figure: a change of load or of machine makes a shift without any change of the
     code (a busy CI runner read 46% high, issue 29). A series is one machine fingerprint
-    (_pick_host), so a machine changes within it only where the fingerprint does not tell the
+    (_pick_machine), so a machine changes within it only where the fingerprint does not tell the
     machines apart (BENCHLAB_MACHINE names one machine for many runners)."""
     bounds = [0, *(cp.index for cp in found), len(points)]
     before, after = points[bounds[index]:bounds[index + 1]], points[bounds[index + 1]:bounds[index + 2]]
