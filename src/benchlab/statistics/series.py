@@ -27,7 +27,7 @@ import difflib
 from typing import TYPE_CHECKING, Any, Callable
 
 from benchlab.errors import UserError
-from benchlab.records import Record
+from benchlab.records import CONTENTION_FIELDS, Record
 from benchlab.statistics import contention, noise
 from benchlab.statistics.combine import figures, history_key, knows_process_spread
 
@@ -303,11 +303,21 @@ def _with_level(point: Point, level: noise.RunLevel | None, records: list[Record
     return Point(point.run, again[0]) if len(again) == 1 else point
 
 
+#: What a point's record keeps of its summary (_light): the figures a series is read for.
+POINT_SUMMARY = ("median", "median_ci", "zero", "n", "processes", "ci_level", "ci_scope", "noise_source")
+
+
 def _light(point: Point) -> Point:
-    """The point without its samples (its processes' together: 200 numbers a point, 32 MB in
-    a series of 10,000 runs), which no reader of a series uses: its figures are its summary."""
+    """The point as a series holds it: its figure, its interval, its processes' count and what
+    they lost to other tasks (busy), without its samples (200 numbers a point) and the rest of
+    its summary and fields (5 kB a point: 700 MB for the 144,000 points of a report of 9,000
+    runs). No reader of a series reads more (output/history.py, the report's trend lines)."""
     record = point.record
-    return Point(point.run, dataclasses.replace(record, samples=[], overhead_samples=None, sample_iterations=None))
+    summary = {key: record.summary[key] for key in POINT_SUMMARY if key in record.summary}
+    reported = {key: record.reported[key] for key in (*CONTENTION_FIELDS, "supported", "reason")
+                if key in record.reported}
+    return Point(point.run, dataclasses.replace(record, samples=[], overhead_samples=None, sample_iterations=None,
+                                                summary=summary, reported=reported))
 
 
 def _code_of(point: Point) -> str | None:
