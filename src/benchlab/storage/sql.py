@@ -3,13 +3,15 @@
 Each runs as written on SQLite through Python's sqlite3 (its "named" paramstyle) and on
 PostgreSQL (or another engine) through SQLAlchemy's text(); nothing here is either's
 dialect alone (but SQLITE_VERSION_TABLE, which only sqlite3's connection runs): RETURNING id
-rather than lastrowid, no boolean columns, no LIKE, LIMIT only where a limit is given. A parameter whose value is a list or tuple (`IN (:run_ids)`) is expanded
+rather than lastrowid, no boolean columns, no LIKE, LIMIT only where a limit is given, `->>` for a
+field of a run's context (SQLite 3.38 on: JSON_FIELDS). A parameter whose value is a list or tuple (`IN (:run_ids)`) is expanded
 into one parameter per item by the connection (connection.expand). The columns of each table
 come from schema.py; the JSON among them are what the connection encodes and decodes,
 by the tables a statement names (`Statement.json`).
 """
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 
 from benchlab.storage import schema
@@ -61,8 +63,19 @@ RUN_ID = statement("SELECT id FROM runs WHERE id = :id")
 #: The run `offset` runs before the latest (`latest`, -N).
 RUN_BACK = statement("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET :offset")
 #: Runs as the listings show them: their rows, newest first.
-_RUN_LISTED = "id, started_at, host, status, pid, context"
+_RUN_LISTED = "id, started_at, host, status, pid, argv, platforms, context"
 RUNS_BEFORE = statement(f"SELECT {_RUN_LISTED} FROM runs WHERE id < :before ORDER BY id DESC LIMIT :limit", RUNS)
+
+
+def runs_before(machine: dict | None) -> tuple[Statement, dict]:
+    """RUNS_BEFORE, of `machine` only when given (_machine_condition)."""
+    if machine is None:
+        return RUNS_BEFORE, {}
+    condition, params = _machine_condition(machine)
+    return statement(f"SELECT {_RUN_LISTED} FROM runs WHERE id < :before{condition} ORDER BY id DESC LIMIT :limit",
+                     RUNS), params
+
+
 RUNS_BY_ID = statement(f"SELECT {_RUN_LISTED} FROM runs WHERE id IN (:ids)", RUNS)
 EARLIER_COMPLETE_RUNS = statement("SELECT id, context FROM runs WHERE id < :id AND status = :status "
                                   "ORDER BY id DESC LIMIT :limit OFFSET :offset", RUNS)
@@ -86,6 +99,8 @@ DELETE_RUN = tuple(statement(f"DELETE FROM {table} WHERE run_id = :id")
 INSERT_RECORD = insert(RECORDS)
 INSERT_FAULT = insert(FAULTS)
 INSERT_UNIT = insert(UNITS)
+RECORDS_OF_RUNS = statement(f"SELECT {columns(RECORDS)} FROM records WHERE run_id IN (:run_ids) ORDER BY run_id, id",
+                            RECORDS)
 RECORDS_OF_RUN = statement(f"SELECT {columns(RECORDS)} FROM records WHERE run_id = :run_id ORDER BY id", RECORDS)
 FAULTS_OF_RUN = statement(f"SELECT {columns(FAULTS)} FROM faults WHERE run_id = :run_id ORDER BY id", FAULTS)
 UNITS_OF_RUN = statement('SELECT "binary", platform, sweep FROM units WHERE run_id = :run_id', UNITS)
@@ -125,12 +140,45 @@ def _bench_condition(platform: str | None, param: str | None) -> tuple[str, dict
     return " AND ".join(where), params
 
 
-def bench_run_ids(platform: str | None, param: str | None, before: bool) -> tuple[Statement, dict]:
+#: Whether SQLite reads `->>` (3.38 on): the one JSON operator SQLite and PostgreSQL share, the
+#: same for both engines of this process (SQLAlchemy's SQLite is the same library).
+JSON_FIELDS = sqlite3.sqlite_version_info >= (3, 38)
+#: A run's machine (noise.Machine.of): its context's host (else the row's), CPU, kernel, arch.
+_MACHINE_FIELDS = {"host": "COALESCE(NULLIF(runs.context ->> 'host', ''), runs.host)",
+                   "cpu": "runs.context ->> 'cpu'", "kernel": "runs.context ->> 'kernel'",
+                   "arch": "runs.context ->> 'arch'"}
+
+
+def _machine_condition(machine: dict | None) -> tuple[str, dict]:
+    """The condition that a run is of `machine` ({host, cpu, kernel, arch}; None: any), read
+    from its context in SQL; it narrows, the caller still compares each run's machine."""
+    if machine is None:
+        return "", {}
+    where, params = [], {}
+    for field, value in machine.items():
+        if value is None:
+            where.append(f"{_MACHINE_FIELDS[field]} IS NULL")
+        else:
+            where.append(f"{_MACHINE_FIELDS[field]} = :machine_{field}")
+            params[f"machine_{field}"] = str(value)
+    return " AND " + " AND ".join(where), params
+
+
+def bench_run_ids(platform: str | None, param: str | None, before: bool,
+                  machine: dict | None = None) -> tuple[Statement, dict]:
     """The newest :limit runs (before run :before, with `before`) with a figure of :bench's
-    :counter: the range of revision 0008's index, walked from its newest end."""
+    :counter: the range of revision 0008's index, walked from its newest end; of `machine`
+    only, when given: the runs' rows walked from the newest, each run's records looked up
+    in that index."""
     where, params = _bench_condition(platform, param)
-    return statement(f"SELECT DISTINCT run_id FROM records WHERE {where}" + (" AND run_id < :before" if before else "")
-                     + " ORDER BY run_id DESC LIMIT :limit"), params
+    if machine is None:
+        return statement(f"SELECT DISTINCT run_id FROM records WHERE {where}"
+                         + (" AND run_id < :before" if before else "") + " ORDER BY run_id DESC LIMIT :limit"), params
+    condition, machine_params = _machine_condition(machine)
+    return statement(f"SELECT runs.id AS run_id FROM runs WHERE EXISTS (SELECT 1 FROM records WHERE "
+                     f"records.run_id = runs.id AND {where})" + condition
+                     + (" AND runs.id < :before" if before else "") + " ORDER BY runs.id DESC LIMIT :limit"), \
+        {**params, **machine_params}
 
 
 def bench_records(platform: str | None, param: str | None) -> tuple[Statement, dict]:

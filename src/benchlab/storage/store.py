@@ -290,14 +290,18 @@ class Store:
             if len(page) < self._HISTORY_PAGE:
                 return
 
-    def runs_up_to(self, run_id: int) -> Iterator[dict[str, Any]]:
+    def runs_up_to(self, run_id: int, machine: noise.Machine | None = None) -> Iterator[dict[str, Any]]:
         """Every run up to run `run_id` (included), newest first: its row (id, started_at, host,
-        status, pid, context), read a page at a time, so that a caller who stops early (the
-        report's history of one machine) reads no further back than it needs."""
+        status, pid, argv, platforms, context), read a page at a time, so that a caller who
+        stops early (the report's history of one machine) reads no further back than it needs.
+        With `machine`, the runs of that machine only, as far as its context says so
+        (sql.JSON_FIELDS: otherwise every run)."""
+        statement, params = sql.runs_before(dataclasses.asdict(machine) if machine is not None and sql.JSON_FIELDS
+                                            else None)
         before = run_id + 1
         while True:
             with self._reading() as run:
-                page = run(sql.RUNS_BEFORE, {"before": before, "limit": self._HISTORY_PAGE})
+                page = run(statement, {**params, "before": before, "limit": self._HISTORY_PAGE})
             for row in page:
                 row["status"] = effective_status(row)
             yield from page
@@ -317,14 +321,17 @@ class Store:
         return rows
 
     def bench_runs(self, bench: str, counter: str, *, limit: int, before: int | None = None,
-                   platform: str | None = None, param: str | None = None) -> list[dict[str, Any]]:
+                   platform: str | None = None, param: str | None = None,
+                   machine: noise.Machine | None = None) -> list[dict[str, Any]]:
         """The newest `limit` runs (before run id `before`, when given) with a figure of `bench`'s
         `counter` (on `platform`, and of the parameter that reads as `param`, when given), newest
         first: each run's row (id, started_at, host, status, pid, context). `benchlab history`
         reads a series a page at a time with it, so that a long history is read only as far back
         as it shows (the index of revision 0008 serves it), and then the records of the runs it
-        keeps (bench_records)."""
-        statement, params = sql.bench_run_ids(platform, param, before is not None)
+        keeps (bench_records). With `machine`, the runs of that machine only, as far as its
+        context says so (sql.JSON_FIELDS: otherwise the runs of every machine)."""
+        fields = dataclasses.asdict(machine) if machine is not None and sql.JSON_FIELDS else None
+        statement, params = sql.bench_run_ids(platform, param, before is not None, fields)
         params.update(bench=bench, counter=counter, limit=limit, **({"before": before} if before is not None else {}))
         with self._reading() as run:
             ids = [row["run_id"] for row in run(statement, params)]
@@ -347,6 +354,15 @@ class Store:
         with self._reading() as run:
             for row in run(statement, {**params, "bench": bench, "counter": counter, "run_ids": list(run_ids)}):
                 found[row["run_id"]].append(row_record(row))
+        return found
+
+    def records_of_runs(self, run_ids: list[int]) -> dict[int, list[Record]]:
+        """Every record of runs `run_ids`, each run's in stored order, in one statement."""
+        found: dict[int, list[Record]] = {run_id: [] for run_id in run_ids}
+        if run_ids:
+            with self._reading() as run:
+                for row in run(sql.RECORDS_OF_RUNS, {"run_ids": list(run_ids)}):
+                    found[row["run_id"]].append(row_record(row))
         return found
 
     def bench_series_keys(self, bench: str) -> list[dict[str, Any]]:

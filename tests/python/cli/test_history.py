@@ -7,7 +7,7 @@ import math
 import pytest
 from scipy import stats as scipy_stats
 
-from benchlab.cli import history
+from benchlab.statistics import series as history
 from benchlab.records import Record
 from benchlab.statistics import changepoints
 from benchlab.storage.store import open_store, Store
@@ -137,7 +137,7 @@ def test_hosts_are_not_mixed(store, benchlab):
     assert result.exit_code == 0
     assert [line.split()[0] for line in result.stdout.splitlines()[3:9]] == ["7", "8", "9", "10", "11", "12"]
     assert result.stdout.splitlines()[-1] == "no level shift in 6 runs, run-to-run noise 0.1%"
-    from benchlab.cli.history import Fingerprint
+    from benchlab.statistics.series import Fingerprint
     new, old = Fingerprint("new", "CPU X", "6.1.0"), Fingerprint("old", "CPU X", "6.1.0")
     assert result.stderr == (
         f"note: host new (CPU X, kernel 6.1.0) ({new.id}: 6 runs); 6 runs on other machines left out: "

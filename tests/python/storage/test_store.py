@@ -563,3 +563,28 @@ def test_an_sqlite_without_returning_gets_each_runs_id_from_the_cursor(tmp_path,
     assert (first, second) == (1, 2)
     assert store.load_run(store.resolve_run_id("latest"))[0]["id"] == 2
     assert sum("INSERT INTO runs" in text for text in sent) == 2 and not any("RETURNING" in text for text in sent)
+
+
+def test_a_machines_runs_are_read_in_sql_as_noise_machine_reads_them(db_url):
+    """Store.bench_runs and runs_up_to with a machine: the runs whose context names it (a
+    context without a host: the row's; a field it lacks: none), whatever else the store holds."""
+    from benchlab.statistics.noise import Machine
+    store = open_store(db_url)
+    try:
+        contexts = [{"host": "ci", "cpu": "CPU A", "kernel": "6.1"}, {"host": "ci", "cpu": "CPU B", "kernel": "6.1"},
+                    {"cpu": "CPU A", "kernel": "6.1"}, {"host": "", "cpu": "CPU A"},
+                    {"host": "ci", "cpu": "CPU A", "kernel": "6.1", "arch": "aarch64"}]
+        ids = []
+        for context in contexts:
+            run_id = store.begin_run(["benchlab", "run"], ["native"], context)
+            store.add_unit(run_id, [Record(bench="b", param=None, samples=[1.0, 2.0, 3.0], platform="native",
+                                           binary="x")], [])
+            ids.append(run_id)
+        machines = {run_id: Machine.of(context, socket.gethostname()) for run_id, context in zip(ids, contexts)}
+        for machine in set(machines.values()):
+            mine = [run_id for run_id in reversed(ids) if machines[run_id] == machine]
+            assert [row["id"] for row in store.bench_runs("b", "time", limit=10, machine=machine)] == mine
+            assert [row["id"] for row in store.runs_up_to(ids[-1], machine)] == mine
+        assert machines[ids[2]].host == socket.gethostname() and len(set(machines.values())) == 5
+    finally:
+        store.close()

@@ -22,9 +22,9 @@ from benchlab import __version__
 from benchlab.errors import UserError
 from benchlab.judging.thresholds import Thresholds
 from benchlab.output.htmlreport import page, pages, sections, summary
-from benchlab.output.htmlreport.history import history_runs
+from benchlab.output.htmlreport.history import History, read_history
 from benchlab.output.htmlreport.runs import (DEFAULT_HISTORY_RUNS, StoredRun, check_not_empty, load, load_default,
-                                              load_reference)
+                                              load_id, load_reference)
 from benchlab.records import printable
 
 __all__ = ["build", "check_out", "DEFAULT_HISTORY_RUNS"]
@@ -70,9 +70,9 @@ def build(store, run_texts: list[str], baseline: str | None, out: Path, *,
     reference = load_reference(store, baseline) if baseline else None
     latest = max(subjects, key=lambda s: s.id)
     # The history up to the anchor: a profile stored after the run shown is still in Profiles.
-    history = history_runs(store, anchor, history_limit)
+    history = read_history(store, anchor, latest, history_limit)
     judged = Judged(thresholds)
-    pages, found_summary = _pages(subjects, reference, latest, history, judged, store.load_profile)
+    pages, found_summary = _pages(subjects, reference, latest, history, judged, store)
     found_summary.notes[:0] = notes
     context = {
         "title": _title(subjects, reference), "version": __version__, "summary": found_summary, "pages": pages,
@@ -98,14 +98,14 @@ class Judged:
 
 
 def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, latest: StoredRun,
-           history: list[StoredRun], judged: Judged, load_profile) -> tuple[list[pages.Page], summary.Summary]:
+           history: History, judged: Judged, store) -> tuple[list[pages.Page], summary.Summary]:
     """The detail pages in the order of the navigation, and the summary that links to them."""
     new_id = sections.ChartIds()
     left_out: list[str] = []
     found: list[pages.Page] = []
     default_floor = judged.default_floor
     pairs = [(label, before, after, judged.compare(before, after))
-             for label, before, after in _comparisons(subjects, reference, history)]
+             for label, before, after in _comparisons(subjects, reference, history, store)]
     if not pairs:
         left_out.append("changes (nothing to compare with: give --baseline NAME or two runs, or store another run)")
     for label, before, after, compared in pairs:
@@ -120,13 +120,13 @@ def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, l
                    f"platform ratios of run {stored.id} (one platform)"),
             _noted(sections.sweeps(stored, new_id), left_out, f"scaling of run {stored.id} (no --sweep)")])
         found += pages.per_program(f"run-{stored.id}", f"Run {stored.id}: samples", sections.benchmarks(stored, new_id))
-    trends = sections.trend_findings(latest, history, _detect)
+    trends = sections.trend_findings(latest, history)
     if not trends:
         left_out.append(f"history ({summary.no_history_reason(latest, history)})")
     found += pages.per_program("history", "History", sections.trends(latest, history, trends, new_id))
     found += pages.whole("workloads.html", "Workloads", "Workloads and profiles", [_noted(
         sections.workloads(latest, history, new_id), left_out, f"workloads (none in run {latest.id})")])
-    profiled = sections.profile_groups(_scope(subjects, reference, history), load_profile)
+    profiled = sections.profile_groups(_scope(subjects, reference, history), store.load_profile)
     found += pages.whole("profiles.html", "Profile buckets", "Workloads and profiles", [_noted(
         sections.profiles(profiled, new_id), left_out,
         "profile buckets (no run here has a profile: benchlab profile stores one)")])
@@ -134,7 +134,7 @@ def _pages(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None, l
     return found, _summary(subjects, history, pairs, trends, ratio_bars, moves, found, left_out)
 
 
-def _summary(subjects: list[StoredRun], history: list[StoredRun], pairs, trends, ratio_bars, moves,
+def _summary(subjects: list[StoredRun], history: History, pairs, trends, ratio_bars, moves,
              found: list[pages.Page], left_out: list[str]) -> summary.Summary:
     where = pages.locations(found)
     links = lambda kind, key: where.get((kind, key[:4]))  # noqa: E731
@@ -157,9 +157,9 @@ def _summary(subjects: list[StoredRun], history: list[StoredRun], pairs, trends,
         left_out=left_out)
 
 
-def _scope(subjects: list[StoredRun], reference, history: list[StoredRun]) -> list[StoredRun]:
+def _scope(subjects: list[StoredRun], reference, history: History) -> list[StoredRun]:
     """Every run the report names, once each, in history's order (date, then id)."""
-    runs = {stored.id: stored for stored in [*history, *subjects, *([reference[1]] if reference else [])]}
+    runs = {stored.id: stored for stored in [*history.runs, *subjects, *([reference[1]] if reference else [])]}
     return sorted(runs.values(), key=lambda stored: (stored.date, stored.id))
 
 
@@ -169,25 +169,20 @@ def _noted(section, left_out: list[str], why: str):
     return section
 
 
-def _comparisons(subjects: list[StoredRun], reference, history: list[StoredRun]):
+def _comparisons(subjects: list[StoredRun], reference, history: History, store):
     """(label, A, B) pairs: each run against the baseline; else each later run against the
-    first given; else the run against the previous run of its machine."""
+    first given; else the run against the previous run of its machine (loaded whole: the
+    history holds its row)."""
     if reference is not None:
         label, run = reference
         return [(label, run, stored) for stored in subjects]
     if len(subjects) > 1:
         return [(f"run {subjects[0].id}", subjects[0], stored) for stored in subjects[1:]]
     # A run of `benchlab profile` stores buckets, not records: nothing to compare with.
-    earlier = [stored for stored in history if stored.id < subjects[0].id and stored.records]
+    earlier = [stored for stored in history.measured_runs() if stored.id < subjects[0].id]
     if earlier:
-        return [(f"run {earlier[-1].id}, the previous run of this machine", earlier[-1], subjects[0])]
+        return [(f"run {earlier[-1].id}, the previous run of this machine", load_id(store, earlier[-1].id), subjects[0])]
     return []
-
-
-def _detect(values):
-    # Imported when needed: the change-point module pulls in ruptures and scipy.
-    from benchlab.statistics.changepoints import detect
-    return detect(values)
 
 
 def _title(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None) -> str:
@@ -196,12 +191,12 @@ def _title(subjects: list[StoredRun], reference: tuple[str, StoredRun] | None) -
     return title + (f" against {reference[0]}" if reference else "")
 
 
-def _run_rows(subjects: list[StoredRun], reference, history: list[StoredRun]) -> list[dict[str, Any]]:
+def _run_rows(subjects: list[StoredRun], reference, history: History) -> list[dict[str, Any]]:
     rows = [(stored, "") for stored in subjects]
     if reference is not None:
         rows.append((reference[1], "--baseline"))
     shown = {stored.id for stored, _ in rows}
-    rows += [(stored, "history") for stored in history if stored.id not in shown]
+    rows += [(stored, "history") for stored in history.runs if stored.id not in shown]
     return [{"id": s.id, "role": role, "date": s.date, "status": s.run.get("status") or "", "host": s.host,
              "cpu": s.context.get("cpu") or "", "commit": s.commit or "-", "platforms": ", ".join(s.platforms),
              "command": shlex.join(str(a) for a in (s.run.get("argv") or []))} for s, role in rows]

@@ -14,8 +14,8 @@ from benchlab.records import Fault, Record
 from benchlab.output.table import Table
 from benchlab.statistics.noise import Machine
 
-#: Runs of a history the trend charts show at most (the latest ones): each run's samples are
-#: loaded whole, and a page of a thousand points per line says no more than one of fifty.
+#: Runs of a history the trend charts show at most (the latest ones): a page of a thousand
+#: points per line says no more than one of fifty (and each run's records are read to make them).
 DEFAULT_HISTORY_RUNS = 50
 
 

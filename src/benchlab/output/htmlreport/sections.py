@@ -13,10 +13,11 @@ from benchlab.output.comparisons import interval_text, ratio_cell, verdict_text
 from benchlab.statistics import compare as comparing
 from benchlab import stats
 from benchlab.statistics import contention
+from benchlab.statistics import series as history_model
 from benchlab.statistics.distributions import normal_quantile_two_sided
 from benchlab.output.htmlreport import charts
 from benchlab.output.htmlreport.charts import Chart, RatioBar, TrendPoint
-from benchlab.output.htmlreport.history import series
+from benchlab.output.htmlreport.history import History
 from benchlab.output.htmlreport.runs import StoredRun
 from benchlab.output.figures import LEGEND, WORKLOAD_FORMAT
 from benchlab.output.scaling import scaling
@@ -214,25 +215,23 @@ class Trend:
     change_points: dict[str, list]
 
 
-def trend_findings(subject: StoredRun, history: list[StoredRun], detect: Callable) -> list[Trend]:
-    """Each benchmark of `subject` with two or more runs in `history`, its lines and change points."""
+def trend_findings(subject: StoredRun, history: History) -> list[Trend]:
+    """Each benchmark of `subject` with two or more runs in `history`, its lines and change
+    points: the history model's series (`benchlab history`'s points and shifts)."""
     if len(history) < 2:
         return []
-    by_series = series(history)
-    wanted = [(figure.key, figure.platform, figure.binary) for figure, _ in subject.figures()
-              if figure.supported and figure.median is not None and figure.format != WORKLOAD_FORMAT]
     found: dict[tuple, Trend] = {}
-    for key, platform, binary in wanted:
-        points = [_point(stored, record) for stored, record in by_series.get((key, platform, binary), [])]
+    for figure, _ in subject.figures():
+        points = history.series.get((figure.key, figure.platform, figure.binary)) or []
         if len(points) < 2:
             continue
-        trend = found.setdefault(key, Trend(key, by_series[(key, platform, binary)][0][1].unit, binary or "", {}, {}))
-        trend.lines[platform] = points
-        trend.change_points[platform] = detect([p.value for p in points])
+        trend = found.setdefault(figure.key, Trend(figure.key, points[0].record.unit, figure.binary or "", {}, {}))
+        trend.lines[figure.platform] = [_point(point) for point in points]
+        trend.change_points[figure.platform] = [shift.change for shift in history_model.shifts(points)]
     return list(found.values())
 
 
-def trends(subject: StoredRun, history: list[StoredRun], found: list[Trend], new_id: ChartIds) -> list[Section]:
+def trends(subject: StoredRun, history: History, found: list[Trend], new_id: ChartIds) -> list[Section]:
     """Per program, a section of its benchmarks' trend lines."""
     marked = sum(len(points) for trend in found for points in trend.change_points.values())
     per_program: dict[str, list[Chart]] = {}
@@ -249,7 +248,8 @@ def trends(subject: StoredRun, history: list[StoredRun], found: list[Trend], new
             for program, chart_list in per_program.items()]
 
 
-def _point(stored: StoredRun, record) -> TrendPoint:
+def _point(point: history_model.Point) -> TrendPoint:
+    stored, record = StoredRun(point.run, [], []), point.record  # the run's date, commit and host as the page names them
     low, high = record.figures.interval or (record.median, record.median)
     return TrendPoint(stored.id, stored.date, stored.commit, stored.host, float(record.median), float(low), float(high))
 
@@ -275,11 +275,12 @@ TIME_MEASURES = ("user", "sys", "wall")
 RSS_MEASURE = "max_rss"
 
 
-def workloads(subject: StoredRun, history: list[StoredRun], new_id: ChartIds) -> Section | None:
+def workloads(subject: StoredRun, history: History, new_id: ChartIds) -> Section | None:
     names = list(dict.fromkeys(r.bench for r in subject.records if r.format == WORKLOAD_FORMAT))
     if not names:
         return None
-    runs = [s for s in history if any(r.format == WORKLOAD_FORMAT for r in s.records)] or [subject]
+    runs = [(s, history.workloads[s.id]) for s in history.runs if s.id in history.workloads] or [
+        (subject, subject.records)]
     chart_list = []
     for name in names:
         for platform in dict.fromkeys(r.platform for r in subject.records if r.bench == name):
@@ -299,10 +300,10 @@ def workloads(subject: StoredRun, history: list[StoredRun], new_id: ChartIds) ->
                    "statistically). User time is the stable measure on a loaded machine.", chart_list)
 
 
-def _workload_lines(runs: list[StoredRun], name: str, platform: str, measures: tuple[str, ...]):
+def _workload_lines(runs: list[tuple[StoredRun, list]], name: str, platform: str, measures: tuple[str, ...]):
     lines: dict[str, list[TrendPoint]] = {}
-    for stored in runs:
-        for record in stored.records:
+    for stored, records in runs:
+        for record in records:
             if (record.format == WORKLOAD_FORMAT and record.bench == name and record.platform == platform
                     and record.counter in measures and record.supported and record.median is not None):
                 figures = record.figures

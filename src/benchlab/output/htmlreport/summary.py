@@ -13,6 +13,7 @@ from typing import Callable
 
 from benchlab.output.comparisons import NO_FIGURE, interval_text
 from benchlab.output.htmlreport.charts import RatioBar, name_of, short_commit
+from benchlab.output.htmlreport.history import History
 from benchlab.output.htmlreport.runs import StoredRun
 from benchlab.output.htmlreport.sections import Trend
 from benchlab.output.figures import MARK_DISAGREE, MARK_NOISY, WORKLOAD_FORMAT
@@ -182,11 +183,11 @@ def shifts(trends: list[Trend], links: Links) -> tuple[list[Shift], int]:
     return [shift for *_, shift in found[:SHIFTS_SHOWN]], max(0, len(found) - SHIFTS_SHOWN)
 
 
-def no_history_reason(subject: StoredRun, history: list[StoredRun]) -> str:
+def no_history_reason(subject: StoredRun, history: History) -> str:
     """Why run `subject` has no trend line: the only run of its machine, or none of its
     figures in another of them, or its figures are workloads' (charted under Workloads).
     It said "the only stored run" beside "Run 3 against run 2" (issue 37)."""
-    measured = [stored for stored in history if stored.records]
+    measured = history.measured_runs()
     if len(measured) < 2:
         return f"run {subject.id} is the only stored run of its machine (host, CPU, kernel) with measurements"
     if all(figure.format == WORKLOAD_FORMAT for figure, _ in subject.figures()):
@@ -196,8 +197,8 @@ def no_history_reason(subject: StoredRun, history: list[StoredRun]) -> str:
             "(host, CPU, kernel)")
 
 
-def history_sentence(subject: StoredRun, history: list[StoredRun], trends: list[Trend]) -> str:
-    measured = [stored for stored in history if stored.records]
+def history_sentence(subject: StoredRun, history: History, trends: list[Trend]) -> str:
+    measured = history.measured_runs()
     if not trends:
         reason = no_history_reason(subject, history)
         return f"No history: {reason}. Store more runs to see trends and level shifts."
