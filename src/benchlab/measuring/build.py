@@ -66,10 +66,10 @@ SOURCE_DATE_EPOCH = "0"
 #: The define that makes the header declare only; its implementation is then the archive's.
 EXTERNAL_IMPLEMENTATION = "-DBENCHLAB_EXTERNAL_IMPLEMENTATION"
 #: What the implementation reads from a file at compile time, besides the flags (which the
-#: archive is compiled with): a program whose file defines one keeps its own copy, as the
-#: header's guard does by itself, and is compiled whole. BL_NO_ALLOC_HOOK is why this is
-#: checked here too: such a file leaves malloc undefined, which would pull the archive's
-#: malloc wrappers into the program.
+#: archive is compiled with): a program whose file defines one is compiled whole. The
+#: header's guard gives such a file its own copy by itself, but for BL_NO_ALLOC_HOOK: its
+#: file leaves malloc undefined, which would pull in the archive's malloc wrappers, so the
+#: header asks for an archive compiled with BL_NO_ALLOC_HOOK, and the link would fail.
 _OWN_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(BENCHLAB_IMPLEMENTATION|BL_NO_TSC|BL_NO_ALLOC_HOOK|"
                          r"BL_DEFAULT_FORMAT|BL__TEST_CLOCK|BL__NOP)\b", re.MULTILINE)
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
@@ -113,6 +113,21 @@ def knows_prefix_map(compiler: str, target_flags: tuple[str, ...]) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
+
+
+@functools.cache
+def find_archiver(name: str, compiler: str) -> str | None:
+    """The archiver `name` on PATH, or where `compiler` says it is (clang finds llvm-ar
+    beside itself); None without one: the target's programs are then compiled whole."""
+    found = shutil.which(name)
+    if found is None:
+        try:
+            asked = subprocess.run([compiler, f"-print-prog-name={name}"], capture_output=True, text=True,
+                                   timeout=30).stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        found = asked if os.path.isabs(asked) and os.access(asked, os.X_OK) else None
+    return found
 
 
 def _absolute(path: Path) -> Path:
@@ -335,17 +350,7 @@ class Builder:
         return archive
 
     def _archiver(self, target: str) -> str | None:
-        """The target's archiver on PATH, or where its compiler says it is; None without one."""
-        name = BUILD_TARGETS[target].archiver
-        found = shutil.which(name)
-        if found is None:
-            try:
-                asked = subprocess.run([self.compiler(target), f"-print-prog-name={name}"],
-                                       capture_output=True, text=True, timeout=30).stdout.strip()
-            except (OSError, subprocess.TimeoutExpired):
-                return None
-            found = asked if os.path.isabs(asked) and os.access(asked, os.X_OK) else None
-        return found
+        return find_archiver(BUILD_TARGETS[target].archiver, self.compiler(target))
 
     def _shared_header(self, files: tuple[Path, ...]) -> Path | None:
         """The benchlab.h a program's files include, through its own headers too (those of

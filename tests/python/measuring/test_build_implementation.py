@@ -47,11 +47,17 @@ def suite(project, names=("a", "b", "c")):
 
 
 def records(binary, *, warnings=False):
-    env = {**os.environ}
-    env.pop("BL_NO_WARN", None) if warnings else env.update(BL_NO_WARN="1")
+    """The binary's records at 3 samples, and its stderr (its warnings, when asked for)."""
+    env = {name: value for name, value in os.environ.items() if name != "BL_NO_WARN"}
+    if not warnings:
+        env["BL_NO_WARN"] = "1"
     done = subprocess.run([str(binary), "--samples=3", "--time-limit=0.001", "--format=jsonl"],
                           capture_output=True, text=True, env=env, check=True)
     return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def result_names(records):
+    return sorted((record["bench"], record.get("param")) for record in records if record["type"] == "result")
 
 
 def test_a_suite_of_three_files_compiles_the_implementation_once(project):
@@ -118,8 +124,7 @@ def test_the_binary_reports_the_benchmarks_compiler_and_flags(project, tmp_path)
     context, whole_context = linked[0], whole[0]
     assert context["compiler_flags"] == "-O2 -DEXTRA=1" == whole_context["compiler_flags"]
     assert context["compiler"] == whole_context["compiler"] and context["arch"] == whole_context["arch"]
-    names = lambda rs: sorted((r["bench"], r.get("param")) for r in rs if r["type"] == "result")  # noqa: E731
-    assert names(linked) == names(whole) and len(names(linked)) == 4
+    assert result_names(linked) == result_names(whole) and len(result_names(linked)) == 4
     assert "built without optimization" not in stderr
 
     write(project / "benchlab.toml", '[build]\ncflags = ["-O0"]\n')
@@ -162,8 +167,7 @@ def test_a_two_file_program_links_the_archive_or_its_own_copy(project):
     main.write_text(main.read_text().replace("#define BENCHLAB_IMPLEMENTATION\n", ""))
     shared = records(builder.build(main, "native", (other,)))[0]
     assert len(counting.implementations) == 1 and EXTERNAL_IMPLEMENTATION in counting.programs[1]
-    names = lambda rs: sorted(r["bench"] for r in rs if r["type"] == "result")  # noqa: E731
-    assert names(own) == names(shared) == ["copy_loop", "copy_memcpy"]
+    assert result_names(own) == result_names(shared) == [("copy_loop", None), ("copy_memcpy", None)]
 
 
 def test_without_an_archiver_a_program_is_compiled_whole(project, monkeypatch):
@@ -188,3 +192,16 @@ def test_wasm_programs_share_one_implementation_of_their_own(project):
     assert builder.implementations[1].parent.name == "wasm32-wasi"
     assert all(module.read_bytes()[:4] == b"\0asm" for module in modules) and native.suffix == ""
     assert [argv[0] for argv in counting.archives] == [shutil.which("ar"), shutil.which("llvm-ar")]
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang"])
+def test_strict_c99_builds_link_the_implementation_with_gcc_and_clang(project, compiler):
+    if not shutil.which(compiler):
+        pytest.skip(f"needs {compiler}")
+    write(project / "benchlab.toml", f'[build]\ncc = "{compiler}"\n'
+          'cflags = ["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O2"]\n')
+    [source] = suite(project, ("a",))
+    builder = Builder(load_config())
+    linked, _ = records(builder.build(source, "native"))
+    assert len(builder.implementations) == 1 and len(result_names(linked)) == 4
+    assert linked[0]["compiler"].startswith(compiler)
