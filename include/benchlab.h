@@ -55,6 +55,17 @@
    as weak symbols, so that the one-file case needs no define; the file that defines
    BENCHLAB_IMPLEMENTATION holds the copy the linker keeps.)
 
+   Many programs, one implementation: compile it once, from the header alone, with the
+   compiler and flags of the programs, and link it from an archive after their files:
+       cc -O2 -Iinclude -c -include include/benchlab.h -x c /dev/null -o benchlab.o
+       ar rcs libbenchlab.a benchlab.o
+       cc -O2 -Iinclude -DBENCHLAB_EXTERNAL_IMPLEMENTATION bench.c libbenchlab.a -o bench
+   With the define a file only declares (about 2 s of CPU less per file at -O2). A file
+   that defines BENCHLAB_IMPLEMENTATION, BL_NO_TSC or BL_DEFAULT_FORMAT keeps its own copy
+   and takes nothing from the archive; one that defines BL_NO_ALLOC_HOOK needs an archive
+   compiled with -DBL_NO_ALLOC_HOOK (else the link fails, naming it). `benchlab run` does
+   all this by itself, in its build cache (docs/cli.md, "Builds").
+
    COUNTERS (docs/counters.md)
    --------
    Besides time: --counters=time,cycles,instructions,cache-misses,r01c2,task-clock,
@@ -388,6 +399,8 @@ void bl_register_target(const bl_target *target);
    one instruction fewer per nop (tests/c/nops_shape_test.sh compares the two). */
 #ifndef BL__NOP
 #define BL__NOP() __asm__ __volatile__("nop")
+#else
+#define BL__OWN_NOP 1 /* the threaded loop must spin this file's nop: see the implementation's guard */
 #endif
 static inline void bl_nops(uint64_t n) {
     uint64_t i;
@@ -472,7 +485,22 @@ static inline int bl_main(int argc, char **argv) {
 
 /* Without BENCHLAB_IMPLEMENTATION every translation unit gets a weak copy, so a
    one-file program needs no define and a many-file program still links; the file
-   that defines it gets the strong copy the linker prefers. */
+   that defines it gets the strong copy the linker prefers.
+   With BENCHLAB_EXTERNAL_IMPLEMENTATION it gets none: the code is in an object compiled
+   once from this header alone, with the same compiler and flags, and linked from an
+   archive after the program's files (benchlab's build does so; USAGE). The includes below
+   stay, so a file sees the same names either way. A file that defines
+   BENCHLAB_IMPLEMENTATION, or an option the code reads at compile time, keeps its own
+   copy: its definitions leave nothing for the linker to take from the archive. But for
+   BL_NO_ALLOC_HOOK: such a file leaves malloc undefined, and the archive's wrappers would
+   be linked for it, so the file asks for an archive compiled with BL_NO_ALLOC_HOOK too
+   (below, after the includes): with another, the link fails naming it. */
+#if defined(BENCHLAB_EXTERNAL_IMPLEMENTATION) && !defined(BENCHLAB_IMPLEMENTATION) && !defined(BL_NO_TSC) && \
+    !defined(BL_DEFAULT_FORMAT) && !defined(BL__TEST_CLOCK) && !defined(BL__OWN_NOP)
+#define BL__ELSEWHERE 1
+#else
+#define BL__ELSEWHERE 0
+#endif
 #ifdef BENCHLAB_IMPLEMENTATION
 #define BL__DEF
 #else
@@ -601,6 +629,19 @@ extern int bl__nanosleep(const struct bl__timespec *want, struct bl__timespec *l
 #endif
 #endif
 
+#if BL__ELSEWHERE && defined(BL_NO_ALLOC_HOOK)
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern char bl__implementation_compiled_with_BL_NO_ALLOC_HOOK;
+__attribute__((used)) static char *const bl__no_alloc_hook_here = &bl__implementation_compiled_with_BL_NO_ALLOC_HOOK;
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* The rest is the code itself, which BENCHLAB_EXTERNAL_IMPLEMENTATION leaves out (above). */
+#if !BL__ELSEWHERE
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -3735,6 +3776,11 @@ BL__DEF int bl_main_as(int argc, char **argv, const char *dialect) {
 BL__DEF int bl__alloc_tracking; /* set only during an allocation pass */
 BL__DEF BL__THREAD_LOCAL uint64_t bl__alloc_calls; /* per thread: the measured thread's own */
 BL__DEF BL__THREAD_LOCAL uint64_t bl__alloc_bytes;
+#ifdef BL_NO_ALLOC_HOOK
+/* What a file built with BL_NO_ALLOC_HOOK and BENCHLAB_EXTERNAL_IMPLEMENTATION links to (I1). */
+extern char bl__implementation_compiled_with_BL_NO_ALLOC_HOOK;
+BL__DEF char bl__implementation_compiled_with_BL_NO_ALLOC_HOOK = 1;
+#endif
 
 #if BL__ALLOC_HOOK
 #ifdef __cplusplus
@@ -5775,4 +5821,5 @@ static int bl__lost_read(bl__lost *now) { (void)now; return 0; }
 #ifdef __cplusplus
 }
 #endif
+#endif /* !BL__ELSEWHERE */
 #endif /* BENCHLAB__IMPLEMENTED */

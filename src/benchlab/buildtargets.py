@@ -32,6 +32,9 @@ class BuildTarget:
     libs: str | tuple[str, ...] = "libs"
     #: The suffix of its binaries; a prebuilt file with it runs on this target only.
     suffix: str = ""
+    #: The archiver of its objects, for the header's implementation compiled once
+    #: (build.py): a target without it compiles the implementation with every file.
+    archiver: str = "ar"
     #: Other programs the build needs: (program, what it is, how to install it).
     tools: tuple[tuple[str, str, str], ...] = ()
     #: A failed compile whose stderr says any of the texts is the toolchain's fault, not the
@@ -68,7 +71,7 @@ TARGETS: tuple[BuildTarget, ...] = (
     # capture as every other platform, and a trap cannot take us down.
     BuildTarget("wasm32-wasi", compiler="wasm_cc", flags="wasm_cflags", compiler_what="the wasm32-wasi compiler",
                 packages="clang lld wasi-libc", target_flags=("--target=wasm32-wasi",), libs=("-lm",),
-                suffix=".wasm", tools=(("wasm-ld", "the WebAssembly linker", "apt-get install lld"),),
+                suffix=".wasm", archiver="llvm-ar", tools=(("wasm-ld", "the WebAssembly linker", "apt-get install lld"),),
                 failures=((("stdio.h' file not found", "unable to find library -lc"),
                            "wasi-libc (the C library for wasm32-wasi) is not installed", "apt-get install wasi-libc"),
                           (("libclang_rt.builtins-wasm32",), "the compiler-rt builtins for wasm32 are missing",
