@@ -143,6 +143,11 @@
    BL_DEFAULT_FORMAT  the format without --format and without a terminal (else jsonl),
                  e.g. "lind" for the Lind runner, which starts a test with no arguments
                  and reads its stdout through a pipe. BL_FORMAT overrides it.
+   BENCHLAB_IMPLEMENTATION  this file holds the implementation of a program of several
+                 files (USAGE); the others include the header plainly.
+   BENCHLAB_EXTERNAL_IMPLEMENTATION  declarations only: the implementation comes from an
+                 object built from the header alone and linked after the program's files
+                 (USAGE; `benchlab run` builds one per target, compiler and flags).
 
    ENVIRONMENT
    -----------
