@@ -186,7 +186,7 @@ def _comparisons(subjects: list[StoredRun], reference, history: list[StoredRun])
 
 
 def _detect(values):
-    # Imported when needed: the change-point module pulls in ruptures and scipy.
+    # Imported when needed: only a report of histories searches them for change points.
     from benchlab.statistics.changepoints import detect
     return detect(values)
 
