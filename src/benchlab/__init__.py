@@ -49,6 +49,6 @@ def __getattr__(name):
         from benchlab import stats
         return getattr(stats, name)
     if name == "run_wasi":
-        from benchlab.measuring.wasi import run_wasi
+        from benchlab.wasi import run_wasi
         return run_wasi
     raise AttributeError(f"module 'benchlab' has no attribute {name!r}")
