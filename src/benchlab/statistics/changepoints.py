@@ -4,7 +4,7 @@ The method is PELT (Killick, Fearnhead and Eckley, "Optimal detection of changep
 with a linear computational cost", JASA 2012) with the L2 cost: the series is cut into
 segments of constant mean, and a cut is kept only when it lowers the residual sum of
 squares by more than a penalty. PELT finds the exact optimum of that criterion, for any
-number of cuts. `pelt` is its 30 lines over prefix sums, step for step as the `ruptures`
+number of cuts. `pelt` is its ~30 lines over prefix sums, step for step as the `ruptures`
 library computes it (Truong, Oudre and Vayatis, "Selective review of offline change point
 detection methods", Signal Processing 2020), which benchlab used until issue 39: ruptures
 needs scipy (143 MB installed) for costs benchlab does not use, and benchlab already gave
