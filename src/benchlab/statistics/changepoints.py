@@ -208,6 +208,8 @@ def pelt(signal: np.ndarray, penalty: float, min_size: int) -> list[int]:
     The cost of a segment is its sum of squared deviations from its mean, from prefix sums:
     O(1) per segment, every candidate start at once in numpy, so a window of 200 runs takes
     milliseconds (the report runs it per benchmark)."""
+    if min_size < 1:
+        raise ValueError(f"min_size must be at least 1 (got {min_size})")
     n = len(signal)
     sums = np.concatenate(([0.0], np.cumsum(signal)))
     squares = np.concatenate(([0.0], np.cumsum(np.square(signal))))

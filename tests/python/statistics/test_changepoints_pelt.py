@@ -109,3 +109,9 @@ def test_detect_finds_hand_placed_steps_in_noise():
     found = detect(levels * np.exp(rng.normal(0, 0.01, len(levels))))
     assert [cp.index for cp in found] == [15, 27, 47]
     assert [cp.change for cp in found] == pytest.approx([0.08, -0.074, -0.07], abs=0.012)
+
+
+def test_pelt_needs_levels_of_at_least_one_value():
+    with pytest.raises(ValueError, match=r"min_size must be at least 1 \(got 0\)"):
+        pelt(np.zeros(5), 1.0, 0)
+    assert pelt(np.zeros(0), 1.0, 1) == pelt(np.zeros(3), 1.0, 2) == []
