@@ -37,6 +37,8 @@ from benchlab.statistics.changepoints import default_penalty, detect
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHLAB = os.path.join(ROOT, ".venv", "bin", "benchlab")
 CVS = (0.005, 0.01, 0.02, 0.03)
+#: The lengths of the noise series whose false change points are counted.
+LENGTHS = (12, 30, 100)
 SUITE_SOURCE = """\
 /* bench/changepoints.py's suite: two chains of dependent multiply-adds (bench/kernels.h). */
 #include "benchlab.h"
@@ -60,30 +62,46 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def synthetic(series: int, runs: int, shift: float, seed: int) -> None:
+def synthetic_series(series: int, runs: int, shift: float, seed: int):
+    """The synthetic series, in the order `synthetic` reads them: (group, shift's run or None,
+    values). Groups: ("noise", cv) and ("shift", cv) per CV, then ("normal", length) and
+    ("heavy", length) of 10 x `series` each. tests/python/statistics/test_changepoints_pelt.py
+    reads the same series, with the change points ruptures found on them."""
     rng = np.random.default_rng(seed)
-    print(f"synthetic: {series} series of {runs} runs per row, log-normal noise, seed {seed}, "
-          f"default penalty {default_penalty(runs):.1f} noise variances")
-    print(f"{'CV':>6}  {'noise: false change points':>27}  {f'{shift:.0%} shift: found within +-1':>28}  {'false beside it':>15}")
     for cv in CVS:
-        false_noise = sum(len(detect(100 * np.exp(rng.normal(0, cv, runs)))) for _ in range(series))
-        found = false_shift = 0
+        for _ in range(series):
+            yield ("noise", cv), None, 100 * np.exp(rng.normal(0, cv, runs))
         for _ in range(series):
             at = int(rng.integers(5, runs - 4))  # 5..runs-5 runs at each level
             values = 100 * np.exp(rng.normal(0, cv, runs)) * np.r_[np.ones(at), np.full(runs - at, 1 + shift)]
-            points = detect(values)
+            yield ("shift", cv), at, values
+    for length in LENGTHS:
+        for _ in range(10 * series):
+            yield ("normal", length), None, np.exp(rng.normal(0, 0.01, length))
+        for _ in range(10 * series):
+            yield ("heavy", length), None, np.exp(0.01 * rng.standard_t(3, length))
+
+
+def synthetic(series: int, runs: int, shift: float, seed: int) -> None:
+    print(f"synthetic: {series} series of {runs} runs per row, log-normal noise, seed {seed}, "
+          f"default penalty {default_penalty(runs):.1f} noise variances")
+    print(f"{'CV':>6}  {'noise: false change points':>27}  {f'{shift:.0%} shift: found within +-1':>28}  {'false beside it':>15}")
+    found: dict[tuple, list] = {}
+    for group, at, values in synthetic_series(series, runs, shift, seed):
+        found.setdefault(group, []).append((at, detect(values)))
+    for cv in CVS:
+        false_noise = sum(len(points) for _, points in found[("noise", cv)])
+        hit = false_shift = 0
+        for at, points in found[("shift", cv)]:
             hits = [cp for cp in points if abs(cp.index - at) <= 1]
-            found += bool(hits)
+            hit += bool(hits)
             false_shift += len(points) - min(len(hits), 1)
-        print(f"{cv:>6.1%}  {f'{false_noise} in {series} series':>27}  {f'{found} of {series}':>28}  {false_shift:>15}")
-    lengths = (12, 30, 100)
-    many = 10 * series
+        print(f"{cv:>6.1%}  {f'{false_noise} in {series} series':>27}  {f'{hit} of {series}':>28}  {false_shift:>15}")
     counts = []
-    for length in lengths:
-        normal = sum(len(detect(np.exp(rng.normal(0, 0.01, length)))) for _ in range(many))
-        heavy = sum(len(detect(np.exp(0.01 * rng.standard_t(3, length)))) for _ in range(many))
+    for length in LENGTHS:
+        normal, heavy = (sum(len(points) for _, points in found[(kind, length)]) for kind in ("normal", "heavy"))
         counts.append(f"{length} runs: {normal} (normal), {heavy} (Student-t, 3 degrees of freedom)")
-    print(f"false change points in {many} noise series each of " + "; ".join(counts))
+    print(f"false change points in {10 * series} noise series each of " + "; ".join(counts))
 
 
 def real(runs: int, slowdown_steps: int) -> None:

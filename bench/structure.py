@@ -7,8 +7,10 @@
 Prints:
   - the 10 longest functions of include/benchlab.h and of src/benchlab (lines, signature to
     closing brace / last line of the body);
-  - imports from the domain (src/benchlab outside cli/) into the CLI, and import cycles
-    among the CLI's modules; imports between CLI command modules;
+  - imports from the domain (src/benchlab outside the cli layer: cli/, the entry points and
+    the package's __init__.py) into the CLI, and import cycles among the CLI's modules;
+    imports between CLI command modules. Imports by name count (bench/importgraph.py, the
+    analysis tests/python/project/test_layers.py holds to zero);
   - the folders as layers (docs/architecture.md, *Layers*, names their order): imports from
     a lower layer into a higher one, and cycles between folders;
   - hand-typed name lists: lines that spell out most of a family of names (the header's
@@ -31,6 +33,10 @@ import ast
 import pathlib
 import re
 import sys
+
+# The imports and the layers: bench/importgraph.py, which tests/python/project/test_layers.py
+# shares (this script's folder is on sys.path when it runs).
+from importgraph import cycles, folder_graph, imports, is_cli, layer_order
 
 #: Families of names that grow: (title, names, how many of them a line must spell to be a list).
 #: A name is a word, or a pattern: a member with several spellings (`samples`, `--samples`)
@@ -106,113 +112,6 @@ def python_functions(root: pathlib.Path) -> list[tuple[int, str]]:
     return found
 
 
-def module_name(root: pathlib.Path, path: pathlib.Path) -> str:
-    parts = list(path.relative_to(root / "src").with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imports(root: pathlib.Path) -> dict[str, set[str]]:
-    """Module -> the benchlab modules it imports (at any depth in the file, lazy ones too)."""
-    graph = {}
-    for path in sorted((root / "src/benchlab").rglob("*.py")):
-        name = module_name(root, path)
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        targets = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                targets.update(a.name for a in node.names if a.name.startswith("benchlab"))
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(anchor + ([base] if base else []))
-                if base.startswith("benchlab"):
-                    # `from pkg import module` is an arrow to the module; `from pkg import name`, to pkg.
-                    targets.add((base, tuple(f"{base}.{a.name}" for a in node.names)))
-        graph[name] = targets
-    known = set(graph)
-    resolved = {}
-    for name, targets in graph.items():
-        arrows = set()
-        for target in targets:
-            if isinstance(target, str):
-                arrows.add(target)
-            else:
-                base, submodules = target
-                modules = {m for m in submodules if m in known}
-                arrows.update(modules if modules == set(submodules) else modules | {base})
-        resolved[name] = {t for t in arrows if t in known and t != name}
-    return resolved
-
-
-def cycles(graph: dict[str, set[str]], members: set[str]) -> list[list[str]]:
-    """Strongly connected groups of more than one module (Tarjan), within `members`."""
-    index, low, stack, on_stack, groups, counter = {}, {}, [], set(), [], [0]
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = counter[0]
-        counter[0] += 1
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in graph[node] & members:
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                group.append(top)
-                if top == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(members):
-        if node not in index:
-            visit(node)
-    return groups
-
-
-#: The line of docs/architecture.md that names the layers, bottom to top.
-LAYERS_LINE = re.compile(r"^Layers, bottom to top: (.+)$", re.M)
-#: Modules directly in src/benchlab/ that sit on top (the entry points: the command, python -m
-#: benchlab.wasi and benchlab.callgrind), not in the base layer.
-ENTRY_MODULES = ("benchlab.start", "benchlab.__main__", "benchlab.wasi", "benchlab.callgrind")
-
-
-def layer_order(root: pathlib.Path) -> list[str] | None:
-    """The layers as docs/architecture.md names them (`base` is the modules directly in
-    src/benchlab/), or None when it names none."""
-    found = LAYERS_LINE.search((root / "docs/architecture.md").read_text())
-    return [name.strip(" `.") for name in found.group(1).split(",")] if found else None
-
-
-def folder_of(module: str, packages: set[str]) -> str:
-    """A module's layer: its folder under benchlab/ (a package there is its own folder),
-    `base` for a module directly in benchlab/, `cli` for the entry points."""
-    if module in ENTRY_MODULES:
-        return "cli"
-    parts = module.split(".")
-    if len(parts) == 2 and module not in packages:
-        return "base"
-    return parts[1] if len(parts) > 1 else "base"
-
-
-def folder_graph(graph: dict[str, set[str]], packages: set[str]) -> dict[tuple[str, str], list[str]]:
-    """(folder, folder) -> the module imports behind that arrow, between different folders."""
-    arrows: dict[tuple[str, str], list[str]] = {}
-    for source, targets in graph.items():
-        for target in targets:
-            a, b = folder_of(source, packages), folder_of(target, packages)
-            if a != b and "benchlab" not in (source, target):
-                arrows.setdefault((a, b), []).append(f"{source} -> {target}")
-    return arrows
-
-
 def source_files(root: pathlib.Path) -> list[pathlib.Path]:
     files = set()
     for pattern in SOURCE_GLOBS:
@@ -241,9 +140,10 @@ def report(root: pathlib.Path) -> None:
         print(f"  {length:4d}  {name}")
 
     graph = imports(root)
+    packages = {m for m in graph if (root / "src" / pathlib.Path(*m.split(".")) / "__init__.py").is_file()}
+    entry = {m for m in graph if is_cli(m, packages)}  # cli/, the entry points and the package's __init__.py
     cli = {m for m in graph if m == "benchlab.cli" or m.startswith("benchlab.cli.")}
-    domain_to_cli = sorted((m, t) for m in graph if m not in cli and m != "benchlab.__main__"
-                           for t in graph[m] if t in cli)
+    domain_to_cli = sorted((m, t) for m in graph if m not in entry for t in graph[m] if t in entry)
     print(f"\n## domain -> CLI imports: {len(domain_to_cli)}")
     for source, target in domain_to_cli:
         print(f"  {source} -> {target}")

@@ -4,8 +4,8 @@
 #     launchers the tests and benchmarks use (Google Benchmark, qemu-user, valgrind,
 #     hyperfine, jemalloc), and PostgreSQL, whose server the store's tests start
 #     (scripts/pg-test-server);
-#   - a Python virtual environment in .venv with benchlab installed (editable) and
-#     its test dependencies.
+#   - a Python virtual environment in .venv with benchlab installed (editable) with
+#     its extras (wasm, postgres) and its test dependencies.
 # Run as root (CI) or with sudo available. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +46,6 @@ stamp=.venv/.benchlab-installed
 if [[ ! -f $stamp ]] || ! cmp -s pyproject.toml "$stamp"; then
   echo "setup: installing benchlab and its dependencies into .venv" >&2
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test]'
+  .venv/bin/python -m pip install -q -e '.[all,test]'   # the tests run wasm and PostgreSQL: both extras
   cp pyproject.toml "$stamp"
 fi

@@ -42,6 +42,13 @@ class UserError(Exception):
         return f"{self.what} ({self.fix})" if self.fix else self.what
 
 
+def missing_extra(need: str, extra: str) -> UserError:
+    """`need` ("running wasm") needs a package that an extra of benchlab's installs
+    (pyproject.toml's optional dependencies): a native, SQLite-only install has none of them."""
+    return UserError(f"{need} needs benchlab's {extra} extra, which is not installed",
+                     f"pip install 'benchlab[{extra}]'")
+
+
 class Interrupted(Exception):
     """Ctrl-C or SIGTERM during a run, after the run was closed cleanly; the message says what was kept."""
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchlab import buildtargets
-from benchlab.measuring import context, wasi
+from benchlab import buildtargets, wasi
+from benchlab.measuring import context
 from benchlab.measuring.buildable import unbuildable_reason
 from benchlab.measuring.build import Builder
 from benchlab.buildtargets import BuildTarget

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchlab import __version__
+from benchlab.bundled import version as benchlab_version
 from benchlab import buildtargets
 from benchlab.measuring.build import compiler_version
 from benchlab.config import Config
@@ -107,7 +107,7 @@ def collect(config: Config, platforms: list[Platform], seed: int, argv: list[str
     compilers = {target.name: compiler_version(target.compiler_of(config.build)) for target in buildtargets.TARGETS
                  if target.name == buildtargets.HOST or any(p.build == target.name for p in platforms)}
     return {
-        "benchlab": __version__,
+        "benchlab": benchlab_version(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
         **machine(),
         "os": host_platform.system(),

@@ -158,6 +158,9 @@ class Platform:
         return self.spec.command[1:3] == ["-m", "benchlab.callgrind"]
 
     def check_available(self) -> None:
+        runner = self._runner_module()
+        if runner is not None:  # wasm's: the wasm extra (wasi.py), named before anything runs
+            importlib.import_module(runner).check()
         if self.counts_instructions and not shutil.which("valgrind"):
             raise UserError(f"platform '{self.name}' needs 'valgrind', which is not on PATH "
                             "(it counts instructions with valgrind's callgrind)", _INSTALL_HINTS["valgrind"])

@@ -109,7 +109,7 @@ def _json(series: Series, shifts: list[Shift]) -> str:
     document = {
         "bench": record.bench, "param": record.param, "param_name": record.param_name, "counter": record.counter,
         "unit": record.unit, "platform": record.platform, "host": Fingerprint.of_run(points[-1].run).to_dict(),
-        "method": {"name": "PELT (ruptures), L2 cost on log values", "penalty": changepoints.default_penalty(len(values)),
+        "method": {"name": "PELT, L2 cost on log values", "penalty": changepoints.default_penalty(len(values)),
                    "min_size": changepoints.MIN_SEGMENT, "min_change": changepoints.MIN_CHANGE,
                    "noise": changepoints.noise_level(values) if len(values) > 2 else None},
         "runs": [{"run": p.run["id"], "date": p.date, "commit": p.git.get("commit"), "dirty": p.git.get("dirty"),

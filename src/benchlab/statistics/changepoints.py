@@ -1,11 +1,15 @@
 """Level shifts in a benchmark's history: where a series of stored runs' figures moved.
 
 The method is PELT (Killick, Fearnhead and Eckley, "Optimal detection of changepoints
-with a linear computational cost", JASA 2012) as the `ruptures` library implements it
-(Truong, Oudre and Vayatis, "Selective review of offline change point detection
-methods", Signal Processing 2020), with the L2 cost: the series is cut into segments of
-constant mean, and a cut is kept only when it lowers the residual sum of squares by more
-than a penalty. PELT finds the exact optimum of that criterion, for any number of cuts.
+with a linear computational cost", JASA 2012) with the L2 cost: the series is cut into
+segments of constant mean, and a cut is kept only when it lowers the residual sum of
+squares by more than a penalty. PELT finds the exact optimum of that criterion, for any
+number of cuts. `pelt` is its ~30 lines over prefix sums, step for step as the `ruptures`
+library computes it (Truong, Oudre and Vayatis, "Selective review of offline change point
+detection methods", Signal Processing 2020), which benchlab used until issue 39: ruptures
+needs scipy (143 MB installed) for costs benchlab does not use, and benchlab already gave
+it its own cost and windows. The tests hold `pelt` to ruptures' answers on
+bench/changepoints.py's series, recorded before it went.
 
 What this module adds around it, and why:
 
@@ -35,7 +39,7 @@ What this module adds around it, and why:
 Why not E-divisive means (MongoDB's signal-processing-algorithms, Matteson and James
 2014)? Its package requires Python < 3.12 and numpy < 2, ships as a source distribution
 with a C extension, and its permutation test draws from numpy's global random state;
-`ruptures` has wheels and needs only numpy and scipy.
+PELT needs only numpy.
 """
 from __future__ import annotations
 
@@ -45,7 +49,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["ChangePoint", "detect", "noise_level", "default_penalty",
+__all__ = ["ChangePoint", "detect", "pelt", "noise_level", "default_penalty",
            "PENALTY_BASE", "PENALTY_SMALL_N", "MIN_SEGMENT", "MIN_CHANGE", "MIN_NOISE", "OUTLIER_CLIP", "MAX_WINDOW"]
 
 #: The penalty of one more cut, in units of the noise variance, is PENALTY_BASE +
@@ -81,10 +85,10 @@ OUTLIER_CLIP = 3.0
 
 #: The most runs one search covers. The penalty is calibrated on series of 12 to 200 runs
 #: (docs/cli.md, `history`); past that the largest of n chance gains keeps growing with n.
-#: And ruptures' PELT keeps every cut position still admissible, which on a stretch without
-#: a shift is all of them: its time grows with the square of the length (0.015 s at 200 runs
-#: without a shift, 0.4 s at 1,000, 2.2 s at 3,000 on the 2-core VM, where a series with a
-#: shift every 25 runs takes 0.1 s at 3,000). A longer series is searched in windows.
+#: And PELT keeps every cut position still admissible, which on a stretch without a shift is
+#: all of them: its work grows with the square of the length (ruptures, one candidate at a
+#: time: 0.4 s at 1,000 runs, 2.2 s at 3,000; `pelt`, the candidates at once in numpy: 0.04 s
+#: and 0.12 s on the 2-core VM at a load of 15). A longer series is searched in windows.
 MAX_WINDOW = 200
 
 #: 1.4826 * MAD estimates a normal distribution's standard deviation.
@@ -187,13 +191,52 @@ def _search(values: np.ndarray, *, penalty: float | None, min_size: int, noise: 
     if n < 2 * min_size:
         return []
     sigma = noise_level(values) if noise is None else float(noise)
-    import ruptures  # imported when needed: a third of a second that `run` need not pay
-
     logs = np.log(values)
     scaled = _clip_outliers((logs - np.median(logs)) / sigma)
     pen = default_penalty(n) if penalty is None else penalty
-    ends = ruptures.Pelt(custom_cost=_l2_cost(), min_size=min_size, jump=1).fit(scaled).predict(pen=pen)
-    return [int(end) for end in ends if end < n]
+    return pelt(scaled, pen, min_size)
+
+
+def pelt(signal: np.ndarray, penalty: float, min_size: int) -> list[int]:
+    """The cuts (indices of the first value of a new segment) that minimise the L2 cost of
+    `signal`'s segments plus `penalty` per segment, each segment at least `min_size` long:
+    PELT (Killick et al. 2012), step by step as ruptures 1.1 computes it (`Pelt(jump=1)`), so
+    that ties go the same way: the optimum up to each end is the first of the smallest totals,
+    a total summed segment after segment, and a start stays a candidate while its total is
+    within `penalty` of the optimum's. The tests hold it to ruptures' answers, recorded.
+
+    The cost of a segment is its sum of squared deviations from its mean, from prefix sums:
+    O(1) per segment, every candidate start at once in numpy, so a window of 200 runs takes
+    milliseconds (the report runs it per benchmark)."""
+    if min_size < 1:
+        raise ValueError(f"min_size must be at least 1 (got {min_size})")
+    n = len(signal)
+    sums = np.concatenate(([0.0], np.cumsum(signal)))
+    squares = np.concatenate(([0.0], np.cumsum(np.square(signal))))
+    best = np.zeros(n + 1)  # best[t]: the smallest total of signal[:t], segments' costs + penalties
+    last = np.zeros(n + 1, dtype=int)  # last[t]: where the last segment of that optimum starts
+    candidates = np.zeros(0, dtype=int)  # starts still admissible, ascending
+    for end in range(min_size, n + 1):
+        newest = end - min_size
+        # A start needs an optimum before it: 0, or min_size values or more (ruptures skips the rest).
+        if newest == 0 or newest >= min_size:
+            candidates = np.append(candidates, newest)
+        totals = best[candidates] + (_l2(sums, squares, candidates, end) + penalty)
+        chosen = int(np.argmin(totals))  # the first of equal totals, as min() over a list
+        best[end], last[end] = totals[chosen], candidates[chosen]
+        candidates = candidates[totals <= best[end] + penalty]
+    cuts, end = [], n
+    while end > 0:
+        end = int(last[end])
+        cuts.append(end)
+    return sorted(cuts)[1:]  # the first segment's start, 0, is no cut
+
+
+def _l2(sums: np.ndarray, squares: np.ndarray, starts: np.ndarray, end: int) -> np.ndarray:
+    """The L2 cost of the segments [start, end) for each of `starts`: sum of squares less
+    n * mean^2, never below 0 (rounding), as ruptures' CostL2 is with the same prefix sums."""
+    total = sums[end] - sums[starts]
+    return np.maximum(squares[end] - squares[starts] - total * total / (end - starts), 0.0)
 
 
 def _positive(values: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -208,41 +251,13 @@ def _positive(values: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     return positions, array[positions]
 
 
-def _l2_cost():
-    """ruptures' L2 cost (a segment's sum of squared deviations from its mean) from prefix
-    sums: the same figure in O(1) per segment instead of a pass over it, so PELT over a
-    history of hundreds of runs takes milliseconds (the report runs it per benchmark)."""
-    from ruptures.base import BaseCost
-    from ruptures.exceptions import NotEnoughPoints
-
-    class PrefixSumL2(BaseCost):
-        model = "l2"
-
-        def __init__(self):
-            self.min_size = 1
-            self.signal = np.empty((0, 1))
-            self.sums: list[float] = []
-            self.squares: list[float] = []
-
-        def fit(self, signal):
-            values = np.asarray(signal, dtype=float).reshape(-1)
-            self.signal = values.reshape(-1, 1)  # what Pelt reads the length from
-            self.sums = np.concatenate(([0.0], np.cumsum(values))).tolist()
-            self.squares = np.concatenate(([0.0], np.cumsum(values ** 2))).tolist()
-            return self
-
-        def error(self, start, end):
-            if end - start < self.min_size:
-                raise NotEnoughPoints
-            total = self.sums[end] - self.sums[start]
-            return max(self.squares[end] - self.squares[start] - total * total / (end - start), 0.0)
-
-    return PrefixSumL2()
-
-
 def _clip_outliers(z: np.ndarray) -> np.ndarray:
     half = 2  # a window of 5 runs, fewer at the ends
-    local = np.array([np.median(z[max(0, i - half):i + half + 1]) for i in range(len(z))])
+    ends = [*range(min(half, len(z))), *range(max(half, len(z) - half), len(z))]
+    local = np.empty(len(z))
+    local[ends] = [np.median(z[max(0, i - half):i + half + 1]) for i in ends]
+    if len(z) > 2 * half:  # the full windows at once: a median per run was most of a search's time
+        local[half:len(z) - half] = np.median(np.lib.stride_tricks.sliding_window_view(z, 2 * half + 1), axis=1)
     return local + np.clip(z - local, -OUTLIER_CLIP, OUTLIER_CLIP)
 
 

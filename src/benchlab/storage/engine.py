@@ -14,21 +14,21 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.exc import ArgumentError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 
-from benchlab.errors import UserError
+from benchlab.errors import UserError, missing_extra
 from benchlab.storage import migrations
 from benchlab.storage.sql import Statement
 from benchlab.storage.connection import (SQLITE_BUSY_TIMEOUT_S, DatabaseError, Run, cannot_write, decoded, expand,
                                     read_only_connection, sqlite_pragmas)
 
 #: pip packages of the database drivers SQLAlchemy imports, by module name.
-_DRIVER_PACKAGES = {"psycopg": "'psycopg[binary]'", "psycopg2": "psycopg2-binary", "pymysql": "pymysql",
+_DRIVER_PACKAGES = {"psycopg2": "psycopg2-binary", "pymysql": "pymysql",
                     "MySQLdb": "mysqlclient", "asyncpg": "asyncpg", "pg8000": "pg8000"}
 
 #: Seconds to wait for a PostgreSQL server to answer a connection (unless the URL sets
 #: connect_timeout): libpq waits forever for a host that drops packets.
 PG_CONNECT_TIMEOUT_S = 10
 
-#: The URL schemes that mean PostgreSQL through psycopg 3, the driver benchlab installs
+#: The URL schemes that mean PostgreSQL through psycopg 3, the driver benchlab's postgres extra installs
 #: (SQLAlchemy's default for postgresql:// is psycopg2; postgres:// is libpq's own spelling).
 _PSYCOPG_SCHEMES = ("postgresql", "postgres")
 
@@ -66,6 +66,8 @@ class SqlAlchemyConnection:
         except ImportError as exc:
             # SQLAlchemy knows the dialect, but its driver (a separate package) is not installed.
             module = (exc.name or "").split(".")[0]
+            if module == "psycopg":  # the driver benchlab installs for PostgreSQL, with its postgres extra
+                raise missing_extra(f"cannot use database URL {url!r}: PostgreSQL", "postgres") from None
             package = _DRIVER_PACKAGES.get(module, module or "the database driver")
             raise UserError(f"cannot use database URL {url!r}: its Python driver '{module}' is not installed",
                             f"pip install {package} into benchlab's environment, or use sqlite:///FILE") from None

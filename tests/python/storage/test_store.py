@@ -195,6 +195,16 @@ def test_postgresql_without_its_driver_is_one_error(project, benchlab):
                              "or use sqlite:///FILE)\n")
 
 
+@pytest.mark.parametrize("url", ["postgresql://localhost/bench", "postgres://localhost/bench"])
+def test_postgresql_without_the_postgres_extra_names_it(project, benchlab, monkeypatch, url):
+    # psycopg is benchlab[postgres] (issue 39), not a dependency: as if it were not installed.
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    result = benchlab("runs", "--db", url)
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: cannot use database URL '{url}': PostgreSQL needs benchlab's postgres extra, "
+                             "which is not installed (pip install 'benchlab[postgres]')\n")
+
+
 @pytest.fixture
 def disk_full_after_begin(monkeypatch):
     """SQLite's 'database or disk is full' for every write that grows the file after the run

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchlab import __version__
+from benchlab.bundled import version as benchlab_version
 from benchlab.errors import UserError
 from benchlab.judging.thresholds import Thresholds
 from benchlab.output.htmlreport import page, pages, sections, summary
@@ -75,7 +75,7 @@ def build(store, run_texts: list[str], baseline: str | None, out: Path, *,
     pages, found_summary = _pages(subjects, reference, latest, history, judged, store)
     found_summary.notes[:0] = notes
     context = {
-        "title": _title(subjects, reference), "version": __version__, "summary": found_summary, "pages": pages,
+        "title": _title(subjects, reference), "version": benchlab_version(), "summary": found_summary, "pages": pages,
         "written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
         "runs": _run_rows(subjects, reference, history), "plotly_js": page.PLOTLY_JS, "report_js": page.REPORT_JS,
     }

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchlab import __version__
+from benchlab.bundled import version as benchlab_version
 from benchlab.errors import UserError
 from benchlab.storage.schema import VERSION_TABLE
 
@@ -113,7 +113,7 @@ def _current(connection: sa.Connection, known: set[str], shown_url: str) -> str 
 
     revision = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE}).get_current_revision()
     if revision is not None and revision not in known:
-        raise UserError(f"database {shown_url} has schema revision {revision!r}, which benchlab {__version__} does "
+        raise UserError(f"database {shown_url} has schema revision {revision!r}, which benchlab {benchlab_version()} does "
                         f"not know: a newer benchlab has upgraded it",
                         "upgrade benchlab on this machine (pip install --upgrade the newer wheel or git+URL, "
                         "or in a checkout git pull and bash scripts/setup.sh), or give another --db")
