@@ -128,13 +128,6 @@ def bad_line(binary: str, number: int, line: str, format_name: str, why: str) ->
     return f"{binary}: line {number} is not valid {format_name} output ({why}), ignored: {shown!r}"
 
 
-def first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
 def show(value: Any) -> str:
     """A value for a message: short, and safe for integers too long to print."""
     try:
