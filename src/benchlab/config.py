@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlab import buildtargets, deterministic
-from benchlab.errors import UserError
+from benchlab.errors import UserError, show
 from benchlab import percent
 from benchlab.limits import limit
 from benchlab.records import printable
@@ -170,17 +170,9 @@ class _Checker:
             if maximum is not None:
                 bound += f" and <= {maximum:g}"
             example = 1 if above or minimum < 1 else minimum
-            raise self.fail(key, f"must be {kind} {bound}, got {_show(value)}",
+            raise self.fail(key, f"must be {kind} {bound}, got {show(value)}",
                             f"write {key.rsplit('.', 1)[-1]} = {example:g}")
         return value
-
-
-def _show(value: Any) -> str:
-    try:
-        text = repr(value)
-    except ValueError:  # an integer too long to print
-        return "a number too long to print"
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind(value: Any) -> str:
@@ -289,7 +281,7 @@ def _parse(data: dict, path: Path) -> Config:
     config.max_regressions = _percentages(check, gate.get("max_regression", {}), "gate.max_regression")
     config.counter_thresholds = _counter_thresholds(check, gate.get("counter_thresholds", {}))
     if not isinstance(gate.get("calibrate", True), bool):
-        raise check.fail("gate.calibrate", f"must be true or false, got {_show(gate['calibrate'])}", "write calibrate = false")
+        raise check.fail("gate.calibrate", f"must be true or false, got {show(gate['calibrate'])}", "write calibrate = false")
     config.gate_calibrates = gate.get("calibrate", True)
     return config
 

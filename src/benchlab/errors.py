@@ -7,6 +7,7 @@ raised as `UserError` and printed once, at the entry point, as
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 
 class ExitCode(enum.IntEnum):
@@ -58,3 +59,12 @@ class StoreFailed(UserError):
 
     Here rather than in store.py, so that `benchlab run --no-store` never imports
     SQLAlchemy (a third of a second at start-up)."""
+
+
+def show(value: Any) -> str:
+    """A value for a message: short, and safe for integers too long to print."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "an integer too long to print"
+    return text if len(text) <= 40 else text[:37] + "..."

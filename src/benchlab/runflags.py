@@ -104,7 +104,6 @@ RUN_FLAGS: tuple[RunFlag, ...] = (
     RunFlag("--no-subtract", "subtract", OFF, "--no-subtract",
             help="Table figures as measured, without subtracting the empty loop's cost."),
 )
-BY_FIELD = {flag.field: flag for flag in RUN_FLAGS}
 #: The rows that benchlab.toml's [run] also takes, by key.
 BY_CONFIG_KEY = {flag.config_key: flag for flag in RUN_FLAGS if flag.config_key}
 

@@ -2,6 +2,7 @@
 and a way to run the `benchlab` command in-process with exact stdout/stderr."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -229,3 +230,24 @@ def alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+@contextlib.contextmanager
+def counting(store):
+    """Every statement `store` (a Store) runs in the block, with the rows it returned: [(sql, rows)]."""
+    seen = []
+    reading = store._reading
+
+    @contextlib.contextmanager
+    def counted():
+        with reading() as query:
+            def query_counted(statement, params=None):
+                rows = query(statement, params)
+                seen.append((statement.sql, len(rows)))
+                return rows
+            yield query_counted
+    store._reading = counted
+    try:
+        yield seen
+    finally:
+        del store._reading  # the class's again

@@ -267,13 +267,19 @@ def _profile_all(config: Config, target, platforms: list[Platform], buckets: Buc
             if event is None:
                 profiles.append(profile_with_callgrind(plan, buckets, options.timeout, workdir))
             else:
-                call_graph = "dwarf" if plan.body else (options.call_graph or DEFAULT_CALL_GRAPH)
+                call_graph = _call_graph(plan.body, options)
                 profiles.append(profile_with_perf(plan, buckets, event, call_graph, options.timeout, workdir))
             if options.keep_dir:
                 shutil.copytree(workdir, Path(options.keep_dir) / platform.name, dirs_exist_ok=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return profiles, body
+
+
+def _call_graph(body: str | None, options: _Options) -> str:
+    """perf's call graph: always DWARF for a benchlab benchmark, whose samples are kept by
+    the body's frame on their stack (frame pointers lose the frame of a leaf's caller)."""
+    return "dwarf" if body else (options.call_graph or DEFAULT_CALL_GRAPH)
 
 
 def _warn_unresolved(profiles: list[Profile]) -> None:
@@ -292,7 +298,7 @@ def _profile_info(target, buckets: Buckets, buckets_path: str | None, profiles: 
         "target": target.name, "profiler": "callgrind" if instructions else "perf",
         "unit": "instructions" if instructions else "samples", "event": "Ir" if instructions else event,
         "period_ns": None if instructions else perf.PERIOD_NS,
-        "call_graph": None if instructions else ("dwarf" if body else (options.call_graph or DEFAULT_CALL_GRAPH)),
+        "call_graph": None if instructions else _call_graph(body, options),
         "body": body, "filter": options.filter_text,
         "buckets_file": buckets_path, "buckets": buckets.spec,
         "totals": {p.platform: {"total": p.total, "left_out": p.left_out, "unresolved": sum(p.unresolved.values())}

@@ -155,9 +155,9 @@ def by_suffix(use: str) -> dict[str, str]:
     return {suffix: row.name for row in used_by(use) for suffix in row.suffixes}
 
 
-def choices_text(use: str, separator: str = "|") -> str:
+def choices_text(use: str) -> str:
     """table|json|table-csv|markdown: the names of one use, for a synopsis or a message."""
-    return separator.join(names(use))
+    return "|".join(names(use))
 
 
 def suffixes_text(use: str) -> str:

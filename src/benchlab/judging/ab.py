@@ -27,7 +27,8 @@ from benchlab.errors import UserError
 from benchlab.judging.judgment import judge, remeasure_advice
 from benchlab.judging.thresholds import Thresholds
 from benchlab.measuring import revisions
-from benchlab.measuring.ab import PROCESS_TIME_LIMIT_S, ABResult, ABRun, Pair, check_time_limit, default_time_limit
+from benchlab.measuring.ab import (PROCESS_TIME_LIMIT_S, ABResult, ABRun, Pair, check_time_limit, default_time_limit,
+                                   no_display)
 from benchlab.measuring.build import BuildFailed, Builder
 from benchlab.measuring.platforms import Platform, resolve_platforms
 from benchlab.measuring.runner import RunOptions, Runner
@@ -60,15 +61,6 @@ class Request:
     extra_args: tuple[str, ...] = ()
 
 
-class _NoDisplay:
-    """The rounds' progress of a listener that shows none."""
-    def line(self, text: str) -> None:
-        pass
-
-    def round_done(self, rounds: int) -> None:
-        pass
-
-
 @dataclasses.dataclass
 class Listener:
     """What `ab` says while it works: each a callback the command gives; by default silent."""
@@ -78,7 +70,7 @@ class Listener:
     warn: Callable[[str], None] = lambda _: None
     #: The rounds' progress display for (a time limit, the most rounds): a context manager whose
     #: value has `line(text)` and `round_done(rounds)` (output/progress.py's Progress).
-    rounds: Callable[[float, int], ContextManager[Any]] = lambda *_: contextlib.nullcontext(_NoDisplay())
+    rounds: Callable[[float, int], ContextManager[Any]] = no_display
 
 
 def judge_ab(config: Config, request: Request, listener: Listener = Listener()) -> Answer:

@@ -26,7 +26,6 @@ The steps, in order:
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from pathlib import Path
 from typing import Any, Callable, ContextManager
@@ -35,7 +34,7 @@ from benchlab.config import Config
 from benchlab.errors import UserError
 from benchlab.measuring import calibration, remeasure
 from benchlab.measuring import context as run_context
-from benchlab.measuring.ab import check_time_limit, default_time_limit
+from benchlab.measuring.ab import check_time_limit, default_time_limit, no_display
 from benchlab.judging.judgment import SAVE_A_BASELINE, judge, no_baseline, remeasure_advice, stored_advice
 from benchlab.judging.sides import compare_sides, context_differences
 from benchlab.judging.thresholds import Thresholds
@@ -70,15 +69,6 @@ class Request:
     counter_thresholds: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
-class _NoDisplay:
-    """The rounds' progress of a listener that shows none."""
-    def line(self, text: str) -> None:
-        pass
-
-    def round_done(self, rounds: int) -> None:
-        pass
-
-
 @dataclasses.dataclass
 class Listener:
     """What the gate says while it works: each a callback the command gives; by default silent."""
@@ -88,7 +78,7 @@ class Listener:
     step: Callable[[str], None] = lambda _: None
     #: The re-measurement's progress display for a time limit: a context manager whose value
     #: has `line(text)` and `round_done(rounds)` (output/progress.py's Progress).
-    rounds: Callable[[float], ContextManager[Any]] = lambda _: contextlib.nullcontext(_NoDisplay())
+    rounds: Callable[[float], ContextManager[Any]] = no_display
 
 
 @dataclasses.dataclass

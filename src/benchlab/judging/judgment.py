@@ -72,17 +72,17 @@ def no_baseline(baseline: str, run_id: int | None, store_url: str, others: list[
     return Judgment([], [], ExitCode.NO_BASELINE, lines)
 
 
-def remeasure_advice(rounds: int, seconds: float, time_limit: float, time_flag: str = "--time") -> list[str]:
+def remeasure_advice(rounds: int, seconds: float, time_limit: float) -> list[str]:
     """What decides rows re-measured in paired rounds: more rounds, or a quieter machine."""
     advice = []
     if seconds >= 0.9 * time_limit:
-        advice.append(f"{rounds} paired rounds fitted in {seconds:.0f} s: give more time ({time_flag} "
+        advice.append(f"{rounds} paired rounds fitted in {seconds:.0f} s: give more time (--time "
                       f"{max(2 * time_limit, time_limit + 30):g})")
     busy = busy_machine()
     if busy:
         advice.append(f"{busy}: run where fewer jobs share the CPUs")
     if not advice:
-        advice.append(f"the rows' paired rounds disagree: more rounds ({time_flag} {2 * time_limit:g}) narrow them")
+        advice.append(f"the rows' paired rounds disagree: more rounds (--time {2 * time_limit:g}) narrow them")
     return advice
 
 

@@ -18,12 +18,13 @@ Software Engineering 25, 2020): noise that hits the machine hits both at once.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import random
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable, ContextManager
 
 import numpy as np
 
@@ -47,6 +48,20 @@ class Pair:
     name: str
     a: Unit
     b: Unit
+
+
+class NoDisplay:
+    """The rounds' progress of a caller that shows none (`ab`'s and the gate's silent listener)."""
+    def line(self, text: str) -> None:
+        pass
+
+    def round_done(self, rounds: int) -> None:
+        pass
+
+
+def no_display(*_: Any) -> ContextManager[NoDisplay]:
+    """A listener's default `rounds`, whatever limits it is given: shows nothing."""
+    return contextlib.nullcontext(NoDisplay())
 
 
 @dataclasses.dataclass

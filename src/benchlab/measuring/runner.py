@@ -310,10 +310,8 @@ class Runner:
         record of the others is kept, marked `incomplete`: their sum is not of N copies.
         """
         count = self.copies(unit)
-        exe = self.executable(unit)
-        if isinstance(exe, BuildFailed):
-            result.faults.append(_build_fault(unit, exe))
-            self._failures_reported.add((unit.target.path, unit.platform.build))
+        exe = self._built(unit, result)
+        if exe is None:
             return
         launcher = self.builder.measure_launcher()
         if not isinstance(launcher, Path):
@@ -420,6 +418,16 @@ class Runner:
                 self._builds[key] = failure
         return self._builds[key]
 
+    def _built(self, unit: Unit, result: UnitResult) -> Path | None:
+        """The unit's binary; None when its source does not compile: the fault added to `result`
+        and remembered, so that its other processes skip it (known_build_failure)."""
+        exe = self.executable(unit)
+        if isinstance(exe, BuildFailed):
+            result.faults.append(_build_fault(unit, exe))
+            self._failures_reported.add((unit.target.path, unit.platform.build))
+            return None
+        return exe
+
     def code_identity(self, unit: Unit, platform_info: dict[str, Any]) -> dict[str, Any] | None:
         """What `unit` ran, for the run's context `code` (noise.py, "The code"): its identity,
         and the binary's sha256, path and flavor (a baseline keeps that file: `baseline
@@ -444,10 +452,8 @@ class Runner:
 
     def _run_binary(self, unit: Unit, result: UnitResult, scratch: str, layout: dict[str, str],
                     cpu: int | None = None, filters: tuple[str, ...] | None = None, process: int | None = None) -> None:
-        exe = self.executable(unit)
-        if isinstance(exe, BuildFailed):
-            result.faults.append(_build_fault(unit, exe))
-            self._failures_reported.add((unit.target.path, unit.platform.build))
+        exe = self._built(unit, result)
+        if exe is None:
             return
         options = dataclasses.replace(self.options, seed=process_seed(self.options.seed, process),
                                       filters=self.options.filters if filters is None else filters)

@@ -90,11 +90,11 @@ def half_width_text(median: float, interval) -> str:
     return UNINFORMATIVE_WORD if not half < UNINFORMATIVE else f"+-{percent_text(half)}"
 
 
-def interval_bounds_text(median: float, interval, digits: str = ".4g") -> str:
+def interval_bounds_text(median: float, interval) -> str:
     """`[low, high]`, or "uninformative" as half_width_text decides."""
     if median and not relative_half_width(median, interval) < UNINFORMATIVE:
         return UNINFORMATIVE_WORD
-    return f"[{interval[0]:{digits}}, {interval[1]:{digits}}]"
+    return f"[{interval[0]:.4g}, {interval[1]:.4g}]"
 
 
 #: Percents are shown between these: below, "<0.01%" (the digits of 9e-05% are the noise of

@@ -38,8 +38,6 @@ TOP_SYMBOLS = 5
 #: Keys an inline-table pattern may have.
 PATTERN_KEYS = ("symbol", "dso")
 
-#: (symbol, dso): where one sample or one instruction was.
-Location = tuple[str, str]
 #: A pattern shown in an error is cut to this many characters (5,000 nested groups are 10 kB).
 MAX_SHOWN_PATTERN = 80
 

@@ -39,7 +39,6 @@ class Plan:
 class Profile:
     target: str
     platform: str
-    profiler: str  # perf | callgrind
     unit: str      # samples | instructions
     total: int
     #: Samples recorded outside the benchmark's body (harness, baseline, empty loop), left out.
@@ -85,7 +84,7 @@ def profile_with_perf(plan: Plan, buckets: Buckets, event: str, call_graph: str,
     if call_graph != "none":
         weights = stack_inclusive(stacks, buckets)
         inclusive = fold_inclusive(total, lambda name: weights.get(name, 0), buckets, [s.bucket for s in self_shares])
-    return Profile(plan.target, plan.platform, "perf", "samples", total, left_out, self_shares, inclusive,
+    return Profile(plan.target, plan.platform, "samples", total, left_out, self_shares, inclusive,
                    perf.unresolved(stacks))
 
 
@@ -117,7 +116,7 @@ def profile_with_callgrind(plan: Plan, buckets: Buckets, timeout: float, workdir
         return counts.inclusive(lambda location: buckets.classify(*location) == name)
 
     inclusive_shares = fold_inclusive(total, inclusive, buckets, names)
-    return Profile(plan.target, plan.platform, "callgrind", "instructions", total, 0, self_shares, inclusive_shares)
+    return Profile(plan.target, plan.platform, "instructions", total, 0, self_shares, inclusive_shares)
 
 
 def _check_outcome(plan: Plan, outcome, tool: str) -> None:

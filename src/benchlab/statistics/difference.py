@@ -26,7 +26,6 @@ from benchlab.statistics import noise
 
 #: Where a combined record keeps its processes' difference (combine.combine_processes).
 COMBINED_KEY = "difference_figure"
-PAIRED = "paired by round"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -114,11 +114,6 @@ def boundaries(alpha: float, looks: tuple[int, ...] = LOOKS, shape: float = 0.5)
     return tuple(float(z) for z in high * profile)
 
 
-def pocock_boundary(alpha: float, looks: tuple[int, ...] = LOOKS) -> float:
-    """Pocock's constant boundary: the one z of every look."""
-    return boundaries(alpha, looks, 0.5)[0]
-
-
 def crossing_probability(z: float | tuple[float, ...], looks: tuple[int, ...]) -> float:
     """P(|S_n| >= z_k sqrt(n) at some look n = looks[k]) for S a standard Brownian motion
     (`z` one number for every look, or one per look): the density of S on a grid inside

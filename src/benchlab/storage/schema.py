@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import sqlalchemy as sa
 
-#: Column types, as SQLAlchemy's generic ones spell them in metadata().
-TYPES = ("id", "integer", "bigint", "float", "string", "text", "json", "bytes")
-
 #: Alembic's table of the current revision. Not its default `alembic_version`, so that a
 #: PostgreSQL database shared with another program that uses Alembic keeps both apart.
 VERSION_TABLE = "benchlab_alembic_version"

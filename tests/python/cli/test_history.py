@@ -1,6 +1,5 @@
 """`benchlab history NAME`: a benchmark over stored runs, level shifts marked; on SQLite and
 PostgreSQL (db_url). Runs are stored through the Store API with figures known exactly."""
-import contextlib
 import json
 import math
 
@@ -11,6 +10,7 @@ from benchlab.statistics import series as history
 from benchlab.records import Record
 from benchlab.statistics import changepoints
 from benchlab.storage.store import open_store, Store
+from conftest import counting
 
 #: Twelve runs of getpid: 100 ns for six runs, then 110 ns (a 10% slowdown at the 7th run),
 #: each figure moved by a little noise.
@@ -247,27 +247,6 @@ def test_runs_of_one_process_get_shows_interval_from_the_runs_of_several_before_
 
 
 # -- a long history: only what is shown is read (issue 29) ---------------------------------------
-
-@contextlib.contextmanager
-def counting(store: Store):
-    """Every statement `store` runs in the block, with the rows it returned: [(sql, rows)]."""
-    seen = []
-    reading = store._reading
-
-    @contextlib.contextmanager
-    def counted():
-        with reading() as query:
-            def query_counted(statement, params=None):
-                rows = query(statement, params)
-                seen.append((statement.sql, len(rows)))
-                return rows
-            yield query_counted
-    store._reading = counted
-    try:
-        yield seen
-    finally:
-        del store._reading  # the class's again
-
 
 def test_history_reads_the_runs_it_shows_whatever_the_store_holds(store):
     """--last 5 reads the 5 runs it shows and the 20 before them (their run level): as many rows

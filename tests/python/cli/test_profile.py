@@ -260,3 +260,15 @@ def test_missing_profilers_are_one_error(project, benchlab, costs, buckets_file,
     counted = benchlab("profile", "--buckets", "b.toml", "--instructions", "--", "./costs", "20000")
     assert_error_and_nothing_stored(project, counted, "valgrind (for callgrind's instruction counts) is not installed "
                                     "(apt-get install valgrind, or leave out --instructions to sample with perf)")
+
+
+def test_the_call_graph_perf_records_is_the_one_stored():
+    """One rule says which call graph perf records and which the run's context names: a
+    benchlab benchmark's is always DWARF (its samples are kept by the body's frame)."""
+    from benchlab.cli.profile import DEFAULT_CALL_GRAPH, _call_graph, _Options
+
+    def options(call_graph):
+        return _Options(filter_text=None, time_limit=1.0, timeout=60.0, extra_args=[], call_graph=call_graph)
+    assert _call_graph("bl__body_Read", options("fp")) == "dwarf"
+    assert _call_graph(None, options("fp")) == "fp"
+    assert _call_graph(None, options(None)) == DEFAULT_CALL_GRAPH == "dwarf"

@@ -24,7 +24,7 @@ def test_the_schedule_grows_by_half_from_the_first_look():
     ((1, 2, 3, 4, 5), 0.01, 2.986),
 ])
 def test_the_boundary_is_pococks_for_equally_spaced_looks(looks, alpha, pocock):
-    assert sequential.pocock_boundary(alpha, looks) == pytest.approx(pocock, abs=6e-4)
+    assert sequential.boundaries(alpha, looks, 0.5)[0] == pytest.approx(pocock, abs=6e-4)
 
 
 def test_the_boundary_is_obrien_and_flemings_for_shape_zero():
@@ -35,9 +35,9 @@ def test_the_boundary_is_obrien_and_flemings_for_shape_zero():
 
 
 def test_one_look_is_the_single_interval_and_more_looks_cost_less_than_bonferroni():
-    assert sequential.pocock_boundary(0.01, (10,)) == normal_quantile_two_sided(0.99)
+    assert sequential.boundaries(0.01, (10,), 0.5)[0] == normal_quantile_two_sided(0.99)
     looks = sequential.LOOKS[:11]
-    z = sequential.pocock_boundary(0.01, looks)
+    z = sequential.boundaries(0.01, looks, 0.5)[0]  # Pocock's: one z at every look
     assert normal_quantile_two_sided(0.99) < z < normal_quantile_two_sided(1 - 0.01 / len(looks))
 
 

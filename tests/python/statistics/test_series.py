@@ -2,8 +2,6 @@
 of, its points and their intervals, its shifts, and that it reads no more than it shows; on
 SQLite and PostgreSQL (db_url). Runs are stored through the Store API with figures known
 exactly: three processes at median-1, median, median+1, so the combined figure is the median."""
-import contextlib
-
 import pytest
 
 from benchlab.output.htmlreport.history import read_history
@@ -13,6 +11,7 @@ from benchlab.statistics import series
 from benchlab.statistics.combine import figures
 from benchlab.storage import sql
 from benchlab.storage.store import Store, open_store
+from conftest import counting
 
 MACHINES = {"a": {"host": "ci-a", "cpu": "CPU A", "kernel": "6.1.0"},
             "b": {"host": "ci-b", "cpu": "CPU B", "kernel": "6.1.0", "arch": "x86_64"}}
@@ -56,27 +55,6 @@ def store(project, db_url):
     store = open_store(db_url)
     yield store
     store.close()
-
-
-@contextlib.contextmanager
-def counting(store: Store):
-    """Every statement `store` runs in the block, with the rows it returned: [(sql, rows)]."""
-    seen = []
-    reading = store._reading
-
-    @contextlib.contextmanager
-    def counted():
-        with reading() as query:
-            def query_counted(statement, params=None):
-                rows = query(statement, params)
-                seen.append((statement.sql, len(rows)))
-                return rows
-            yield query_counted
-    store._reading = counted
-    try:
-        yield seen
-    finally:
-        del store._reading  # the class's again
 
 
 def test_a_series_is_one_benchmark_platform_and_machine_with_its_shift(store):

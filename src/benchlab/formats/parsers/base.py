@@ -14,6 +14,7 @@ import math
 import re
 from typing import Any, Protocol
 
+from benchlab.errors import show
 from benchlab.records import Record, storable
 
 #: Warnings kept per binary; the rest are counted and summarised in one line, so a
@@ -126,22 +127,6 @@ class Parser(Protocol):
 def bad_line(binary: str, number: int, line: str, format_name: str, why: str) -> str:
     shown = line if len(line) <= 120 else line[:117] + "..."
     return f"{binary}: line {number} is not valid {format_name} output ({why}), ignored: {shown!r}"
-
-
-def first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def show(value: Any) -> str:
-    """A value for a message: short, and safe for integers too long to print."""
-    try:
-        text = repr(value)
-    except ValueError:
-        return "an integer too long to print"
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 # -- checks of values ----------------------------------------------------------------------------

@@ -36,7 +36,6 @@ _OP_AVG = re.compile(r"^(op\d+_[A-Za-z0-9_]+)_avg$")
 
 #: CSB's throughput unit, for lines without `throughput_unit` (see the module's docstring).
 CSB_THROUGHPUT_UNIT = "ops/ms"
-#: ns per unit of a `latency_unit` value we know.
 
 
 class CsbParser:

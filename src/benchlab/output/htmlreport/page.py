@@ -15,12 +15,12 @@ bundle took most of its load time (docs/cli.md, *benchlab report*).
 from __future__ import annotations
 
 import json
-import math
 import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from benchlab.output.exporters.json import finite
 from benchlab.records import printable
 
 #: Files written beside index.html (the scripts the page loads).
@@ -38,20 +38,10 @@ def script_json(value: Any) -> str:
     """JSON safe inside <script type="application/json">: a name holding `</script>` cannot end it.
     NaN and infinities (a linearity with no reference) become null, a gap in plotly's lines:
     JSON has no word for them, and JSON.parse would refuse the page's data."""
-    encoded = json.dumps(_finite(value), separators=(",", ":"), allow_nan=False)
+    encoded = json.dumps(finite(value), separators=(",", ":"), allow_nan=False)
     for character, escape in _SCRIPT_ESCAPES.items():
         encoded = encoded.replace(character, escape)
     return encoded
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
 
 
 def _environment():
