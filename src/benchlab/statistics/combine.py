@@ -237,8 +237,8 @@ def _left_out(measured: list[Record], medians: list[float],
 
 def _busy_interval(low: float, high: float, every: list[Summary]) -> tuple[float, float]:
     """A busy figure's interval: the rerun interval, widened to every process's own, each of
-    which the header widened down to the median of its unpreempted rounds (or its lowest
-    sample) when it kept its preempted ones: the interval then reaches what the machine
+    which the header widened down to the median of its unpreempted rounds (or to 0 with
+    none) when it kept its preempted ones: the interval then reaches what the machine
     showed when it was not taken away, as well as what it showed under the load."""
     for own in (f.interval for f in every):
         if own:
