@@ -1386,6 +1386,7 @@ typedef struct bl__result {
     size_t preempted;                    /* rounds flagged in sample_preempted, left out or not */
     size_t left_out;                     /* of those, left out of the samples (bl__leave_out_preempted) */
     int widened;                         /* kept, and the interval widened for them (bl__widen_for_preempted) */
+    double widened_to;                   /* ... to reach this figure */
     uint64_t involuntary_switches;       /* over its own samples */
     double run_delay_ns;                 /* time its own samples waited for a CPU (-1: not known) */
     int short_samples;                   /* most samples short against the timer, or calibration gave up (I9, I10) */
@@ -2006,6 +2007,7 @@ static void bl__widen_for_preempted(bl__result *r, const double *net) {
     if (reach < r->stats.median_ci_low) r->stats.median_ci_low = reach;
     if (reach > r->stats.median_ci_high) r->stats.median_ci_high = reach;
     r->widened = 1;
+    r->widened_to = reach; /* in the record (widened_to), so that Python widens its own figures alike */
 }
 
 /* The figures of a benchmark sampled in rounds: statistics as measured, the same after
@@ -2025,8 +2027,9 @@ static void bl__time_figures(bl__result *r, const bl__result *baseline, const bl
     r->loop_share = o->subtract ? bl__loop_share(r->raw.median, overhead.median) : 0;
     bl__net_samples(r, r->samples, r->loop_share, net);
     bl_compute_stats(net, r->count, &r->stats);
-    if (bl__busy_kept(r)) bl__widen_for_preempted(r, net);
     r->zero = r->subtracted && bl__floor_at_zero(&r->stats);
+    /* after `zero`: an interval widened to 0 says nothing is known, not that the cost is nil */
+    if (bl__busy_kept(r)) bl__widen_for_preempted(r, net);
     if (r->baseline_samples) {
         r->compared_to = baseline->instance->bench->name;
         r->baseline_iterations = baseline->iterations;
@@ -2310,6 +2313,7 @@ static void bl__json_contention(FILE *f, const bl__result *r) {
     fprintf(f, ",\"preempted\":%lu,\"left_out\":%lu,\"involuntary_switches\":%llu", (unsigned long)r->preempted,
             (unsigned long)r->left_out, (unsigned long long)r->involuntary_switches);
     bl__json_field(f, "run_delay_ns", r->run_delay_ns < 0 ? bl__nan() : r->run_delay_ns);
+    if (r->widened) bl__json_field(f, "widened_to", r->widened_to);
 }
 
 /* The fields that open every result record: which benchmark, param and counter. */

@@ -251,3 +251,13 @@ def counting(store):
         yield seen
     finally:
         del store._reading  # the class's again
+
+
+def sweep_plain(cell: str) -> str:
+    """A sweep table's cell (or row) without its intervals and marks (output/exporters/columns.py,
+    scaling_cell): `100 +-0% (0.850 [0.800, 0.900])?` -> `100 (0.850)`; `(linearity
+    uninformative)` stays, as it has no number."""
+    import re
+    cell = re.sub(r" (\+-\S+|uninformative)(?= \()", "", cell)
+    cell = re.sub(r" \[[0-9.]+, [0-9.]+\]\)", ")", cell)
+    return re.sub(r"\)[?!^#~]+", ")", cell)

@@ -273,6 +273,8 @@ def _ratio_uninformative(first: Record, other: Record) -> bool:
     bars draw it) is as wide as the ratio: at load 22-31, 11 of 20 qemu cells (issue 38)."""
     if not figure_interval(first) or not figure_interval(other):
         return False  # no interval on a side: the ? mark says so
+    if not first.median or not other.median or first.figures.zero or other.figures.zero:
+        return False  # a figure indistinguishable from 0 shows as ~0 (<x): no relative width to judge
     ratio, low, high, _ = compare.ratio_interval(first, other)
     return uninformative_interval(ratio, low, high)
 

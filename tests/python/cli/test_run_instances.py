@@ -5,7 +5,7 @@ import resource
 
 import pytest
 
-from conftest import FAST, SMALL_BENCH, compile_c, write
+from conftest import FAST, SMALL_BENCH, compile_c, sweep_plain, write
 
 #: A CSB-style binary whose throughput says which copy it is: copy k (its scratch
 #: directory is .../copyK) does 100 - 10k ops/ms, so the sums are known exactly.
@@ -67,14 +67,15 @@ NAPPER = """\
 
 
 def table(out: str, title_part: str) -> list[list[str]]:
-    """The rows of the sweep table whose title contains `title_part`, split on 2+ spaces."""
+    """The rows of the sweep table whose title contains `title_part`, split on 2+ spaces, each cell
+    without its intervals and marks (sweep_plain: tests/python/output/test_table.py checks those)."""
     import re
     lines = out[out.index(title_part):].splitlines()
     rows = []
     for line in lines[3:]:
         if not line.strip() or line[0] in "?~!":
             break
-        rows.append(re.split(r"\s{2,}", line.strip()))
+        rows.append([sweep_plain(cell) for cell in re.split(r"\s{2,}", line.strip())])
     return rows
 
 

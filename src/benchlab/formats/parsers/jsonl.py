@@ -38,13 +38,13 @@ _REPORTED_FIELDS = (
     # instruction counts under callgrind (benchlab.profiling.callgrind): exact, the same on every run
     "deterministic", "region_totals", "system_calls",
     # what the kernel says the samples lost to other tasks, and calibration under load (formats.md, "Contention")
-    *CONTENTION_FIELDS, "short_samples",
+    *CONTENTION_FIELDS, "short_samples", "widened_to",
 )
 #: Reported fields that are numbers (or null) in formats.md: anything else is dropped with a warning,
 #: so no later comparison (the binary's median against ours) meets a string or an object.
 _REPORTED_NUMBERS = (*STATISTICS, "ci_level", "outliers_low", "outliers_high", "overhead", "loop_share", "ratio", "difference",
                      "ratio_of_medians", "running_fraction", "raw_median", "run_delay_ns", "sampled_ns",
-                     "system_calls")
+                     "system_calls", "widened_to")
 _REPORTED_PAIRS = ("median_ci", "ratio_ci", "raw_median_ci", "difference_ci")
 #: Reported fields that are counts (or null).
 _REPORTED_COUNTS = ("preempted", "left_out", "involuntary_switches")
