@@ -185,3 +185,15 @@ def test_one_mostly_preempted_process_is_busy_alone():
                                         "reported": {"preempted": 15, "left_out": 0}}))
     assert not contention.is_busy(Record(**{**timed_process(0, 300, preempted=5).__dict__,
                                             "reported": {"preempted": 5, "left_out": 0}}))
+
+
+def test_a_series_the_header_widened_is_widened_alike_in_python():
+    # the header widened median_ci down to the unpreempted rounds' median (widened_to); Python,
+    # which recomputes every figure from the samples, cannot tell those rounds apart and reads it
+    samples = [300.0 + i for i in range(40)]
+    [record] = parse_output(result_line(samples=samples, sample_iterations=[10] * 40, iterations=10, preempted=30,
+                                        left_out=0, involuntary_switches=30, run_delay_ns=1e6, sampled_ns=2e6,
+                                        widened_to=119.0), "x").records
+    assert record.figures.interval.low == 119.0 and record.figures.interval.high > 319
+    [plain] = parse_output(result_line(samples=samples, sample_iterations=[10] * 40, iterations=10), "x").records
+    assert plain.figures.interval.low > 300
