@@ -215,9 +215,8 @@ def _summed_interval(sums: list[float], copies: list[Record], unit: str) -> tupl
     many rounds lands in (t * sd * sqrt(2/k), as statistics/combine.py's for processes);
     with one round, the sum of its copies' own bounds."""
     if len(sums) > 1:
-        mean = sum(sums) / len(sums)
-        sd = math.sqrt(sum((x - mean) ** 2 for x in sums) / (len(sums) - 1))
-        half = stats.t_quantile_99(len(sums) - 1) * sd * math.sqrt(2 / len(sums))
+        mean = stats.mean(sums)
+        half = stats.t_quantile_99(len(sums) - 1) * stats.stddev(sums) * math.sqrt(2 / len(sums))
         return max(0.0, mean - half), mean + half
     bounds = [_interval_in_unit(record, unit) for record in copies]
     if not bounds or any(low is None or high is None for low, high in bounds):
