@@ -208,6 +208,8 @@ def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None,
             parts.append((2 * level.variance, level.df))
         total = sum(v for v, _ in parts)
         df = total ** 2 / sum(v * v / d for v, d in parts) if total else na + nb - 2
+        if level is not None and level.source == noise.OWN_PROCESSES:
+            df = min(df, level.df)  # B's processes gave its part and the run level both: one estimate
     else:
         total = var_a + var_b
         df = 10 ** 6  # the within-process intervals are already at 99%: normal
