@@ -37,7 +37,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-from compare_gbench import scratch_project  # noqa: E402  (bench/ is not a package)
+from compare_gbench import native_time_cells, scratch_project  # noqa: E402  (bench/ is not a package)
 from benchlab.statistics import noise  # noqa: E402
 from benchlab.statistics.combine import figures  # noqa: E402
 from benchlab.storage.store import open_store  # noqa: E402
@@ -75,14 +75,7 @@ def new_store(parent: str) -> str:
 
 def printed_round(project: str, seconds: float) -> Cells:
     document = json.loads(benchlab(project, "run", "bl_kernels.c", "--time", f"{seconds:g}", "--format", "json"))
-    cells = {}
-    for row in document["rows"]:
-        cell = row["cells"].get("native", {})
-        if row["test"] in SKIPPED or row["counter"] != "time" or not cell.get("median_ci"):
-            continue
-        low, high = cell["median_ci"]
-        cells[row["test"]] = (cell["median"], low, high)
-    return cells
+    return {test: (cell["median"], *cell["median_ci"]) for test, cell in native_time_cells(document, SKIPPED).items()}
 
 
 def replayed_rounds(project: str, rule) -> list[Cells]:
