@@ -177,6 +177,18 @@ class Runs:
     single_intervals: list[dict[str, tuple[float, float]]] = field(default_factory=list)
 
 
+def native_time_cells(document: dict, skipped: tuple[str, ...] = ("empty",)) -> dict[str, dict]:
+    """The native time cells of a `benchlab run --format json` document that carry an
+    interval, by test (the tests in `skipped` left out): what the bench scripts that judge
+    intervals read (contention.py, fresh_store.py)."""
+    cells = {}
+    for row in document["rows"]:
+        cell = row["cells"].get("native", {})
+        if row["test"] not in skipped and row["counter"] == "time" and cell.get("median_ci"):
+            cells[row["test"]] = cell
+    return cells
+
+
 def scratch_project(prefix: str) -> str:
     """A temporary project with the header and bench/bl_kernels.c, for `benchlab run`."""
     project = tempfile.mkdtemp(prefix=prefix)

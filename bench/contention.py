@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(__file__))
-from compare_gbench import scratch_project  # noqa: E402  (bench/ is not a package)
+from compare_gbench import native_time_cells, scratch_project  # noqa: E402  (bench/ is not a package)
 
 HERE = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 #: Quiet runs of each version, half before the loaded ones and half after: the reference.
@@ -63,16 +63,8 @@ def run_suite(version: Version) -> dict[str, Cell]:
     env = {**os.environ, "PYTHONPATH": os.path.join(version.tree, "src"), "BL_NO_WARN": "1"}
     out = subprocess.run([sys.executable, "-m", "benchlab", "run", "bl_kernels.c", "--no-store", "--format", "json"],
                          cwd=version.project, env=env, capture_output=True, text=True, check=True).stdout
-    document = json.loads(out)
-    cells = {}
-    for row in document["rows"]:
-        cell = row["cells"].get("native", {})
-        if row["test"] in SKIPPED or row["counter"] != "time" or not cell.get("median_ci"):
-            continue
-        low, high = cell["median_ci"]
-        busy = "#" in cell["marks"] or bool(cell.get("preempted_processes"))
-        cells[row["test"]] = Cell(cell["median"], low, high, busy)
-    return cells
+    return {test: Cell(cell["median"], *cell["median_ci"], "#" in cell["marks"] or bool(cell.get("preempted_processes")))
+            for test, cell in native_time_cells(json.loads(out), SKIPPED).items()}
 
 
 #: A competitor that preempts at once and often: spins 200 us, sleeps 100 us, at a real-time

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import sys
 from typing import Any, NamedTuple
@@ -241,6 +242,11 @@ HELD_RECORD_BYTES = 1500
 HELD_VALUE_BYTES = 24
 
 
+def finite_number(value: Any) -> bool:
+    """A finite int or float, not a bool (JSON's true is Python's 1): what a figure read from
+    a file or a store must be before any arithmetic meets it."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
 @dataclasses.dataclass
 class Record:
     """One (benchmark, param, counter) result of one binary on one platform.
@@ -288,7 +294,7 @@ class Record:
         apart (formats.md, "Contention")."""
         reach = self.reported.get("widened_to")
         interval = self.summary.get("median_ci")
-        if isinstance(reach, (int, float)) and not isinstance(reach, bool) and interval:
+        if finite_number(reach) and interval:
             self.summary["median_ci"] = [min(interval[0], reach), max(interval[1], reach)]
 
     @property

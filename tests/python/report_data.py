@@ -53,6 +53,16 @@ def store_run(store: Store, records: list[Record], platforms: list[str], commit:
     return run_id
 
 
+def earlier_runs(store: Store, records_of, count: int = 3) -> list[int]:
+    """`count` runs of `records_of(seed=k)` on store_run's machine, one a day before 2026-11-20: the
+    earlier runs of identical code a user's store holds before the runs a test compares, which
+    give their figures a run level (noise.py). Without them, and without a machine prior, a
+    run's own processes stand in, and a rerun of 3 may move as far as one of them at 2 degrees
+    of freedom: +-10% for time_records' processes 1% apart (noise.own_level)."""
+    return [store_run(store, records_of(seed=seed), ["native", "wasm"], f"{seed:02d}" + "ee" * 19,
+                      f"2026-11-{19 - count + seed:02d}T09:00:00Z") for seed in range(1, count + 1)]
+
+
 def profile_run(store: Store, shares: dict[str, float], date: str) -> int:
     """A run as `benchlab profile` stores it: no records, a share per bucket (self and inclusive)."""
     context = {"date": date, "host": "ci-box-1", "cpu": "Test CPU", "kernel": "6.1.0",

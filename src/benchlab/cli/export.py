@@ -58,7 +58,8 @@ def command(context: click.Context, run_id: str, export_format: str | None, out_
         _check_directory(Path(dir_path), "--dir")
     store = open_store(config_of(context), db_url)
     run, records, faults = store.load_run(store.resolve_run_id(run_id))
-    table = _report(run, records, faults, platform)
+    # The run's levels, as `show` combines it: a figure's interval is the same rerun range in both.
+    table = _report(run, records, faults, platform, store.run_levels(run["id"], run["context"]))
     if dir_path is None:
         text = RUN_FORMATS[export_format](table)
         if out_path in (None, STDOUT):
@@ -112,7 +113,7 @@ def _check_directory(directory: Path, option: str) -> None:
                         "give a directory you can write") from None
 
 
-def _report(run: dict, records: list[Record], faults: list, platform: str | None) -> Table:
+def _report(run: dict, records: list[Record], faults: list, platform: str | None, history: dict) -> Table:
     platforms = list(run["platforms"] or [])
     if platform is not None:
         present = list(dict.fromkeys([*platforms, *(r.platform for r in records)]))
@@ -122,7 +123,7 @@ def _report(run: dict, records: list[Record], faults: list, platform: str | None
         platforms = [platform]
         records = [r for r in records if r.platform == platform]
         faults = [f for f in faults if f.platform == platform]
-    return Table(platforms=platforms, records=records, faults=faults, run=run)
+    return Table(platforms=platforms, records=records, faults=faults, run=run, history=history)
 
 
 def _umask() -> int:

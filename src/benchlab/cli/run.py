@@ -31,8 +31,9 @@ from benchlab.measuring.targets import descriptions, resolve_targets
 
 DEFAULT_PLATFORMS = ["native"]
 #: Said after a run whose figures have no identical-code history on a machine never calibrated.
-NO_PRIOR_NOTE = ("note: figures with no earlier runs of identical code have intervals from this run's processes "
-                 "only: this machine has no prior (benchlab calibrate measures it, in about 20 s)")
+NO_PRIOR_NOTE = ("note: figures with no earlier runs of identical code have no measured spread between runs, and "
+                 "this machine has no prior: their intervals let a rerun move as far as one process (benchlab "
+                 "calibrate measures the machine, in about 20 s)")
 
 
 def _run_flag_option(flag: RunFlag):
@@ -216,10 +217,16 @@ def _no_match(filters: tuple[str, ...], storage: RunStorage | None) -> UserError
 
 
 def _without_history(records, history: dict) -> bool:
-    """Whether a timing figure has neither identical-code history nor a machine prior."""
+    """Whether a timing figure has neither identical-code history nor a machine prior (its
+    own processes stand in, noise.own_level, or nothing does)."""
     from benchlab.statistics.combine import history_key
+    from benchlab.statistics.noise import OWN_PROCESSES
 
-    return any(r.counter == "time" and r.median and history_key(r) not in history for r in records)
+    def without(record) -> bool:
+        level = history.get(history_key(record))
+        return level is None or level.source == OWN_PROCESSES
+
+    return any(r.counter == "time" and r.median and without(r) for r in records)
 
 
 def _estimate(session: Session, budget: Budget, started: float) -> tuple[int | None, PlannedWork | TimeBudget]:

@@ -234,17 +234,19 @@ class Session:
 @dataclasses.dataclass(frozen=True)
 class Widest:
     """A figure's rerun interval, relative to the figure: its half-width, and the part no
-    number of processes narrows (the spread between earlier runs of the same code)."""
+    number of processes narrows (the spread between earlier runs of the same code, or, where
+    none were measured, one process's spread standing in for it: `own`)."""
     name: str
     half: float
     floor: float
+    own: bool = False
 
 
 def widest_interval(records: list, levels: dict | None) -> Widest | None:
     """The timing figure whose rerun interval (combine: the one the table prints) is widest
     relative to its figure; None without such figures."""
+    from benchlab.statistics import noise
     from benchlab.statistics.combine import combine, history_key
-    from benchlab.stats import t_quantile_99
 
     widest = None
     for figure in combine(records, levels or {}):
@@ -253,11 +255,22 @@ def widest_interval(records: list, levels: dict | None) -> Widest | None:
             continue
         half = (interval[1] - interval[0]) / 2 / figure.median
         level = (levels or {}).get(history_key(figure))
-        floor = t_quantile_99(level.df) * math.sqrt(2 * level.variance) if level is not None else 0.0
+        own = level is not None and level.source == noise.OWN_PROCESSES
+        floor = 0.0 if level is None else _floor_quantile(level, own) * math.sqrt(2 * level.variance)
         name = figure.bench + (f"/{figure.param}" if figure.param is not None else "") + f" on {figure.platform}"
         if widest is None or half > widest.half:
-            widest = Widest(name, half, floor)
+            widest = Widest(name, half, floor, own)
     return widest
+
+
+def _floor_quantile(level, own: bool) -> float:
+    """The quantile the floor of a figure's interval is read at: the run level's own t, or,
+    for one process's spread standing in (noise.own_level), the normal's: its degrees of
+    freedom are the processes', which grow as more run (at 3 processes 1% apart, t(2) put
+    the floor at +-14% and a --precision 5 run gave up where 30 processes reach +-3.3%)."""
+    from benchlab.stats import t_quantile_99
+
+    return t_quantile_99(10 ** 6) if own else t_quantile_99(level.df)
 
 
 def stop_note(budget: Budget, outcome: Outcome) -> str | None:
@@ -275,6 +288,11 @@ def stop_note(budget: Budget, outcome: Outcome) -> str | None:
               if outcome.widest else "")
     if outcome.stopped == STOP_PRECISION:
         return f"{spent}: every figure's rerun interval is within +-{budget.precision:g}%{widest}"
+    if outcome.stopped == STOP_UNREACHABLE and outcome.widest.own:
+        return (f"{spent}: stopped short of +-{budget.precision:g}%: with no earlier runs of the same code and no "
+                f"machine prior, a rerun may move as far as one process, which keeps {outcome.widest.name}'s rerun "
+                f"interval at +-{100 * outcome.widest.floor:.2g}% or more whatever the processes (benchlab calibrate "
+                "measures the machine's spread between runs)")
     if outcome.stopped == STOP_UNREACHABLE:
         return (f"{spent}: stopped short of +-{budget.precision:g}%: the spread between earlier runs of the same "
                 f"code keeps {outcome.widest.name}'s rerun interval at +-{100 * outcome.widest.floor:.2g}% or more, "

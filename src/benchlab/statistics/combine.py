@@ -45,12 +45,15 @@ MIDDLE_PROCESS = tuple(name for name in stats.STATISTICS if name not in OWN_RULE
 RERUN_WITH_HISTORY = "a rerun of as many processes, with the spread of earlier runs"
 #: ... when no such runs exist and the machine's prior (benchlab calibrate) stands in.
 RERUN_WITH_PRIOR = "a rerun of as many processes, with the machine prior (benchlab calibrate)"
+#: ... when there is neither: a rerun's figure may move as far as one of its processes (noise.own_level).
+RERUN_AS_FAR_AS_ONE_PROCESS = "a rerun of as many processes, which may move as far as one process"
 
 
 def rerun_scope(level: noise.RunLevel | None) -> str:
     if level is None:
         return RERUN
-    return RERUN_WITH_PRIOR if level.source == noise.MACHINE_PRIOR else RERUN_WITH_HISTORY
+    return {noise.MACHINE_PRIOR: RERUN_WITH_PRIOR,
+            noise.OWN_PROCESSES: RERUN_AS_FAR_AS_ONE_PROCESS}.get(level.source, RERUN_WITH_HISTORY)
 
 #: Earlier runs' spread per figure: {(record.key, platform, binary): RunLevel}.
 History = dict[tuple, noise.RunLevel]

@@ -62,6 +62,7 @@ FASTER = "faster"
 BETWEEN_PROCESSES = "between processes"
 BETWEEN_RUNS = "between processes and earlier runs of identical code"
 BETWEEN_RUNS_PRIOR = "between processes and runs, from the machine prior (benchlab calibrate)"
+BETWEEN_RUNS_OWN = "between processes and runs, as far as one process (no history, no machine prior)"
 WITHIN_ONE_PROCESS = "within one process: cannot see between-run variation"
 #: Added to the error term when each process of both runs had its own seed (own_seeds).
 OWN_SEEDS = "; each process its own seed, so a figure that depends on bl_seed() has the seeds' spread in it"
@@ -201,11 +202,14 @@ def ratio_interval(a: Record, b: Record, level: noise.RunLevel | None = None,
         parts = [_process_part(var_a, na, level), _process_part(var_b, nb, level)]
         scope = BETWEEN_PROCESSES
         if level is not None:
-            scope = BETWEEN_RUNS_PRIOR if level.source == noise.MACHINE_PRIOR else BETWEEN_RUNS
+            scope = {noise.MACHINE_PRIOR: BETWEEN_RUNS_PRIOR,
+                     noise.OWN_PROCESSES: BETWEEN_RUNS_OWN}.get(level.source, BETWEEN_RUNS)
         if level is not None and level.variance > 0:
             parts.append((2 * level.variance, level.df))
         total = sum(v for v, _ in parts)
         df = total ** 2 / sum(v * v / d for v, d in parts) if total else na + nb - 2
+        if level is not None and level.source == noise.OWN_PROCESSES:
+            df = min(df, level.df)  # B's processes gave its part and the run level both: one estimate
     else:
         total = var_a + var_b
         df = 10 ** 6  # the within-process intervals are already at 99%: normal

@@ -16,11 +16,10 @@ earlier runs are kept for a difference), the same rule as a benchmark's own figu
 from __future__ import annotations
 
 import dataclasses
-import math
 import statistics
 from typing import Any, Sequence
 
-from benchlab.records import Record
+from benchlab.records import Record, finite_number
 from benchlab import stats
 from benchlab.statistics import noise
 
@@ -48,7 +47,7 @@ class Difference:
             return None
         figures = [data.get(key) for key in ("value", "low", "high")]
         processes = data.get("processes")
-        if (not all(_finite(value) for value in figures) or not isinstance(data.get("base"), str)
+        if (not all(finite_number(value) for value in figures) or not isinstance(data.get("base"), str)
                 or not data["base"] or not isinstance(data.get("scope"), str)
                 or isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
             return None
@@ -56,16 +55,12 @@ class Difference:
                    processes=processes, scope=data["scope"])
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def base_samples(record: Record) -> list[float] | None:
     """The record's base samples, if they pair with its samples: one finite number each
     round (an imported record could hold nulls, which made a `nan ns` figure, or text)."""
     values = record.reported.get("base_samples")
     if (not isinstance(values, list) or not values or len(values) != len(record.samples)
-            or not all(_finite(value) for value in values)):
+            or not all(finite_number(value) for value in values)):
         return None
     return [float(value) for value in values]
 

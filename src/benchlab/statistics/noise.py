@@ -97,6 +97,8 @@ OUTLIER_SDS = 5.0
 #: Where a figure's between-run noise came from (summary "noise_source").
 IDENTICAL_CODE = "identical code"
 MACHINE_PRIOR = "machine prior"
+#: ... neither: the run's own processes stand in (own_level).
+OWN_PROCESSES = "own processes"
 #: The kinds of kernel `benchlab calibrate` measures, with its reference benchmark for each.
 KINDS = {"loop-bound": "memcpy64", "latency-bound": "chain100", "syscall": "getpid"}
 
@@ -380,6 +382,8 @@ def rerun_half_width(figure: float, between_sd: float, processes: int,
     run_part = 2 * level.variance * figure * figure
     denominator = process_part ** 2 / process_df + run_part ** 2 / level.df
     df = max(1, int((process_part + run_part) ** 2 / denominator)) if denominator > 0 else process_df
+    if level.source == OWN_PROCESSES:  # both parts from one run's processes: one estimate, not two
+        df = min(df, level.df, process_df)
     return t_quantile(df) * math.sqrt(process_part + run_part), df
 
 
@@ -465,6 +469,9 @@ def describe(level: RunLevel | None) -> str:
         return "no identical-code history and no machine prior: this run's processes only (benchlab calibrate)"
     if level.source == MACHINE_PRIOR:
         return f"machine prior ({level.kind}, benchlab calibrate: {level.earlier_runs} runs)"
+    if level.source == OWN_PROCESSES:
+        return ("no identical-code history and no machine prior: a rerun may move as far as one of its processes "
+                "(benchlab calibrate measures the machine)")
     return f"{level.earlier_runs} earlier runs of identical code on this machine"
 
 
@@ -491,11 +498,32 @@ def run_levels(store, run_id: int, context: dict[str, Any] | None) -> dict[tuple
         if level is not None:
             levels[key] = level
     priors = store.machine_priors(Machine.of(context))
-    if priors:
-        for key, by_run in medians.items():
-            if key not in levels and key[0][2] == "time" and run_id in by_run:
-                levels[key] = prior_level(priors, *_kind_spread(by_run))
+    for key, by_run in medians.items():
+        if key not in levels and key[0][2] == "time" and run_id in by_run:
+            level = prior_level(priors, *_kind_spread(by_run)) if priors else own_level(by_run[run_id])
+            if level is not None:
+                levels[key] = level
     return levels
+
+
+def own_level(medians: list[float]) -> RunLevel | None:
+    """The run level of a figure with no identical-code history and no machine prior, from
+    its process `medians` in this run: a rerun's figure may move as far as one process's
+    (the rule prior_level applies to the prior). Without it a first run's interval was its
+    processes' standard error alone, and a `--time 7` run is 60 or more processes that all
+    met the seconds of one run: fresh stores held the next run's figure 77 times in 84
+    over their first three runs (issue 40; bench/fresh_store.py, bench/README.md *Fresh
+    stores*). None for one process: it has no spread to go by, and keeps its own interval.
+
+    This run's processes only, not those of its one or two earlier runs of identical code:
+    `compare` of two such runs (a setting in the environment changed between them) would
+    count their difference as noise. Its process spread stays unknown (process_cv2 0):
+    pooled from the run itself it would mark the run's own second host state as outliers,
+    which a run alone cannot tell."""
+    cv, count = _kind_spread({0: medians})
+    if cv is None:
+        return None
+    return RunLevel(variance=cv * cv, earlier_runs=0, df=max(1, count - 1), source=OWN_PROCESSES)
 
 
 def _kind_spread(by_run: dict[int, list[float]]) -> tuple[float | None, int]:

@@ -123,7 +123,9 @@ def read_series(store, name: str, *, platform: str | None, counter: str, param: 
             continue
         if exhausted or len(points) >= page_size:
             first_shown = max(0, len(points) - last)
-            return Series(with_run_levels(points, read.records, first_shown), notes + machine_notes, first_shown > 0)
+            calibrated = bool(store.machine_priors(machine))
+            return Series(with_run_levels(points, read.records, first_shown, calibrated), notes + machine_notes,
+                          first_shown > 0)
 
 
 @dataclasses.dataclass
@@ -265,17 +267,24 @@ class Leveller:
     code (noise.py), as `show` combines a run, so that the interval reads as `show`'s does, a
     rerun's range. A point whose code changed starts a new history: the change is not noise.
     It keeps each code's latest run figures only (noise.run_figure), so a series is levelled
-    as it is read, a page of runs at a time (read_runs)."""
+    as it is read, a page of runs at a time (read_runs). A timing figure with no such history
+    on a machine with no prior takes its own processes' spread, as `show`'s does
+    (noise.own_level); on a `calibrated` one it keeps its processes' own interval (show takes
+    the prior there, which this does not read)."""
 
-    def __init__(self):
+    def __init__(self, calibrated: bool = False):
         self.by_code: dict[str, list[noise.RunFigure]] = {}
+        self.calibrated = calibrated
 
     def add(self, point: Point, records: list[Record], shown: bool = True) -> Point | None:
         """The point levelled (None when not `shown`: it only lends its figure to the later
         ones); `records`: its run's records, of which its figure's processes are combined again."""
         code = _code_of(point)
         same = self.by_code.setdefault(code, []) if code is not None else []
-        result = _light(_with_level(point, noise.estimate(same), records)) if shown else None
+        level = noise.estimate(same)
+        if level is None and not self.calibrated and point.record.counter == "time":
+            level = noise.own_level(point.record.figures.process_medians)
+        result = _light(_with_level(point, level, records)) if shown else None
         # A run of one process has no run figure: it cannot tell its spread.
         figure = noise.run_figure(point.record.figures.process_medians)
         if figure is not None and code is not None:
@@ -284,10 +293,11 @@ class Leveller:
         return result
 
 
-def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]], first: int = 0) -> list[Point]:
+def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]], first: int = 0,
+                    calibrated: bool = False) -> list[Point]:
     """The points from `first` on, levelled (Leveller); the points before `first` only lend
     their figures to the ones after."""
-    leveller = Leveller()
+    leveller = Leveller(calibrated)
     levelled = [leveller.add(point, records_by_run[point.run["id"]], j >= first) for j, point in enumerate(points)]
     return [point for point in levelled if point is not None]
 
@@ -474,7 +484,8 @@ def read_runs(store, runs: list[dict[str, Any]], wanted: set[tuple],
     never every record of every run. As `history` makes a series: each run's figure of its
     processes combined, a figure of 0 or none left out (a shift is a ratio)."""
     found = RunsRead({key: [] for key in wanted}, set(), {})
-    levellers = {key: Leveller() for key in wanted}
+    calibrated = bool(runs) and bool(store.machine_priors(Fingerprint.of_run(runs[0])))  # one machine's runs
+    levellers = {key: Leveller(calibrated) for key in wanted}
     for start in range(0, len(runs), RUNS_PER_PAGE):
         page = runs[start:start + RUNS_PER_PAGE]
         records = store.records_of_runs([run["id"] for run in page])

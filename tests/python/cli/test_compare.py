@@ -1,5 +1,10 @@
 import json
+import math
 import re
+import statistics
+
+import pytest
+from scipy import stats as scipy_stats
 
 from conftest import write
 
@@ -30,24 +35,36 @@ def test_compare_two_stored_runs_with_the_processes_as_the_unit(project, benchla
     assert lines[3] == "2 compared: 1 slower, 1 not slower (0 faster), 0 inconclusive; geometric mean of B/A 1.0487"
     document = json.loads(benchlab("compare", "1", "2", "--format", "json").stdout)
     [read_json] = [c for c in document["comparisons"] if c["test"] == "Read"]
-    assert read_json["processes"] == [4, 4] and read_json["interval"] == "between processes"
-    low, high = read_json["ratio_ci"]
-    assert 1.05 < low < 1.0998 < high < 1.15
+    # No earlier runs of identical code and no machine prior: B's own processes stand in for the
+    # spread between runs (a rerun may move as far as one of them), 2 CV_b^2 beside each side's
+    # CV^2 / 4 under the root of log(B/A)'s interval, the three parts' 3 degrees of freedom
+    # each joined by Welch-Satterthwaite (statistics/compare.py), and no more than the 3 of B's
+    # processes: B's process part and the run level are one estimate.
+    assert read_json["processes"] == [4, 4] and read_json["interval"] == (
+        "between processes and runs, as far as one process (no history, no machine prior)")
+    cv_a, cv_b = statistics.stdev([241, 240] * 2) / 240.5, statistics.stdev([265, 264] * 2) / 264.5
+    parts = [cv_a ** 2 / 4, cv_b ** 2 / 4, 2 * cv_b ** 2]
+    df = min(3, int(sum(parts) ** 2 / sum(v * v / 3 for v in parts)))
+    half = scipy_stats.t.ppf(0.995, df) * math.sqrt(sum(parts))
+    assert read_json["ratio_ci"] == pytest.approx([264.5 / 240.5 * math.exp(-half), 264.5 / 240.5 * math.exp(half)],
+                                                  rel=1e-6)
 
 
 def test_gate_exits_3_on_a_regression_beyond_the_threshold_and_0_otherwise(project, benchlab):
     # Stored figures alone: no machine prior measured first (measuring/test_remeasure.py has that).
+    # Nor earlier runs of identical code: a rerun may move as far as one process, so the
+    # processes are 1 ns apart at 2400 ns (0.02%) for 4 of them to decide 0.8% against 2%.
     write(project / "benchlab.toml", "[gate]\ncalibrate = false\n")
-    lind_run(project, benchlab, "240 + n % 2")
-    lind_run(project, benchlab, "242 + n % 2")   # 0.8% slower: inside the default 2%, at the 2 rows' family level
-    lind_run(project, benchlab, "264 + n % 2")   # 10% slower
+    lind_run(project, benchlab, "2400 + n % 2")
+    lind_run(project, benchlab, "2420 + n % 2")   # 0.8% slower: inside the default 2%, at the 2 rows' family level
+    lind_run(project, benchlab, "2640 + n % 2")   # 10% slower
     passed = benchlab("gate", "--baseline", "1", "2")
     assert passed.exit_code == 0
     assert passed.stderr.endswith("gate passed: every row not slower than 2% with 99% confidence\n")
     failed = benchlab("gate", "--baseline", "1", "3")
     assert failed.exit_code == 3
     [regression] = [line for line in failed.stderr.splitlines() if line.startswith("regression: ")]
-    assert regression.startswith("regression: Read/1 on native: 1.0998x [")
+    assert regression.startswith(f"regression: Read/1 on native: {2640.5 / 2400.5:.4f}x [")
     assert regression.endswith("], more than 2% slower")
     assert failed.stderr.splitlines()[-1] == "gate failed: 1 slower beyond the threshold"
     # a benchmark's own threshold in benchlab.toml wins
@@ -57,15 +74,17 @@ def test_gate_exits_3_on_a_regression_beyond_the_threshold_and_0_otherwise(proje
 
 def test_a_gate_whose_interval_reaches_both_sides_of_the_threshold_is_inconclusive_never_passed(project, benchlab):
     write(project / "benchlab.toml", "[gate]\ncalibrate = false\n")
-    lind_run(project, benchlab, "240 + n % 2")
-    lind_run(project, benchlab, "240 + (n % 2) * 24")   # processes 264 240 264 240: about 5% slower, +-8%
+    # A's processes 1 ns apart at 2400 ns: with no history and no machine prior a rerun may move
+    # as far as one process, and A against itself is decided at the 1% noise floor (below).
+    lind_run(project, benchlab, "2400 + n % 2")
+    lind_run(project, benchlab, "2400 + (n % 2) * 240")   # processes 2640 2400 2640 2400: about 5% slower, +-60%
     undecided = benchlab("gate", "--baseline", "1", "2")
     assert undecided.exit_code == 4, undecided.stderr
     [row] = [line for line in undecided.stdout.splitlines() if line.startswith("Read/1")]
     assert row.endswith("inconclusive")
     lines = undecided.stderr.splitlines()
     assert [line for line in lines if line.startswith("inconclusive: ")][0].startswith(
-        "inconclusive: Read/1 on native: 1.0478x [")
+        f"inconclusive: Read/1 on native: {2520 / 2400.5:.4f}x [")
     assert any(line.startswith("to decide the 1 inconclusive row(s): their stored runs have as few as 4 process(es)")
                for line in lines)
     assert lines[-1] == ("gate inconclusive: 1 row(s) undecided, nothing slower for sure; not passed "
@@ -74,7 +93,8 @@ def test_a_gate_whose_interval_reaches_both_sides_of_the_threshold_is_inconclusi
     assert [c["verdict"] for c in document["comparisons"]] == ["inconclusive", "not slower"]
     assert document["verdicts"] == {"slower": 0, "not slower": 1, "inconclusive": 1}
     markdown = benchlab("gate", "--baseline", "1", "2", "--format", "markdown").stdout
-    assert "| `Read/1` | native | 240.5 | 252 | 1.0478 | [" in markdown and "| inconclusive |" in markdown
+    # A's 2400.5 at the table's four significant digits
+    assert f"| `Read/1` | native | 2400 | 2520 | {2520 / 2400.5:.4f} | [" in markdown and "| inconclusive |" in markdown
     # compare of the same runs says what would decide the row, on stderr beside its table
     compared = benchlab("compare", "1", "2")
     assert compared.exit_code == 0 and "inconclusive" in compared.stdout

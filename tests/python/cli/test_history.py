@@ -65,8 +65,10 @@ def test_history_finds_the_slowdown(store, benchlab):
     assert rows[0][:5] == ["1", "2026-10-01T09:00:00Z", "0101010101", "box", "100"]
     assert rows[2][2] == "0303030303+"  # a dirty tree
     assert [row[4] for row in rows] == [f"{m:.0f}" if m >= 100 else f"{m:.3g}" for m in GETPID]
-    # the interval is the rerun interval of 3 processes 1 ns apart: t(0.995; 2) * 1 * sqrt(2/3) = 8.1 ns
-    assert rows[0][5] == "+-8.1%"
+    # the interval is the rerun interval of 3 processes 1 ns apart with no history and no machine
+    # prior, as show's: a rerun may move as far as one process: t(0.995; 2) * 1 * sqrt(2/3 + 2) = 16 ns
+    half = scipy_stats.t.ppf(0.995, 2) * math.sqrt(2 / 3 + 2)
+    assert rows[0][5] == f"+-{100 * half / GETPID[0]:.2g}%" == "+-16%"
     assert [row[6:] for row in rows if len(row) > 6] == [["shift", "+10.1%", "(100", "->", "110)"]]
     assert rows[6][0] == "7" and len(rows[6]) == 11
     assert lines[15:] == ["1 level shift in 12 runs, run-to-run noise 0.7%:",
@@ -103,11 +105,11 @@ def test_json_and_last(store, benchlab):
         shown = json.loads(benchlab("show", str(run["run"]), "--format", "json").stdout)
         [cell] = [row["cells"]["native"] for row in shown["rows"] if row["test"] == "getpid"]
         assert run["interval"] == pytest.approx(cell["median_ci"])
-    # Run 7 is the first of code b: no earlier run of identical code, so its interval is its
-    # 3 processes' own (1 ns apart): t(0.995; 2) * 1 * sqrt(2/3).
+    # Run 7 is the first of code b: no earlier run of identical code and no machine prior, so its
+    # 3 processes (1 ns apart) stand in for the spread between runs: t(0.995; 2) * 1 * sqrt(2/3 + 2).
     seventh, tenth = document["runs"][6], document["runs"][9]
     assert (seventh["interval"][1] - seventh["interval"][0]) / 2 == pytest.approx(
-        scipy_stats.t.ppf(0.995, 2) * math.sqrt(2 / 3), rel=1e-6)
+        scipy_stats.t.ppf(0.995, 2) * math.sqrt(2 / 3 + 2), rel=1e-6)
     # Run 10 has runs 7-9 of code b before it, by hand (noise.py): the mean of their 2 squared
     # log differences, less what their processes explain; the pooled process spread is the
     # mean of each run's CV^2 with the largest of 3 clipped at the next, scaled for
@@ -127,7 +129,9 @@ def test_json_and_last(store, benchlab):
     assert (tenth["interval"][1] - tenth["interval"][0]) / 2 == pytest.approx(
         scipy_stats.t.ppf(0.995, 4) * pooled_sd * math.sqrt(2 / 3), rel=1e-6)
     markdown = benchlab("history", "getpid", "--format", "markdown").stdout
-    assert "| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-7.4% | shift +10.1% (100 -> 110) |" in markdown
+    seventh_half = 100 * scipy_stats.t.ppf(0.995, 2) * math.sqrt(2 / 3 + 2) / GETPID[6]
+    assert (f"| 7 | 2026-10-07T09:00:00Z | 0707070707 | box | 110 | +-{seventh_half:.2g}% | shift +10.1% (100 -> 110) |"
+            in markdown)
 
 
 def test_hosts_are_not_mixed(store, benchlab):
@@ -261,9 +265,10 @@ def test_history_reads_the_runs_it_shows_whatever_the_store_holds(store):
                                          last=5)
         assert [p.run["id"] for p in series.points] == list(range(size - 4, size + 1)) and series.earlier
     assert [rows for _, rows in read[30]] == [rows for _, rows in read[60]]
-    # the runs' ids (25: LIMIT), their rows (25), their records (25 runs x 3 processes)
-    assert [rows for _, rows in read[60]] == [25, 25, 75]
-    ids, runs, records = (sql for sql, _ in read[60])
+    # the runs' ids (25: LIMIT), their rows (25), their records (25 runs x 3 processes), the
+    # machine's prior (none: without it a run with no history takes its processes' spread)
+    assert [rows for _, rows in read[60]] == [25, 25, 75, 0]
+    ids, runs, records, _ = (sql for sql, _ in read[60])
     assert "LIMIT :limit" in ids and "WHERE id IN (" in runs and "run_id IN (" in records
 
 

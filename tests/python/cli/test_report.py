@@ -91,9 +91,12 @@ def test_baseline_takes_a_name_or_a_run(stored, project, benchlab):
 
 
 def test_max_regression_judges_as_the_gate(db, project, benchlab):
-    from report_data import baseline_and_regression
+    from report_data import baseline_and_regression, earlier_runs, regression_records
     store = open_store(db)
-    baseline_and_regression(store)  # sys_close +20% [+14%, +26%], tiny_call 19x, fs_read -20%
+    # Earlier runs of the same code first, as a user's store has them: without them (and without
+    # a machine prior) a rerun of 3 processes may move as far as one, and +20% reaches past 30%.
+    earlier_runs(store, regression_records)
+    baseline_and_regression(store)  # sys_close +20% [+16%, +23%], tiny_call 19x, fs_read -20%
     store.close()
     assert benchlab("report", "--baseline", "main", "--out", "floor").exit_code == 0
     assert benchlab("report", "--baseline", "main", "--max-regression", "30%", "--out", "gate").exit_code == 0

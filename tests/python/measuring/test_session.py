@@ -195,6 +195,25 @@ def test_precision_out_of_reach_of_more_processes_stops_at_once_and_says_why():
     assert "stopped short of +-0.5%" in stop_note(budget, outcome) and "+-4%" in stop_note(budget, outcome)
 
 
+def test_one_process_standing_in_for_the_run_level_is_out_of_reach_only_at_any_count():
+    # No earlier runs and no prior: one process's spread stands in (noise.own_level), its
+    # degrees of freedom the processes', which grow as more run. Its floor is read at the
+    # normal's quantile: 1% is +-3.6%, within +-5%, so the run goes on (at t(2) it was +-14%
+    # and the run gave up at round 3); 3% is +-11% whatever the count: said so at once.
+    key = (("a", None, "time", None), "native", "a")
+    budget = Budget(precision=5, seconds=4.0)
+    one_percent = {key: noise.RunLevel(variance=0.01 ** 2, earlier_runs=0, df=2, source=noise.OWN_PROCESSES)}
+    _, _, outcome, _ = session(budget, units=("a",), levels=one_percent)
+    assert outcome.stopped == STOP_TIME and outcome.rounds > 3
+    assert outcome.widest.own and outcome.widest.floor == pytest.approx(2.5758 * 0.01 * 2 ** 0.5, rel=1e-3)
+    three_percent = {key: noise.RunLevel(variance=0.03 ** 2, earlier_runs=0, df=2, source=noise.OWN_PROCESSES)}
+    _, _, outcome, _ = session(budget, units=("a",), levels=three_percent)
+    assert outcome.stopped == STOP_UNREACHABLE and outcome.rounds == 3
+    note = stop_note(budget, outcome)
+    assert "no earlier runs of the same code and no machine prior" in note and "+-11% or more" in note
+    assert "earlier runs of the same code keeps" not in note
+
+
 def test_precision_alone_is_bounded_by_its_default_budget():
     budget = Budget(precision=0.0001)
     _, _, outcome, _ = session(budget, seconds=5.0, figure=lambda unit, process: 100.0 + 3 * (process % 2))

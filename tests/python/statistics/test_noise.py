@@ -6,7 +6,8 @@ import pytest
 from scipy import stats as scipy_stats
 
 from benchlab.statistics import noise
-from benchlab.statistics.combine import RERUN, RERUN_WITH_HISTORY, RERUN_WITH_PRIOR, combine, history_key
+from benchlab.statistics.combine import (RERUN, RERUN_AS_FAR_AS_ONE_PROCESS, RERUN_WITH_HISTORY, RERUN_WITH_PRIOR, combine,
+                                        history_key)
 from benchlab.statistics.compare import BETWEEN_PROCESSES, BETWEEN_RUNS, ratio_interval
 from benchlab.records import Record
 from benchlab.statistics.noise import RunFigure, RunLevel, estimate, run_figure
@@ -200,6 +201,40 @@ def _process_records(medians, *, run=0):
     return records
 
 
+def test_with_no_history_and_no_prior_a_rerun_may_move_as_far_as_one_process():
+    """own_level: one run's processes give the run level their own CV^2 (a rerun's figure may
+    move as far as one process's), an odd process left out by the run's own rule; one
+    process alone gives none."""
+    medians = [100.0, 101.0, 99.0, 100.5, 99.5]
+    own = noise.own_level(medians)
+    cv = np.std(medians, ddof=1) / 100.0
+    assert (own.source, own.earlier_runs, own.df) == (noise.OWN_PROCESSES, 0, 4)
+    assert own.variance == pytest.approx(cv ** 2)
+    assert own.process_cv2 == 0 and own.process_df == 0  # no outliers judged by the run itself
+    assert noise.own_level(medians + [150.0]).variance == pytest.approx(cv ** 2)  # 150: mad_outliers
+    assert noise.own_level([100.0]) is None
+    # The interval of 5 processes then holds their standard error and one process's spread again,
+    # at the degrees of freedom of the one estimate both rest on.
+    [combined] = combine(_process_records(medians), {history_key(_process_records([1])[0]): own})
+    sd = np.std(medians, ddof=1)
+    low, high = combined.summary["median_ci"]
+    assert (high - low) / 2 == pytest.approx(scipy_stats.t.ppf(0.995, 4) * math.sqrt(2 * sd ** 2 / 5 + 2 * sd ** 2), rel=1e-3)
+    assert combined.summary["ci_scope"] == RERUN_AS_FAR_AS_ONE_PROCESS
+    assert "no machine prior" in combined.summary["noise_source"]
+
+
+def test_with_no_history_the_runs_before_do_not_count_as_noise(db_url):
+    """Two runs of one binary whose environment made it 20 times slower: the second run's
+    interval is its own processes', not the difference between the two (compare judges it)."""
+    store = open_store(db_url)
+    here = {"host": "box", "cpu": "CPU X", "kernel": "6.1", "arch": "x86_64", "code": CODE_A}
+    _store_run(store, here, [100.0, 100.1, 99.9])
+    second = _store_run(store, here, [2000.0, 2002.0, 1998.0])
+    [(_, own)] = store.run_levels(second, here).items()
+    assert own.source == noise.OWN_PROCESSES and own.variance == pytest.approx((2.0 / 2000.0) ** 2)
+    store.close()
+
+
 def test_reruns_are_covered_only_when_the_run_level_is_in_the_interval():
     """Simulated machine whose state moves whole runs by 2% (sd) while the 5 processes of
     a run differ by 0.3%: an interval from the processes alone misses most reruns; with
@@ -260,9 +295,10 @@ def test_the_store_learns_the_level_from_complete_earlier_runs_on_the_same_machi
     expected = estimate([run_figure([m * 0.999, m * 1.001]) for m in levels])
     assert level.earlier_runs == 5 and level.variance == pytest.approx(expected.variance)
     assert level.variance > 0
-    # The first runs have too few before them.
+    # The first runs have too few before them: their own processes stand in (own_level).
     first_ids = [r["id"] for r in store.list_runs()][::-1]
-    assert store.run_levels(first_ids[2], here) == {}
+    [(_, second)] = store.run_levels(first_ids[2], here).items()
+    assert second.source == noise.OWN_PROCESSES
     store.close()
 
 
@@ -300,7 +336,9 @@ def test_only_runs_of_identical_code_are_the_noise_and_the_prior_stands_in_for_n
     # New code: no identical-code history, and no prior yet.
     new_code = {"x@native": {"id": "c" * 64}}
     fresh = _store_run(store, {**here, "code": new_code}, [101.0, 101.1, 100.9])
-    assert store.run_levels(fresh, {**here, "code": new_code}) == {}
+    [(_, own)] = store.run_levels(fresh, {**here, "code": new_code}).items()
+    assert (own.source, own.earlier_runs, own.df) == (noise.OWN_PROCESSES, 0, 2)
+    assert own.variance == pytest.approx((0.1 / 101.0) ** 2)  # as far as one of its processes
     store.save_machine_priors(noise.Machine.of(here), [
         dict(kind="latency-bound", variance=0.003 ** 2, df=4, process_cv2=0.001 ** 2, process_df=10, runs=6, load=0.1),
         dict(kind="syscall", variance=0.05 ** 2, df=4, process_cv2=0.02 ** 2, process_df=10, runs=6, load=0.1)])

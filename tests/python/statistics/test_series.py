@@ -8,7 +8,8 @@ from benchlab.output.htmlreport.history import read_history
 from benchlab.output.htmlreport.runs import load_id
 from benchlab.records import Record
 from benchlab.statistics import series
-from benchlab.statistics.combine import figures
+from benchlab.statistics import noise
+from benchlab.statistics.combine import figures, history_key
 from benchlab.storage import sql
 from benchlab.storage.store import Store, open_store
 from conftest import counting
@@ -70,11 +71,16 @@ def test_a_series_is_one_benchmark_platform_and_machine_with_its_shift(store):
     shifts = series.shifts(found.points)
     assert [(s.change.index, round(s.change.change, 2)) for s in shifts] == [(12, 0.2)]
     # Each run's interval is its processes' combined with the run level of the runs of the same
-    # code before it (Leveller): the first run of each code has none, the others have one.
+    # code before it (Leveller); the first three runs of each code have too few before them,
+    # and on a machine with no prior their own processes stand in (noise.own_level), as in show's.
     records = store.bench_records("getpid", "time", ids["a"], platform="native")
-    alone = {run_id: figures(records[run_id])[0].figures.interval for run_id in ids["a"]}
-    same = [tuple(p.interval) == tuple(alone[p.run["id"]]) for p in found.points]
-    assert same[0] and same[12] and not any(same[3:12]) and not any(same[15:])
+    alone = {run_id: figures(records[run_id])[0] for run_id in ids["a"]}
+    own = {run_id: figures(records[run_id], {history_key(figure): noise.own_level(figure.figures.process_medians)})[0]
+           for run_id, figure in alone.items()}
+    same = [tuple(p.interval) == tuple(alone[p.run["id"]].figures.interval) for p in found.points]
+    with_own = [tuple(p.interval) == tuple(own[p.run["id"]].figures.interval) for p in found.points]
+    assert all(with_own[0:3]) and all(with_own[12:15]) and not any(with_own[3:12]) and not any(with_own[15:])
+    assert not any(same)
 
 
 def test_the_report_draws_the_series_history_reads(store):

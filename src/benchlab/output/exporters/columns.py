@@ -1,7 +1,7 @@
 """Column headings and cell texts shared by the table and markdown exporters."""
 from __future__ import annotations
 
-from benchlab.statistics.combine import RERUN_WITH_PRIOR
+from benchlab.statistics.combine import RERUN_AS_FAR_AS_ONE_PROCESS, RERUN_WITH_PRIOR
 from benchlab.measuring.instances import INSTANCES
 from benchlab.records import NOT_BUILT, printable
 from benchlab.output.figures import (LEGEND, MARK_MODES, NOISE_THRESHOLD, UNINFORMATIVE_WORD, WORKLOAD_FORMAT, format_value,
@@ -123,8 +123,8 @@ def legend_lines(table: Table, intervals: bool = True) -> list[str]:
               if cell.record is not None and cell.record.figures.preempted_processes]
     if not intervals:
         return lines
-    summaries = [cell.record.figures for row in table.rows for cell in row.cells.values()
-                 if cell.record is not None and cell.record.figures.earlier_runs]
+    every = [cell.record.figures for row in table.rows for cell in row.cells.values() if cell.record is not None]
+    summaries = [s for s in every if s.earlier_runs and s.ci_scope != RERUN_AS_FAR_AS_ONE_PROCESS]
     earlier = sorted({s.earlier_runs for s in summaries if s.ci_scope != RERUN_WITH_PRIOR})
     if earlier:
         runs = f"{earlier[0]}" if len(earlier) == 1 else f"{earlier[0]}-{earlier[-1]}"
@@ -135,6 +135,9 @@ def legend_lines(table: Table, intervals: bool = True) -> list[str]:
                      "benchlab calibrate, gives for the figure's kind of kernel)")
         if any(s.processes < 2 for s in summaries):
             lines.append("   (one process: with the spread between processes that those runs measured, which it cannot see)")
+    if any(s.ci_scope == RERUN_AS_FAR_AS_ONE_PROCESS for s in every):
+        lines.append("±  (no earlier runs of identical code and no machine prior: a rerun's figure may move as far as "
+                     "one of this run's processes; benchlab calibrate measures the machine)")
     if any(cell.ratio_uninformative for row in table.rows for cell in row.cells.values()):
         lines.append(RATIO_UNKNOWN_LEGEND)
     if any(UNINFORMATIVE_WORD in cell.text for row in table.rows for cell in row.cells.values()
