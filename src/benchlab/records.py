@@ -247,6 +247,7 @@ def finite_number(value: Any) -> bool:
     a file or a store must be before any arithmetic meets it."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
+
 @dataclasses.dataclass
 class Record:
     """One (benchmark, param, counter) result of one binary on one platform.
