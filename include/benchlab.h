@@ -776,6 +776,18 @@ typedef char bl__op_slots_is_2_to_its_bits[BL__OP_SLOTS == 1 << BL__OP_SLOT_BITS
    ITERATIONS 1 for ipc_pipe and a 1 us write at load 10 on 2 cores); past this, the
    record says its samples are short ("short_samples") and stderr warns. */
 #define BL__CALIBRATION_FLOOR_LIMIT 10
+/* The most iterations a sample may have: 2^40. A body whose time does not grow with n
+   (the compiler deleted it, or moved its work out of the loop: examples/keep.c) never
+   reaches the timer floor, and n grew tenfold a sample past what a uint64_t holds (seen:
+   1.2e19, then a conversion out of range, undefined in C, wrapped it to 1, over and over,
+   for 10x --time-limit). At 2^40 iterations 1000 ticks of a 20 ns timer are 1.8e-5 ns an
+   iteration: a body that costs anything is long enough well before it, so n stops here and
+   the body is said to cost nothing measurable (short_samples BL__SHORT_NOTHING). */
+#define BL__MAX_ITERATIONS 1099511627776.0
+/* Why a series' samples are short against the timer (bl__result.short_samples): the
+   machine too busy to calibrate them, or a body that costs nothing at BL__MAX_ITERATIONS. */
+#define BL__SHORT_BUSY 1
+#define BL__SHORT_NOTHING 2
 /* A sample was preempted when the kernel switched its thread out involuntarily during it,
    or it waited for a CPU (schedstat's run delay) more than this percentage of its wall
    time: a wake-up from a voluntary sleep (a pipe read) waits a few microseconds even on
@@ -1389,7 +1401,7 @@ typedef struct bl__result {
     double widened_to;                   /* ... to reach this figure */
     uint64_t involuntary_switches;       /* over its own samples */
     double run_delay_ns;                 /* time its own samples waited for a CPU (-1: not known) */
-    int short_samples;                   /* most samples short against the timer, or calibration gave up (I9, I10) */
+    int short_samples;                   /* 0, or why most samples are short against the timer: BL__SHORT_BUSY, BL__SHORT_NOTHING (I9, I10) */
 } bl__result;
 
 /* Grows one of a result's per-sample arrays to `capacity` doubles; 0 when out of memory. */
@@ -1565,6 +1577,12 @@ static double bl__calibration_step(double t, double ran_ns, double wall_target_n
    the time it ran, as bl__calibration_sample gives them. */
 typedef double (*bl__sampler)(bl_body_fn body, uint64_t n, int64_t arg, double *wall_ns, double *ran_ns);
 
+/* n grown by `factor`, plus one, at most BL__MAX_ITERATIONS. */
+static uint64_t bl__grown(uint64_t n, double factor) {
+    double grown = (double)n * factor + 1;
+    return (uint64_t)(grown < BL__MAX_ITERATIONS ? grown : BL__MAX_ITERATIONS);
+}
+
 static uint64_t bl__calibrate(bl__sampler sample, bl_body_fn body, int64_t arg, double wall_target_ns,
                               double limit_ns, double *spent_ns, int *short_samples) {
     double timed_floor_ns = BL__RESOLUTION_FACTOR * bl__clock.resolution_ns, fastest = 0;
@@ -1588,11 +1606,14 @@ static uint64_t bl__calibrate(bl__sampler sample, bl_body_fn body, int64_t arg, 
             continue;
         }
         if (*spent_ns > BL__CALIBRATION_FLOOR_LIMIT * limit_ns) {
-            *short_samples = 1;
+            *short_samples = BL__SHORT_BUSY;
             return n;
         }
-        n = (uint64_t)((double)n * bl__calibration_step(fastest * (double)n, ran, wall_target_ns, timed_floor_ns,
-                                                         out_of_time)) + 1;
+        if ((double)n >= BL__MAX_ITERATIONS) {
+            *short_samples = BL__SHORT_NOTHING;
+            return n;
+        }
+        n = bl__grown(n, bl__calibration_step(fastest * (double)n, ran, wall_target_ns, timed_floor_ns, out_of_time));
     }
 }
 
@@ -1745,12 +1766,18 @@ static void bl__shuffle(size_t *items, size_t n, uint64_t *rng) {
 }
 
 /* Adds what the kernel says one sample lost to the result's totals; returns whether the
-   sample was preempted. Not knowing (a platform without the backend) is not preempted. */
+   sample was preempted. Not knowing (a platform without the backend) is not preempted.
+   The wait added is at most the sample's wall time: the readings around a sample see
+   the wait during the readings too, outside the sample, and the total is a share of the
+   samples' time (a 30 ns sample whose reading waited 15 ms made "waited for a CPU 50582%
+   of its time"). */
 static int bl__note_lost(bl__result *r, int known, const bl__lost *before, const bl__lost *after, double wall_ns) {
+    double waited;
     if (!known) return 0;
     r->contention_known = 1;
     r->involuntary_switches += after->switches - before->switches;
-    if (after->delay_known) r->run_delay_ns += (double)(after->delay_ns - before->delay_ns);
+    waited = (double)(after->delay_ns - before->delay_ns);
+    if (after->delay_known) r->run_delay_ns += waited < wall_ns ? waited : wall_ns;
     else r->run_delay_ns = -1;
     return bl__preempted(before, after, wall_ns);
 }
@@ -1767,7 +1794,7 @@ static double bl__short_below_ns(void) { return (1 - BL__JITTER) * BL__RESOLUTIO
 static uint64_t bl__lengthened(uint64_t n, double t_ns) {
     double floor_ns = BL__RESOLUTION_FACTOR * bl__clock.resolution_ns;
     double factor = t_ns > 0 ? BL__CALIBRATION_AIM * floor_ns / t_ns : BL__CALIBRATION_MAX_STEP;
-    return (uint64_t)((double)n * (factor < BL__CALIBRATION_MAX_STEP ? factor : BL__CALIBRATION_MAX_STEP)) + 1;
+    return bl__grown(n, factor < BL__CALIBRATION_MAX_STEP ? factor : BL__CALIBRATION_MAX_STEP);
 }
 
 /* Whether most of a series' samples are short against the timer (bl__short_below_ns):
@@ -1845,6 +1872,14 @@ static void bl__leave_out_preempted(bl__result *r) {
    carries up to a tick of rounding in every sample. */
 static void bl__warn_short_samples(const bl__result *r, double limit_s) {
     if (!r->short_samples) return;
+    if (r->short_samples == BL__SHORT_NOTHING) {
+        fprintf(stderr, "benchlab: %s: %llu iterations of its body take less than %.0fx the timer's resolution (%.3g "
+                        "ns): the body costs nothing measurable; did the compiler delete its work or move it out of the "
+                        "loop? (BL_KEEP a result or BL_CLOBBER() in every iteration: examples/keep.c); its figure is "
+                        "marked \"short_samples\"\n",
+                r->instance->display, (unsigned long long)r->iterations, BL__RESOLUTION_FACTOR, bl__clock.resolution_ns);
+        return;
+    }
     fprintf(stderr, "benchlab: %s: most samples are shorter than %.0fx the timer's resolution (%.3g ns), at %llu "
                     "iterations: the machine was too busy to calibrate them within %gx --time-limit=%g; its figure is "
                     "marked \"short_samples\" (a quieter machine or a longer --time-limit fixes it)\n",
@@ -3601,7 +3636,7 @@ static int bl__sample_group(bl__run *run, bl__rounds *g) {
         /* B63's epochs are all kept, preempted or not: one line each, as B63 prints them */
         if (!run->o.epochs) bl__leave_out_preempted(g->series[i]);
         else bl__count_preempted(g->series[i]);
-        if (bl__mostly_short(g->series[i])) g->series[i]->short_samples = 1;
+        if (!g->series[i]->short_samples && bl__mostly_short(g->series[i])) g->series[i]->short_samples = BL__SHORT_BUSY;
         bl__warn_short_samples(g->series[i], run->o.time_limit_s);
         bl__time_figures(g->series[i], g->baseline, &run->o);
     }

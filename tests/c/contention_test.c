@@ -1,7 +1,8 @@
 /* Contention and calibration under load (issue 27, items 3 and 4), on made-up samples so
    that no verdict depends on how busy the machine is:
      - bl__preempted: an involuntary switch, or a run delay over BL__PREEMPTED_DELAY_PCT
-       of the sample, marks a sample preempted; a delay under it or unknown does not;
+       of the sample, marks a sample preempted; a delay under it or unknown does not; the
+       wait a sample adds to its benchmark's total is at most its wall time;
      - the rule (bl__leaves_out_preempted) and its application (bl__leave_out_preempted):
        preempted rounds leave every paired array alike, and only while at least half the
        rounds (and BL__MIN_SAMPLES) remain;
@@ -13,12 +14,27 @@
      - a BL_SUSPEND body whose suspended part waits for a CPU: only the timed part's share
        of the wait comes off it, so calibration aims at the timer floor (issue 38);
      - a sample still short after calibration lengthens the ones after it, and a series
-       of mostly short samples is marked.
+       of mostly short samples is marked;
+     - a body that costs nothing (deleted or hoisted by the compiler) stops n at
+       BL__MAX_ITERATIONS and is said to, where n grew past a uint64_t.
    It also prints what one reading of both contention sources costs here (the figure
    section I19 quotes); that is printed, never asserted. */
 #define BENCHLAB_IMPLEMENTATION
 #include "benchlab.h"
 #include "testutil.h"
+
+/* A sample's wait, as added to its benchmark's total, is at most its wall time: a 30 ns
+   sample whose readings around it waited 15 ms for a CPU waited 30 ns of its own. */
+static void check_noted_wait(void) {
+    bl__result r;
+    bl__lost before = {0, 1000, 1}, after = {0, 1000 + 15000000, 1};
+    memset(&r, 0, sizeof r);
+    TU_CHECK(bl__note_lost(&r, 1, &before, &after, 30), "a 15 ms wait around a 30 ns sample is not preempted");
+    TU_CHECK(r.run_delay_ns == 30, "the wait noted for a 30 ns sample is %g ns, not at most 30", r.run_delay_ns);
+    after.delay_ns = before.delay_ns + 400;
+    bl__note_lost(&r, 1, &before, &after, 50000);
+    TU_CHECK(r.run_delay_ns == 430, "a 400 ns wait within a 50 us sample added %g ns, not 400", r.run_delay_ns - 30);
+}
 
 static void check_preempted(void) {
     bl__lost before = {10, 1000, 1}, after = {10, 1000, 1};
@@ -32,6 +48,7 @@ static void check_preempted(void) {
     TU_CHECK(bl__preempted(&before, &after, 50000), "a wait of 1.2%% of the sample is not preempted");
     after.delay_known = 0;
     TU_CHECK(!bl__preempted(&before, &after, 50000), "an unknown run delay marks the sample preempted");
+    check_noted_wait();
 }
 
 static void check_rule(void) {
@@ -257,6 +274,18 @@ static double suspend_sample(bl_body_fn body, uint64_t n, int64_t arg, double *w
     return bl__timed_less_wait(2 * timed, *wall_ns, waited);
 }
 
+/* A body the compiler deleted or hoisted out of the loop: every sample takes 30 ns,
+   whatever n (the timer reads and the call). `nothing_calls` counts the samples. */
+static int nothing_calls;
+static double nothing_sample(bl_body_fn body, uint64_t n, int64_t arg, double *wall_ns, double *ran_ns) {
+    (void)body;
+    (void)n;
+    (void)arg;
+    nothing_calls++;
+    *ran_ns = *wall_ns = 30;
+    return 30;
+}
+
 static void check_calibration(void) {
     double spent = 0, floor_ns;
     int short_samples = -1;
@@ -301,8 +330,18 @@ static void check_calibration(void) {
     waited_ns = 200e6; /* each sample over BL__CALIBRATION_FLOOR_LIMIT times the limit */
     spent = 0;
     n = bl__calibrate(busy_sample, NULL, 0, 50000, 10e6, &spent, &short_samples);
-    TU_CHECK(short_samples == 1, "hopeless: %llu iterations (%g ns timed) not marked short", (unsigned long long)n,
-             1000.0 * (double)n);
+    TU_CHECK(short_samples == BL__SHORT_BUSY, "hopeless: %llu iterations (%g ns timed) not marked short",
+             (unsigned long long)n, 1000.0 * (double)n);
+
+    /* A body that costs nothing: n stops at BL__MAX_ITERATIONS, said as such, after the dozen
+       tenfold steps to it, not after 10x the limit of samples wrapping past a uint64_t. */
+    spent = 0;
+    n = bl__calibrate(nothing_sample, NULL, 0, 50000, 10e6, &spent, &short_samples);
+    TU_CHECK((double)n == BL__MAX_ITERATIONS && short_samples == BL__SHORT_NOTHING,
+             "a body that costs nothing: n = %llu (want 2^40), short %d (want %d)", (unsigned long long)n,
+             short_samples, BL__SHORT_NOTHING);
+    TU_CHECK(nothing_calls <= 14, "a body that costs nothing took %d calibration samples (want at most 14)",
+             nothing_calls);
 }
 
 /* Samples short against the timer after calibration: the next ones are lengthened past
@@ -314,6 +353,9 @@ static void check_short_samples(void) {
     TU_CHECK(bl__lengthened(1, 6000) == 3, "1 iteration of 6 us lengthens to %llu, want 3 (1.2 x 10/6, +1)",
              (unsigned long long)bl__lengthened(1, 6000));
     TU_CHECK(bl__lengthened(1, 100) == 11, "a 100 ns sample grows at most 10x: %llu", (unsigned long long)bl__lengthened(1, 100));
+    TU_CHECK((double)bl__lengthened((uint64_t)BL__MAX_ITERATIONS / 2, 100) == BL__MAX_ITERATIONS,
+             "a short sample at half of BL__MAX_ITERATIONS lengthens to %llu, past the cap",
+             (unsigned long long)bl__lengthened((uint64_t)BL__MAX_ITERATIONS / 2, 100));
     make_rounds(&g, "..........");
     for (i = 0; i < 10; i++) g.iterations[i] = i < 5 ? 1000 : 50; /* 100 us, or 5 us */
     TU_CHECK(!bl__mostly_short(&g.r), "5 short samples of 10 make the series short");
