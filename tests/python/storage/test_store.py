@@ -144,6 +144,11 @@ def test_runs_and_show_print_stored_runs(project, benchlab, db_url, monkeypatch)
     assert lines[0].startswith("test,param,counter,unit,sweep,platform,binary,status,median")
     assert lines[1].startswith("One,1,time,ns,,native,one.sh,ok,10.0")
     assert benchlab("show", "latest").stdout == benchlab("show", "-1").stdout
+    # --limit N: the latest N runs, newest first
+    assert benchlab("run", "suite", "--seed", "4").exit_code == 0
+    ids = lambda *flags: [line.split()[0] for line in benchlab("runs", *flags).stdout.splitlines()[2:]]
+    assert ids() == ["2", "1"] and ids("--limit", "1") == ["2"]
+    assert benchlab("runs", "--limit", "0").exit_code == 2  # at least 1: click's usage error
 
 
 def test_db_option_and_environment_choose_the_database(project, benchlab, monkeypatch, tmp_path):
