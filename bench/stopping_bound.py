@@ -39,10 +39,10 @@ import numpy as np
 from benchlab.measuring.ab import least_round_seconds
 from benchlab.statistics import sequential
 from benchlab.statistics.distributions import normal_quantile_two_sided
+from benchlab.statistics.paired import Z_995
 
 #: One side's share of the 1% of wrong verdicts allowed at the threshold.
 SIDE_ERROR = 0.005
-Z_99 = normal_quantile_two_sided(0.99)
 
 
 def first_crossing(crossed: np.ndarray) -> np.ndarray:
@@ -54,7 +54,7 @@ def today(sums: np.ndarray, sd: float) -> np.ndarray:
     """Rounds to "not slower" (the truth below the threshold at 0): the 99% z interval's
     upper end below 0 after some round from 4 on."""
     n = np.arange(1, sums.shape[1] + 1)
-    return first_crossing((sums / n + Z_99 * sd / np.sqrt(n) < 0) & (n >= 4))
+    return first_crossing((sums / n + Z_995 * sd / np.sqrt(n) < 0) & (n >= 4))
 
 
 def pocock(sums: np.ndarray, sd: float, horizon: int) -> np.ndarray:

@@ -281,16 +281,21 @@ class Leveller:
         ones); `records`: its run's records, of which its figure's processes are combined again."""
         code = _code_of(point)
         same = self.by_code.setdefault(code, []) if code is not None else []
-        level = noise.estimate(same)
-        if level is None and not self.calibrated and point.record.counter == "time":
-            level = noise.own_level(point.record.figures.process_medians)
-        result = _light(_with_level(point, level, records)) if shown else None
+        result = _light(_with_level(point, self._level(point, same), records)) if shown else None
         # A run of one process has no run figure: it cannot tell its spread.
         figure = noise.run_figure(point.record.figures.process_medians)
         if figure is not None and code is not None:
             same.append(figure)
             del same[:-noise.MAX_EARLIER_RUNS]  # estimate reads the last 20 only
         return result
+
+
+    def _level(self, point: Point, same: list[noise.RunFigure]) -> noise.RunLevel | None:
+        """The run level of a shown point: its code's earlier runs', else its own processes'."""
+        level = noise.estimate(same)
+        if level is None and not self.calibrated and point.record.counter == "time":
+            level = noise.own_level(point.record.figures.process_medians)
+        return level
 
 
 def with_run_levels(points: list[Point], records_by_run: dict[int, list[Record]], first: int = 0,
