@@ -942,6 +942,26 @@ static uint64_t bl__clock_ns(void) {
 #endif
 }
 
+/* BL__PHASE_TIMES, for bench/one_process.py only: defined before the header, it makes a
+   run print to stderr where its wall time went, phase by phase (bench/README.md, "One
+   process"). Without it the marks below compile to nothing. */
+#ifdef BL__PHASE_TIMES
+#define BL__PHASE_LIST(X) X(timer) X(context) X(calibration) X(calibration_empty) X(samples) \
+    X(samples_empty) X(contention) X(rounds) X(figures) X(output) X(main)
+#define BL__PHASE_ENUM(name) BL__PH_##name,
+enum { BL__PHASE_LIST(BL__PHASE_ENUM) BL__PHASES };
+static double bl__phase_ns[BL__PHASES];
+static uint64_t bl__phase_count[BL__PHASES];
+#define BL__PHASE_MARK(v) ((v) = bl__clock_ns())
+#define BL__PHASE_ADD(phase, v) (bl__phase_ns[BL__PH_##phase] += (double)(bl__clock_ns() - (v)), bl__phase_count[BL__PH_##phase]++)
+#define BL__PHASE_PRINT(name) fprintf(stderr, "phase %-18s %10.3f ms %8llu\n", #name, bl__phase_ns[BL__PH_##name] / 1e6, (unsigned long long)bl__phase_count[BL__PH_##name]);
+#define BL__PHASE_REPORT() do { BL__PHASE_LIST(BL__PHASE_PRINT) } while (0)
+#else
+#define BL__PHASE_MARK(v) ((void)0)
+#define BL__PHASE_ADD(phase, v) ((void)0)
+#define BL__PHASE_REPORT() ((void)0)
+#endif
+
 /* The TSC backend (BL__HAVE_TSC: x86-64 without BL_NO_TSC). Elsewhere bl__tsc_invariant()
    says no, so bl__clock.use_tsc and tsc_ns_per_tick stay 0 and the reads below are never
    reached; the stubs only keep the callers free of #if. */
@@ -1813,12 +1833,20 @@ static int bl__take_sample(bl__result *r, int paired, const bl__options *o, uint
     double wall, t;
     bl__lost before, after;
     int known;
+    BL__UNUSED uint64_t phase = 0;
     if (r->count == r->capacity && !bl__reserve(r, r->capacity ? 2 * r->capacity : 64, r->instance != NULL, paired))
         return 0;
+    BL__PHASE_MARK(phase);
     known = bl__lost_read(&before);
+    BL__PHASE_ADD(contention, phase);
+    BL__PHASE_MARK(phase);
     if (o->epochs) n = bl__epoch(bl__sample_ns, r->body, r->arg, bl__epoch_budget_ns(o, !r->instance), &t, &wall);
     else t = bl__sample_ns(r->body, n, r->arg, &wall);
+    if (r->instance) BL__PHASE_ADD(samples, phase);
+    else BL__PHASE_ADD(samples_empty, phase);
+    BL__PHASE_MARK(phase);
     known = known && bl__lost_read(&after);
+    BL__PHASE_ADD(contention, phase);
     r->sample_preempted[r->count] = (unsigned char)bl__note_lost(r, known, &before, &after, wall);
     r->samples[r->count] = t / (double)n;
     r->sample_iterations[r->count] = n;
@@ -1892,16 +1920,21 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
     size_t *order = BL__CAST(size_t *, malloc(g->count * sizeof(size_t))), i;
     double target = bl__sample_target_ns(o);
     int ok = order != NULL;
+    BL__UNUSED uint64_t phase = 0;
     for (i = 0; ok && i < g->count; i++) {
         bl__result *r = g->series[i];
+        BL__PHASE_MARK(phase);
         r->target_ns = target;
         /* B63's epochs find their own iterations, doubling (bl__epoch) */
         if (!o->epochs)
             r->iterations = bl__calibrate(bl__calibration_sample, r->body, r->arg, target, o->time_limit_s * 1e9, &r->spent_ns, &r->short_samples);
+        if (r->instance) BL__PHASE_ADD(calibration, phase);
+        else BL__PHASE_ADD(calibration_empty, phase);
         r->spent_ns = 0; /* the time limit counts samples; calibration is bounded by it above */
         r->next_check = BL__PRECISION_MIN_SAMPLES;
         if (r->support) r->stopped = "support";
     }
+    BL__PHASE_MARK(phase);
     while (ok) {
         size_t active = 0;
         for (i = 0; i < g->count; i++)
@@ -1930,6 +1963,7 @@ static int bl__sample_rounds(bl__rounds *g, const bl__options *o, uint64_t *rng)
             bl__update_stop(g, r, o);
         }
     }
+    BL__PHASE_ADD(rounds, phase);
     free(order);
     return ok;
 }
@@ -3592,6 +3626,7 @@ static int bl__open_output(bl__run *run) {
 /* Step: seed, timer, warnings, context; say what the format leaves out. */
 static int bl__prepare(bl__run *run) {
     const bl__writer *w = &bl__writers[run->o.format];
+    BL__UNUSED uint64_t phase = 0;
     /* A seed nobody chose still has to be reported, so the run can be repeated. */
     if (run->o.seed_given) {
         bl__run_seed = run->o.seed;
@@ -3600,7 +3635,10 @@ static int bl__prepare(bl__run *run) {
         bl__run_seed = bl_random(&mix) >> 1; /* fits a signed 64-bit reader too */
     }
     run->rng = bl__run_seed ^ 0x5DEECE66Dull;
+    BL__PHASE_MARK(phase);
     bl__setup_timer();
+    BL__PHASE_ADD(timer, phase);
+    BL__PHASE_MARK(phase);
     bl__warn_machine();
     bl__collect_context(&run->context);
     if (!w->result && run->instance_count) {
@@ -3615,6 +3653,7 @@ static int bl__prepare(bl__run *run) {
         run->target_count = 0;
     }
     if (w->context) w->context(run->out, &run->o, &run->context);
+    BL__PHASE_ADD(context, phase);
     bl__open_counters(run);
     return 0;
 }
@@ -3630,7 +3669,9 @@ static void bl__init_series(bl__result *r, const bl__instance *in) {
 /* Samples `g` and computes the figures of its benchmarks (series 1..). */
 static int bl__sample_group(bl__run *run, bl__rounds *g) {
     size_t i;
+    BL__UNUSED uint64_t phase = 0;
     if (!bl__sample_rounds(g, &run->o, &run->rng)) return 0;
+    BL__PHASE_MARK(phase);
     for (i = 1; i < g->count; i++) {
         if (g->series[i]->support) continue;
         /* B63's epochs are all kept, preempted or not: one line each, as B63 prints them */
@@ -3640,6 +3681,7 @@ static int bl__sample_group(bl__run *run, bl__rounds *g) {
         bl__warn_short_samples(g->series[i], run->o.time_limit_s);
         bl__time_figures(g->series[i], g->baseline, &run->o);
     }
+    BL__PHASE_ADD(figures, phase);
     return 1;
 }
 
@@ -3704,12 +3746,15 @@ static int bl__report_benchmarks(bl__run *run) {
     const bl__writer *w = &bl__writers[run->o.format];
     size_t i;
     int status = 0;
+    BL__UNUSED uint64_t phase = 0;
+    BL__PHASE_MARK(phase);
     for (i = 0; i < run->instance_count; i++) {
         if (run->counters.want_time) w->result(run->out, &run->o, &run->results[i]);
         fflush(run->out);
         if (run->counters.count && !bl__measure_counters(run, i)) status = bl__out_of_memory("counting");
     }
     bl__counters_close(&run->counters);
+    BL__PHASE_ADD(output, phase);
     return status;
 }
 
@@ -3734,6 +3779,8 @@ static int bl__main(int argc, char **argv, const char *dialect) __attribute__((n
 static int bl__main(int argc, char **argv, const char *dialect) {
     bl__run run;
     int status;
+    BL__UNUSED uint64_t phase = 0;
+    BL__PHASE_MARK(phase);
     memset(&run, 0, sizeof run);
     status = bl__parse_options(argc, argv, dialect, &run.o);
     if (!status) status = bl__check_program(&run);
@@ -3747,7 +3794,10 @@ static int bl__main(int argc, char **argv, const char *dialect) {
     if (!status) status = bl__measure_time(&run);
     if (!status) status = bl__report_benchmarks(&run);
     if (!status) status = bl__run_targets(&run);
-    return bl__finish(&run, status);
+    status = bl__finish(&run, status);
+    BL__PHASE_ADD(main, phase);
+    BL__PHASE_REPORT();
+    return status;
 }
 
 /* BL_STACK_OFFSET=BYTES moves the stack of the whole run down by that many bytes (at
