@@ -113,8 +113,9 @@ def figure_lines(figure: Record, processes: list[Record], width: int | None = No
         lines.append(f"  figure        {format_value(figure.median)} {unit}, {interval}")
         lines.append(f"  interval of   {figures.ci_scope or '-'}")
     if figures.noise_source:
-        lines.append(f"  noise from    {figures.noise_source}: spread between runs "
-                     f"{percent_text(figures.run_sd or 0)}")
+        spread = ("one process's spread, standing in for runs'" if figures.noise_source == noise.OWN_PROCESSES_WORDS
+                  else "spread between runs")
+        lines.append(f"  noise from    {figures.noise_source}: {spread} {percent_text(figures.run_sd or 0)}")
     elif figure.counter == "time" and len(processes) > 1:
         lines.append(f"  noise from    {noise.describe(None)}")
     measured = [r for r in processes if r.supported and r.median is not None]

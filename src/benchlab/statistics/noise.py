@@ -99,6 +99,9 @@ IDENTICAL_CODE = "identical code"
 MACHINE_PRIOR = "machine prior"
 #: ... neither: the run's own processes stand in (own_level).
 OWN_PROCESSES = "own processes"
+#: describe()'s words for OWN_PROCESSES: `stats` names its spread one process's, not runs'.
+OWN_PROCESSES_WORDS = ("no identical-code history and no machine prior: a rerun may move as far as one of its "
+                       "processes (benchlab calibrate measures the machine)")
 #: The kinds of kernel `benchlab calibrate` measures, with its reference benchmark for each.
 KINDS = {"loop-bound": "memcpy64", "latency-bound": "chain100", "syscall": "getpid"}
 
@@ -470,8 +473,7 @@ def describe(level: RunLevel | None) -> str:
     if level.source == MACHINE_PRIOR:
         return f"machine prior ({level.kind}, benchlab calibrate: {level.earlier_runs} runs)"
     if level.source == OWN_PROCESSES:
-        return ("no identical-code history and no machine prior: a rerun may move as far as one of its processes "
-                "(benchlab calibrate measures the machine)")
+        return OWN_PROCESSES_WORDS
     return f"{level.earlier_runs} earlier runs of identical code on this machine"
 
 

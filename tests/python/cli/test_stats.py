@@ -43,9 +43,10 @@ def test_every_figure_with_its_processes_samples_and_interval(stored, benchlab):
     half = scipy_stats.t.ppf(0.995, 2) * 1.0 * math.sqrt(2 / 3 + 2)
     assert getpid[1] == f"  figure        100 ns, 99% interval [{100 - half:.3g}, {100 + half:.0f}] (+-16%)"
     assert getpid[2] == "  interval of   a rerun of as many processes, which may move as far as one process"
-    # the spread between runs that stands in is one process's: 1 ns in 100
+    # the spread between runs that stands in is one process's: 1 ns in 100, and said so
     assert getpid[3] == ("  noise from    no identical-code history and no machine prior: a rerun may move as far as one "
-                         "of its processes (benchlab calibrate measures the machine): spread between runs 1%")
+                         "of its processes (benchlab calibrate measures the machine): one process's spread, standing in "
+                         "for runs' 1%")
     assert getpid[4] == "  processes     3; CV of their medians 1%; their own intervals do not all overlap (!)"
     assert getpid[5] == "  samples       36: minimum 98.5, maximum 102 ns; outside Tukey's fences 0 low, 0 high"
     assert getpid[6].split() == ["process", "median", "raw", "99%", "within", "its", "run", "samples", "stopped", "at",
