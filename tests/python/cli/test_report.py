@@ -102,8 +102,9 @@ def test_max_regression_judges_as_the_gate(db, project, benchlab):
     assert benchlab("report", "--baseline", "main", "--max-regression", "30%", "--out", "gate").exit_code == 0
     tiles = {name: re.findall(r'<span class="count">(\d+)</span><span class="word">(\w+)',
                               (project / name / "index.html").read_text()) for name in ("floor", "gate")}
+    # at +30%: tiny_call (19x) slower on both platforms, ipc_pipe (processes 30% apart) too wide to say
     assert tiles == {"floor": [("4", "slower"), ("4", "inconclusive"), ("2", "not")],
-                     "gate": [("2", "slower"), ("0", "inconclusive"), ("8", "not")]}
+                     "gate": [("2", "slower"), ("2", "inconclusive"), ("6", "not")]}
     assert "Judged at +30%, --max-regression" in (project / "gate" / "index.html").read_text()
     result = benchlab("report", "--max-regression", "0.5", "--out", "bad")
     assert (result.exit_code, result.stdout) == (2, "") and "--max-regression" in result.stderr
