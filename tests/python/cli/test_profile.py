@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 from conftest import write
-from profile_programs import BUCKETS_TOML, CALLGRIND_N, build_costs
+from profile_programs import BUCKETS_TOML, CALLGRIND_N, PERF_N, build_costs
 
 from benchlab.storage.store import open_store
 
@@ -24,8 +24,8 @@ def buckets_file(project):
     return write(project / "b.toml", BUCKETS_TOML)
 
 
-def profile_json(benchlab, *args):
-    result = benchlab("profile", "--buckets", "b.toml", "--format", "json", *args)
+def profile_json(benchlab, *args, buckets="b.toml"):
+    result = benchlab("profile", "--buckets", buckets, "--format", "json", *args)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -272,3 +272,41 @@ def test_the_call_graph_perf_records_is_the_one_stored():
     assert _call_graph("bl__body_Read", options("fp")) == "dwarf"
     assert _call_graph(None, options("fp")) == "fp"
     assert _call_graph(None, options(None)) == DEFAULT_CALL_GRAPH == "dwarf"
+
+
+def test_the_bucket_gate_reads_inclusive_shares_with_inclusive(project, benchlab, costs, buckets_file):
+    """both() does nothing itself and calls heavy() and light(): its self share is ~0%, its
+    inclusive share all of theirs. --inclusive judges the latter."""
+    document = profile_json(benchlab, "--instructions", "--", "./costs", "20000")
+    [caller] = [b for b in document["buckets"] if b["bucket"] == "caller"]
+    assert caller["share"] < 1 and caller["inclusive_share"] > 95  # main's own loop and start-up: the rest
+    assert benchlab("gate", "--bucket", "caller<50%").exit_code == 0
+    inclusive = benchlab("gate", "--bucket", "caller<50%", "--inclusive")
+    assert inclusive.exit_code == 3
+    assert inclusive.stderr.startswith(f"bucket gate failed: bucket caller on native: {caller['inclusive_share']:.2f}% "
+                                       "of instructions (inclusive), under 50% by ")
+    assert benchlab("gate", "--bucket", "caller>95%", "--inclusive").exit_code == 0
+
+
+def test_call_graph_fp_gives_inclusive_shares_and_none_gives_none(project, benchlab, costs):
+    """perf with frame pointers (costs is built with them) walks a sample's stack up to
+    main(): main's inclusive share is about all of it. It skips the caller of a function
+    without a frame, and gcc 12 gives leaf functions none (docs/cli.md): heavy() and light()
+    are leaves, so both() is not seen above them. Without a call graph there are no
+    inclusive shares, and the gate says how to get them."""
+    write(project / "fp.toml", BUCKETS_TOML + 'main = ["^main$"]\n')
+    fp = profile_json(benchlab, "--call-graph", "fp", "--", "./costs", PERF_N, buckets="fp.toml")
+    inclusive = {b["bucket"]: b["inclusive_share"] for b in fp["buckets"]}
+    shares = self_shares(fp)
+    assert shares["heavy"] + shares["light"] > 90 and inclusive["main"] > 95
+    assert inclusive["heavy"] == pytest.approx(shares["heavy"]) and inclusive["caller"] == pytest.approx(shares["caller"])
+    stored = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
+    assert stored.load_run(fp["run"])[0]["context"]["profile"]["call_graph"] == "fp"
+    stored.close()
+    none = profile_json(benchlab, "--call-graph", "none", "--", "./costs", PERF_N, buckets="fp.toml")
+    assert all(b.get("inclusive_share") is None for b in none["buckets"])
+    refused = benchlab("gate", "--bucket", "main<50%", "--inclusive")
+    assert refused.exit_code == 2
+    assert refused.stderr == (f"error: run {none['run']}'s profile has no inclusive shares (inclusive shares need a "
+                              "call graph: profile with --call-graph fp or dwarf)\n")
+    assert benchlab("gate", "--bucket", "main<50%").exit_code == 0  # its self shares are there: main's is small
