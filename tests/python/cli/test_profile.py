@@ -299,7 +299,9 @@ def test_call_graph_fp_gives_inclusive_shares_and_none_gives_none(project, bench
     inclusive = {b["bucket"]: b["inclusive_share"] for b in fp["buckets"]}
     shares = self_shares(fp)
     assert shares["heavy"] + shares["light"] > 90 and inclusive["main"] > 95
-    assert inclusive["heavy"] == pytest.approx(shares["heavy"]) and inclusive["caller"] == pytest.approx(shares["caller"])
+    # within 1 pp: an fp walk that starts in a frameless function can read a stale return address
+    assert inclusive["heavy"] == pytest.approx(shares["heavy"], abs=1)
+    assert inclusive["caller"] == pytest.approx(shares["caller"], abs=1)
     stored = open_store(f"sqlite:///{project / '.benchlab' / 'results.db'}")
     assert stored.load_run(fp["run"])[0]["context"]["profile"]["call_graph"] == "fp"
     stored.close()
