@@ -943,8 +943,10 @@ static uint64_t bl__clock_ns(void) {
 }
 
 /* BL__PHASE_TIMES, for bench/one_process.py only: defined before the header, it makes a
-   run print to stderr where its wall time went, phase by phase (bench/README.md, "One
-   process"). Without it the marks below compile to nothing. */
+   run print to stderr where its wall time went, phase by phase, with how often each ran
+   (bench/README.md, "One process"): "contention" is the readings around every sample,
+   inside "rounds"; "output" writes the records and runs any counter passes. Without it
+   the marks below compile to nothing (tests/python/header/test_phase_times.py). */
 #ifdef BL__PHASE_TIMES
 #define BL__PHASE_LIST(X) X(timer) X(context) X(calibration) X(calibration_empty) X(samples) \
     X(samples_empty) X(contention) X(rounds) X(figures) X(output) X(main)
