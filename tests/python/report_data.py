@@ -126,8 +126,9 @@ def regression_records(level: float = 100.0, *, changed: bool = False, seed: int
             base = level * factor * (index + 1) * factors.get(name, 1.0)
             found = time_records(name, platform, base, seed=seed, binary=name if name != "tiny_call" else "calls")
             if name == "ipc_pipe":  # processes 30% apart: a wide interval (summary={}: summarized anew)
-                found = [dataclasses.replace(record, summary={}, samples=[v * (1 + 0.3 * (record.reported["process"] - 1))
-                                                                          for v in record.samples]) for record in found]
+                found = [dataclasses.replace(record, summary={},
+                                             samples=[v * (1 + 0.3 * (record.process - 1)) for v in record.samples])
+                         for record in found]
             records += found
     return records
 

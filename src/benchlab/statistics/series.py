@@ -289,7 +289,6 @@ class Leveller:
             del same[:-noise.MAX_EARLIER_RUNS]  # estimate reads the last 20 only
         return result
 
-
     def _level(self, point: Point, same: list[noise.RunFigure]) -> noise.RunLevel | None:
         """The run level of a shown point: its code's earlier runs', else its own processes'."""
         level = noise.estimate(same)

@@ -1,7 +1,7 @@
 """BL__PHASE_TIMES (bench/one_process.py --phases): a build with it prints where one
 process's wall time went, phase by phase; a build without it prints nothing of the kind.
 The counts are checked, not the times: how many samples, readings and calls each phase
-saw follows from --samples alone."""
+saw follows from the exact sample count (-s) alone."""
 import re
 import subprocess
 
